@@ -1,0 +1,44 @@
+"""The exceptions of barbu: each names the rule that was broken."""
+
+from __future__ import annotations
+
+
+class BarbuError(Exception):
+    """Base class of barbu's own errors."""
+
+
+class IllegalActionError(BarbuError, ValueError):
+    """An action that the rules do not allow now; the state is left unchanged.
+
+    ``seat`` is the player who tried it and ``rule`` a short rule name, and the
+    message says in words what was wrong.
+    """
+
+    def __init__(self, message: str, *, seat: int | None = None, rule: str = "") -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.rule = rule
+
+
+class IllegalDealError(BarbuError, ValueError):
+    """A deal that is not a partition of the deck as the rules require."""
+
+
+class RecordError(BarbuError, ValueError):
+    """A game record that is malformed or breaks a rule.
+
+    ``hand`` and ``action`` count from 0; either may be None when the fault is
+    not in a hand or not in an action.
+    """
+
+    def __init__(self, message: str, *, hand: int | None = None, action: int | None = None,
+                 seat: int | None = None) -> None:
+        super().__init__(message)
+        self.hand = hand
+        self.action = action
+        self.seat = seat
+        self.message = message
+
+    def to_json(self) -> dict[str, object]:
+        return {"error": {"hand": self.hand, "action": self.action, "seat": self.seat,
+                          "message": self.message}}

@@ -1,0 +1,155 @@
+"""Static facts of a game: rule set, number of players, options, contract table, action codes.
+
+Actions are small ints so that the hot path never allocates:
+
+===========  =======================================================
+0..51        play this card
+52           pass (Dominoes/Réussite knock, or stop after a Réussite ace)
+64 + i       choose contract ``i`` of the game's table
+72 + s       name trump suit ``s``
+80 + r       name Dominoes starting rank ``r``
+128 + m      double the seats in bitmask ``m`` (``m == 0``: no double)
+192 + m      redouble the seats in bitmask ``m``
+===========  =======================================================
+
+>>> g = Game.classic()
+>>> g.action_str(g.parse_action("no-queens")), g.action_str(CONTRACT + 1)
+('no-queens', 'no-queens')
+>>> g.action_str(g.parse_action("double 0 2")), g.action_str(DOUBLE)
+('double 0,2', 'double none')
+>>> g.action_str(g.parse_action("trump h")), g.action_str(g.parse_action("rank 10"))
+('trump H', 'rank T')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from barbu.cards import RANKS, SUITS, card_str, parse_card, parse_rank, parse_suit
+from barbu.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, with_options
+
+PASS = 52
+CONTRACT = 64
+TRUMP = 72
+RANK = 80
+DOUBLE = 128
+REDOUBLE = 192
+RULESETS = ("classic", "family")
+
+
+def seats_of(mask: int) -> list[int]:
+    return [s for s in range(mask.bit_length()) if mask >> s & 1]
+
+
+@dataclass(frozen=True)
+class Game:
+    """What does not change during a game: who plays, under which rules."""
+
+    ruleset: str = "classic"
+    players: int = 4
+    options: frozenset[str] = frozenset()
+    contracts: tuple[Contract, ...] = field(default=CLASSIC, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.ruleset not in RULESETS:
+            raise ValueError(f"unknown rule set {self.ruleset!r} (classic or family)")
+        if self.ruleset == "classic" and self.players != 4:
+            raise ValueError("classic Barbu is played by exactly 4 players")
+        if self.ruleset == "family" and not 3 <= self.players <= 6:
+            raise ValueError("family Barbu is played by 3 to 6 players")
+        unknown = sorted(set(self.options) - set(CLASSIC_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown option {unknown[0]!r} (known: {', '.join(CLASSIC_OPTIONS)})")
+        if self.options and self.ruleset == "family":
+            raise ValueError("the option flags belong to the classic rules")
+        table = CLASSIC if self.ruleset == "classic" else FAMILY
+        object.__setattr__(self, "options", frozenset(self.options))
+        object.__setattr__(self, "contracts", with_options(table, self.options))
+
+    @classmethod
+    def classic(cls, options: tuple[str, ...] | frozenset[str] = ()) -> Game:
+        return cls("classic", 4, frozenset(options))
+
+    @classmethod
+    def family(cls, players: int = 4) -> Game:
+        return cls("family", players)
+
+    @property
+    def is_classic(self) -> bool:
+        return self.ruleset == "classic"
+
+    @property
+    def hand_size(self) -> int:
+        return 52 // self.players
+
+    @property
+    def set_aside_count(self) -> int:
+        return 52 % self.players
+
+    @property
+    def num_hands(self) -> int:
+        """28 hands (classic) or 7 × players rounds (family)."""
+        return len(self.contracts) * self.players
+
+    @property
+    def hands_per_declarer(self) -> int:
+        """Consecutive hands one declarer plays: 7 (classic) or 1 (family)."""
+        return len(self.contracts) if self.is_classic else 1
+
+    def declarer_of(self, first: int, hand_no: int) -> int:
+        """Seat of the declarer (chooser) of hand ``hand_no``."""
+        return (first + hand_no // self.hands_per_declarer) % self.players
+
+    def contract_index(self, contract_id: str) -> int:
+        for i, c in enumerate(self.contracts):
+            if c.id == contract_id:
+                return i
+        ids = ", ".join(c.id for c in self.contracts)
+        raise ValueError(f"unknown {self.ruleset} contract {contract_id!r} (one of {ids})")
+
+    # -- notation of actions -------------------------------------------------
+
+    def action_str(self, action: int) -> str:
+        """Canonical text of an action (cards as in RECORD.md)."""
+        if 0 <= action < 52:
+            return card_str(action)
+        if action == PASS:
+            return "pass"
+        if CONTRACT <= action < CONTRACT + len(self.contracts):
+            return self.contracts[action - CONTRACT].id
+        if TRUMP <= action < TRUMP + 4:
+            return "trump " + SUITS[action - TRUMP]
+        if RANK <= action < RANK + 13:
+            return "rank " + RANKS[action - RANK]
+        if DOUBLE <= action < REDOUBLE + 64:
+            verb = "double" if action < REDOUBLE else "redouble"
+            seats = seats_of((action - DOUBLE) % 64)
+            return verb + " " + (",".join(map(str, seats)) if seats else "none")
+        raise ValueError(f"not an action code: {action}")
+
+    def parse_action(self, text: str) -> int:
+        """An action from its text; the inverse of :meth:`action_str`."""
+        t = text.strip()
+        low = t.lower()
+        if low in ("pass", "knock", "stop"):
+            return PASS
+        for i, c in enumerate(self.contracts):
+            if low == c.id:
+                return CONTRACT + i
+        word, _, rest = low.partition(" ")
+        if word == "trump":
+            return TRUMP + parse_suit(rest)
+        if word in ("rank", "from"):
+            return RANK + parse_rank(rest)
+        if word in ("double", "redouble"):
+            base = DOUBLE if word == "double" else REDOUBLE
+            mask = 0
+            for part in rest.replace(",", " ").split():
+                if part in ("none", "-"):
+                    continue
+                seat = int(part)
+                if not 0 <= seat < self.players:
+                    raise ValueError(f"no seat {seat} at this table")
+                mask |= 1 << seat
+            return base + mask
+        return parse_card(t)

@@ -1,0 +1,323 @@
+"""Game records (RECORD.md): write a game, read one back, and replay it against the rules.
+
+>>> import random
+>>> state = State(Game.classic(), seed=5)
+>>> rng = random.Random(5)
+>>> while state.hand_no < 2:
+...     _ = state.deal_random() if state.phase == Phase.DEAL else state.apply(
+...         rng.choice(state.legal_actions()))
+>>> doc = to_record(state, ["Ann", "Ben", "Cleo", "Dan"])
+>>> result = replay(doc)
+>>> result.to_json()["totals"] == state.totals, len(result.hands)
+(True, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from barbu.cards import (
+    RANKS,
+    SUITS,
+    card_str,
+    mask_str,
+    parse_card,
+    parse_cards,
+    parse_rank,
+    parse_suit,
+)
+from barbu.errors import IllegalActionError, IllegalDealError, RecordError
+from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
+from barbu.state import HandRecord, Phase, State
+
+FORMAT = "barbu-record/1"
+
+
+@dataclass
+class ReplayResult:
+    """A replayed record: the state after its last action and each hand's outcome."""
+
+    state: State
+    hands: list[HandRecord]  # finished hands, then the unfinished last one if any
+
+    @property
+    def unfinished(self) -> bool:
+        return bool(self.hands) and not self.hands[-1].finished
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``barbu replay --json`` prints (RECORD.md)."""
+        g = self.state.game
+        hands: list[dict[str, Any]] = []
+        for h in self.hands:
+            entry: dict[str, Any] = {"declarer": h.declarer, "contract": h.contract,
+                                     "contract_scores": list(h.contract_scores),
+                                     "scores": list(h.scores)}
+            if not h.finished:
+                entry["finished"] = False
+            hands.append(entry)
+        return {"ruleset": g.ruleset, "hands": hands, "totals": list(self.state.totals),
+                "complete": self.state.is_over, "winners": self.state.winners()}
+
+
+# -- reading -----------------------------------------------------------------
+
+def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a record file as JSON; a file that is not JSON is a RecordError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise RecordError(f"cannot read {path}: {e.strerror}") from e
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not a JSON document: {e.msg} at line {e.lineno}") from e
+    if not isinstance(doc, dict):
+        raise RecordError("a record is a JSON object")
+    return doc
+
+
+def _field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], hand: int | None,
+           *, required: bool = True, default: Any = None) -> Any:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise RecordError(f"the field '{key}' is missing", hand=hand)
+        return default
+    value = obj[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise RecordError(f"the field '{key}' has the wrong type", hand=hand)
+    return value
+
+
+def game_of(doc: dict[str, Any]) -> tuple[Game, list[str]]:
+    """The game a record describes, and its players' names."""
+    fmt = doc.get("format")
+    if fmt != FORMAT:
+        raise RecordError(f"the field 'format' must be '{FORMAT}', not {fmt!r}")
+    ruleset = _field(doc, "ruleset", str, None)
+    players = _field(doc, "players", list, None)
+    options = _field(doc, "options", list, None, required=False, default=[])
+    if not all(isinstance(p, str) for p in players):
+        raise RecordError("the field 'players' must list names")
+    if not all(isinstance(o, str) for o in options):
+        raise RecordError("the field 'options' must list option names")
+    try:
+        game = Game(ruleset, len(players), frozenset(options))
+    except ValueError as e:
+        raise RecordError(f"{e}") from e
+    return game, players
+
+
+def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
+    deal = _field(hand, "deal", list, i)
+    if len(deal) != game.players or not all(isinstance(d, str) for d in deal):
+        raise RecordError(f"the deal must give one string of cards to each of the "
+                          f"{game.players} seats", hand=i)
+    set_aside_field = hand.get("set_aside") or []
+    if isinstance(set_aside_field, list):
+        set_aside_field = " ".join(str(x) for x in set_aside_field)
+    if not isinstance(set_aside_field, str):
+        raise RecordError("the field 'set_aside' must list cards", hand=i)
+    try:
+        hands = []
+        for seat, text in enumerate(deal):
+            try:
+                hands.append(parse_cards(text))
+            except ValueError as e:
+                raise RecordError(f"the deal of seat {seat}: {e}", hand=i, seat=seat) from e
+        set_aside = parse_cards(set_aside_field)
+    except ValueError as e:
+        raise RecordError(f"set-aside cards: {e}", hand=i) from e
+    return hands, set_aside
+
+
+def _double_masks(pairs: list[Any], state: State, i: int) -> tuple[list[int], list[int]]:
+    """Split the record's directed pairs into each seat's doubles and redoubles."""
+    n = state.game.players
+    seen: set[tuple[int, int]] = set()
+    for p in pairs:
+        if (not isinstance(p, list) or len(p) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n for x in p)):
+            raise RecordError(f"a double must be a pair [from, to] of seats 0..{n - 1}, not {p!r}",
+                              hand=i)
+        a, b = p
+        if a == b:
+            raise RecordError(f"seat {a} cannot double himself", hand=i, seat=a)
+        seen.add((a, b))
+    d = state.declarer
+    order = [(d + k) % n for k in range(1, n)]
+    doubles, redoubles = [0] * n, [0] * n
+    for a, b in seen:
+        if (b, a) in seen:
+            # Both directions: whoever spoke first doubled, the other redoubled.
+            first = b if a == d else a if b == d else min(a, b, key=order.index)
+            if a == first:
+                doubles[a] |= 1 << b
+            else:
+                redoubles[a] |= 1 << b
+        else:
+            doubles[a] |= 1 << b
+    return doubles, redoubles
+
+
+def _apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
+    """Contract, trump or starting rank, and doubles of one hand."""
+    game = state.game
+    contract_id = _field(hand, "contract", str, i)
+    try:
+        index = game.contract_index(contract_id)
+    except ValueError as e:
+        raise RecordError(str(e), hand=i) from e
+    _apply(state, CONTRACT + index, i, None)
+    c = game.contracts[index]
+    trump, rank = hand.get("trump"), hand.get("start_rank")
+    if c.trumps:
+        try:
+            _apply(state, TRUMP + parse_suit(str(trump)), i, None)
+        except ValueError as e:
+            raise RecordError("Trumps needs the field 'trump' (S, H, D or C)", hand=i,
+                              seat=state.declarer) from e
+    elif trump is not None:
+        raise RecordError(f"the field 'trump' is only for Trumps, not {c.name}", hand=i)
+    if state.phase == Phase.START_RANK:
+        try:
+            _apply(state, RANK + parse_rank(str(rank)), i, None)
+        except ValueError as e:
+            raise RecordError("Dominoes needs the field 'start_rank' (2 … A)", hand=i,
+                              seat=state.declarer) from e
+    elif rank is not None:
+        raise RecordError(f"the field 'start_rank' is only for classic Dominoes, not {c.name}",
+                          hand=i)
+    pairs = _field(hand, "doubles", list, i, required=False, default=[])
+    if not game.is_classic:
+        if pairs:
+            raise RecordError("family rounds have no doubles", hand=i)
+        return
+    doubles, redoubles = _double_masks(pairs, state, i)
+    while state.phase == Phase.DOUBLE:
+        _apply(state, DOUBLE + doubles[state.current], i, None)
+    while state.phase == Phase.REDOUBLE:
+        _apply(state, REDOUBLE + redoubles[state.current], i, None)
+    for seat in range(game.players):
+        if redoubles[seat] and not state.redoubled[seat] == redoubles[seat]:
+            raise RecordError(f"seat {seat} redoubles a player who did not double him",
+                              hand=i, seat=seat)
+
+
+def _apply(state: State, action: int, i: int, j: int | None) -> None:
+    seat = state.current
+    try:
+        state.apply(action)
+    except IllegalActionError as e:
+        raise RecordError(str(e), hand=i, action=j, seat=seat) from e
+
+
+def replay(doc: dict[str, Any]) -> ReplayResult:
+    """Check a record against every rule and score it; raise RecordError at the first fault."""
+    game, _ = game_of(doc)
+    hands = _field(doc, "hands", list, None)
+    first = 0
+    if hands:
+        if not isinstance(hands[0], dict):
+            raise RecordError("each hand must be a JSON object", hand=0)
+        first = _field(hands[0], "declarer", int, 0)
+        if not 0 <= first < game.players:
+            raise RecordError(f"no seat {first} at this table", hand=0)
+    seed = doc.get("seed")
+    state = State(game, seed=seed if isinstance(seed, int) else 0, first_declarer=first)
+    if len(hands) > game.num_hands:
+        raise RecordError(f"a game has {game.num_hands} hands, this record has {len(hands)}",
+                          hand=game.num_hands)
+    unfinished: HandRecord | None = None
+    for i, hand in enumerate(hands):
+        if not isinstance(hand, dict):
+            raise RecordError("each hand must be a JSON object", hand=i)
+        unfinished = _replay_hand(state, hand, i, last=i == len(hands) - 1)
+    out = list(state.history)
+    if unfinished is not None:
+        out.append(unfinished)
+    return ReplayResult(state, out)
+
+
+def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool) -> HandRecord | None:
+    game = state.game
+    declarer = _field(hand, "declarer", int, i)
+    if declarer != state.declarer:
+        who = "declarer" if game.is_classic else "chooser"
+        raise RecordError(f"the {who} of this hand must be seat {state.declarer} "
+                          f"(rotation of the rules), not seat {declarer}", hand=i, seat=declarer)
+    deal, set_aside = _deal_of(hand, game, i)
+    try:
+        dealt = state.deal(deal, set_aside)
+    except IllegalDealError as e:
+        raise RecordError(f"bad deal: {e}", hand=i) from e
+    if not dealt:
+        raise RecordError("K♥ is set aside and King of Hearts is the chooser's only challenge "
+                          "left: this round must be redealt", hand=i, seat=declarer)
+    _apply_setup(state, hand, i)
+    actions = _field(hand, "actions", list, i, required=False, default=[])
+    for j, text in enumerate(actions):
+        if state.hand_no != i:
+            raise RecordError(f"the hand ended after action {j - 1}; action {j} is one too many",
+                              hand=i, action=j)
+        seat = state.current
+        try:
+            if not isinstance(text, str):
+                raise ValueError(f"{text!r}")
+            action = PASS if text.strip().lower() == "pass" else parse_card(text)
+        except ValueError as e:
+            raise RecordError(f"{e}: an action is a card or \"pass\"", hand=i, action=j,
+                              seat=seat) from e
+        _apply(state, action, i, j)
+    if state.hand_no == i:
+        if not last:
+            raise RecordError(f"the hand stops after {len(actions)} actions, before it ends",
+                              hand=i, action=len(actions), seat=state.current)
+        return state.current_record(finished=False)
+    return None
+
+
+# -- writing -----------------------------------------------------------------
+
+def hand_to_json(h: HandRecord, game: Game) -> dict[str, Any]:
+    return {
+        "declarer": h.declarer,
+        "deal": [mask_str(m) for m in h.deal],
+        "set_aside": [card_str(c) for c in _cards(h.set_aside)],
+        "contract": h.contract,
+        "trump": SUITS[h.trump] if h.trump is not None else None,
+        "start_rank": RANKS[h.start_rank] if h.start_rank is not None else None,
+        "doubles": [list(p) for p in h.doubles],
+        "actions": [game.action_str(a) for a in h.actions],
+    }
+
+
+def _cards(mask: int) -> list[int]:
+    return [c for c in range(52) if mask >> c & 1]
+
+
+def to_record(state: State, players: Sequence[str]) -> dict[str, Any]:
+    """The record of a game so far; a hand still in play is included once its doubles are done.
+
+    The extension field ``seed`` lets ``barbu play --resume`` deal the hands still to come
+    exactly as the original game would have.
+    """
+    g = state.game
+    hands = [hand_to_json(h, g) for h in state.history]
+    if state.phase == Phase.PLAY:
+        hands.append(hand_to_json(state.current_record(), g))
+    return {"format": FORMAT, "ruleset": g.ruleset, "options": sorted(g.options),
+            "players": list(players), "seed": state.seed, "hands": hands}
+
+
+def dump(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write a record atomically (a crash never leaves half a file)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, target)

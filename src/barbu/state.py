@@ -1,0 +1,791 @@
+"""The rules of Barbu as one state machine, from the first deal to the final score.
+
+A :class:`State` walks through the phases of every hand — deal (a chance
+step), contract, trump or starting rank, doubles, redoubles, play, score —
+and at each point says whose turn it is and which actions are legal. An
+illegal action raises :class:`~barbu.errors.IllegalActionError` naming the
+rule, and leaves the state as it was.
+
+>>> from barbu.game import Game
+>>> s = State(Game.classic(), seed=7)
+>>> s.phase.name, s.current
+('DEAL', -1)
+>>> s.deal_random()
+True
+>>> s.phase.name, s.current == s.declarer
+('CHOOSE', True)
+>>> len(s.legal_actions())
+7
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from barbu.cards import (
+    ACE,
+    FULL_DECK,
+    HEART_CARDS,
+    HEARTS,
+    KH_MASK,
+    RANK_MASKS,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    card_pretty,
+    card_str,
+    mask_str,
+)
+from barbu.contracts import Contract, Kind, Lead
+from barbu.errors import IllegalActionError, IllegalDealError
+from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+
+if TYPE_CHECKING:
+    from barbu.observation import Observation
+
+CHANCE = -1
+TERMINAL = -2
+REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
+
+
+class Phase(IntEnum):
+    DEAL = 0
+    CHOOSE = 1
+    TRUMP = 2
+    START_RANK = 3
+    DOUBLE = 4
+    REDOUBLE = 5
+    PLAY = 6
+    GAME_OVER = 7
+
+
+PHASE_TASK = {
+    Phase.DEAL: "deal the cards",
+    Phase.CHOOSE: "choose a contract",
+    Phase.TRUMP: "name the trump suit",
+    Phase.START_RANK: "name the starting rank",
+    Phase.DOUBLE: "double",
+    Phase.REDOUBLE: "redouble",
+    Phase.PLAY: "play",
+    Phase.GAME_OVER: "stop: the game is over",
+}
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """Everything about one hand: enough to replay it and its score."""
+
+    hand_no: int
+    declarer: int
+    deal: tuple[int, ...]
+    set_aside: int
+    contract: str
+    trump: int | None
+    start_rank: int | None
+    doubles: tuple[tuple[int, int], ...]  # directed pairs [from, to], as in RECORD.md
+    actions: tuple[int, ...]
+    contract_scores: tuple[int, ...]
+    scores: tuple[int, ...]
+    finished: bool = True
+
+
+def _pair_mult(doubled: Sequence[int], redoubled: Sequence[int], a: int, b: int) -> int:
+    """0, 1 or 2: how many times the pair a-b settles its difference."""
+    if doubled[a] >> b & 1 or doubled[b] >> a & 1:
+        return 2 if redoubled[a] >> b & 1 or redoubled[b] >> a & 1 else 1
+    return 0
+
+
+def settle(contract_scores: Sequence[int], doubled: Sequence[int],
+           redoubled: Sequence[int]) -> list[int]:
+    """Hand scores after settling every doubled pair (RULES.md 1.5).
+
+    >>> settle([-6, 0, -6, -12], [0b0100, 0b1101, 0b0001, 0], [0b0100, 0, 0, 0])
+    [-12, 24, -12, -24]
+    """
+    n = len(contract_scores)
+    scores = list(contract_scores)
+    for a in range(n):
+        for b in range(a + 1, n):
+            mult = _pair_mult(doubled, redoubled, a, b)
+            if mult:
+                d = (contract_scores[a] - contract_scores[b]) * mult
+                scores[a] += d
+                scores[b] -= d
+    return scores
+
+
+_SLOTS = (
+    "game", "seed", "first_declarer", "hand_no", "phase", "declarer", "current", "used",
+    "dbl_count", "hands", "dealt", "set_aside", "contract_idx", "contract", "trump",
+    "start_rank", "doubled", "redoubled", "turn_queue", "leader", "trick", "played",
+    "captured", "tricks_won", "trick_no", "points", "lo", "hi", "frontier", "out_order",
+    "ace_extra", "actions", "actors", "history", "totals", "redeals", "forced", "_undo",
+)
+_LIST_SLOTS = ("used", "dbl_count", "hands", "dealt", "doubled", "redoubled", "turn_queue",
+               "trick", "captured", "tricks_won", "points", "lo", "hi", "out_order",
+               "actions", "actors", "history", "totals")
+
+
+class State:
+    """A game of Barbu in progress; mutable, with cheap :meth:`copy` and :meth:`push`/:meth:`pop`."""
+
+    __slots__ = _SLOTS
+
+    game: Game
+    seed: int
+    first_declarer: int
+    hand_no: int
+    phase: Phase
+    declarer: int
+    current: int
+    used: list[int]
+    dbl_count: list[int]
+    hands: list[int]
+    dealt: list[int]
+    set_aside: int
+    contract_idx: int
+    contract: Contract | None
+    trump: int
+    start_rank: int
+    doubled: list[int]
+    redoubled: list[int]
+    turn_queue: list[int]
+    leader: int
+    trick: list[int]
+    played: int
+    captured: list[int]
+    tricks_won: list[int]
+    trick_no: int
+    points: list[int]
+    lo: list[int]
+    hi: list[int]
+    frontier: int
+    out_order: list[int]
+    ace_extra: bool
+    actions: list[int]
+    actors: list[int]
+    history: list[HandRecord]
+    totals: list[int]
+    redeals: int
+    forced: int  # seats that must double the declarer in this hand (classic obligation)
+    _undo: list[tuple[object, ...]]
+
+    def __init__(self, game: Game, seed: int | None = None,
+                 first_declarer: int | None = None) -> None:
+        self.game = game
+        self.seed = seed if seed is not None else random.randrange(2**63)
+        if first_declarer is None:
+            first_declarer = random.Random(f"{self.seed}:declarer").randrange(game.players)
+        if not 0 <= first_declarer < game.players:
+            raise ValueError(f"no seat {first_declarer} at this table")
+        n = game.players
+        self.first_declarer = first_declarer
+        self.hand_no = 0
+        self.used = [0] * n
+        self.dbl_count = [0] * n
+        self.history = []
+        self.totals = [0] * n
+        self._undo = []
+        self._start_hand()
+
+    # -- bookkeeping ---------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        n = self.game.players
+        self.phase = Phase.DEAL
+        self.declarer = self.game.declarer_of(self.first_declarer, self.hand_no)
+        self.current = CHANCE
+        self.hands = [0] * n
+        self.dealt = [0] * n
+        self.set_aside = 0
+        self.contract_idx = -1
+        self.contract = None
+        self.trump = -1
+        self.start_rank = -1
+        self.doubled = [0] * n
+        self.redoubled = [0] * n
+        self.turn_queue = []
+        self.leader = self.declarer
+        self.trick = []
+        self.played = 0
+        self.captured = [0] * n
+        self.tricks_won = [0] * n
+        self.trick_no = 0
+        self.points = [0] * n
+        self.lo = [-1] * 4
+        self.hi = [-1] * 4
+        self.frontier = 0
+        self.out_order = []
+        self.ace_extra = False
+        self.actions = []
+        self.actors = []
+        self.redeals = 0
+        self.forced = 0
+
+    def copy(self) -> State:
+        """An independent copy (the undo stack is not copied)."""
+        new = State.__new__(State)
+        for name in _SLOTS:
+            setattr(new, name, getattr(self, name))
+        for name in _LIST_SLOTS:
+            setattr(new, name, list(getattr(self, name)))
+        new._undo = []
+        return new
+
+    def push(self, action: int) -> None:
+        """Apply ``action`` so that :meth:`pop` can take it back."""
+        snapshot = tuple(list(v) if isinstance(v, list) else v
+                         for v in (getattr(self, name) for name in _SLOTS[:-1]))
+        self.apply(action)
+        self._undo.append(snapshot)
+
+    def pop(self) -> None:
+        """Take back the last action applied with :meth:`push`."""
+        snapshot = self._undo.pop()
+        for name, value in zip(_SLOTS[:-1], snapshot, strict=True):
+            setattr(self, name, value)
+
+    # -- what the rules say now ---------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.game.players
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def hand_in_progress(self) -> bool:
+        return self.phase not in (Phase.DEAL, Phase.GAME_OVER)
+
+    def available_contracts(self, seat: int) -> list[int]:
+        """Indices of the contracts ``seat`` has not yet declared."""
+        return [i for i in range(len(self.game.contracts)) if not self.used[seat] >> i & 1]
+
+    def _contract_allowed(self, i: int) -> bool:
+        if self.used[self.declarer] >> i & 1:
+            return False
+        c = self.game.contracts[i]
+        return not (c.id == "king" and self.set_aside & KH_MASK)
+
+    def hands_left_for_declarer(self) -> int:
+        """Hands the current declarer still declares, this one included (classic)."""
+        per = self.game.hands_per_declarer
+        return per - self.hand_no % per
+
+    def owed_doubles(self, seat: int) -> int:
+        """Doubles ``seat`` still owes the current declarer (classic obligation)."""
+        if not self.game.is_classic or seat == self.declarer:
+            return 0
+        return max(0, REQUIRED_DOUBLES - self.dbl_count[seat])
+
+    def double_is_compulsory(self, seat: int) -> bool:
+        """Whether ``seat`` must double the declarer in this hand (RULES.md 1.4)."""
+        owed = self.owed_doubles(seat)
+        return owed > 0 and owed >= self.hands_left_for_declarer()
+
+    def double_targets(self, seat: int) -> int:
+        """Seats that ``seat`` may double now, as a mask."""
+        assert self.contract is not None
+        if self.contract.positive:
+            return 1 << self.declarer
+        targets = 0
+        for t in range(self.game.players):
+            # A pair already doubled the other way is settled by a redouble, not a second double.
+            if t != seat and not self.doubled[t] >> seat & 1:
+                targets |= 1 << t
+        return targets
+
+    def redouble_targets(self, seat: int) -> int:
+        """Seats that ``seat`` may redouble now: those who doubled him."""
+        return sum(1 << t for t in range(self.game.players) if self.doubled[t] >> seat & 1)
+
+    def legal_mask(self) -> int:
+        """The cards the player to act may play, as a mask (PLAY phase)."""
+        if self.phase != Phase.PLAY:
+            return 0
+        c = self.contract
+        assert c is not None
+        hand = self.hands[self.current]
+        if c.kind != Kind.TRICKS:
+            return hand & self.frontier
+        if not self.trick:
+            return self._lead_mask(c, hand)
+        led = self.trick[0] // 13
+        follow = hand & SUIT_MASKS[led]
+        if follow:
+            if c.overtrump and led == self.trump:
+                top = max(x for x in self.trick if x // 13 == led)
+                return follow & ~((2 << top) - 1) or follow
+            if c.king_first and led == HEARTS and follow & KH_MASK:
+                return KH_MASK
+            return follow
+        if c.trumps:
+            trumps = hand & SUIT_MASKS[self.trump]
+            if trumps:
+                if c.overtrump:
+                    in_trick = [x for x in self.trick if x // 13 == self.trump]
+                    if in_trick:
+                        over = trumps & ~((2 << max(in_trick)) - 1)
+                        return over or trumps
+                return trumps
+        if c.king_first and hand & KH_MASK:
+            return KH_MASK
+        return hand
+
+    def _lead_mask(self, c: Contract, hand: int) -> int:
+        lead = c.lead
+        if lead == Lead.FREE:
+            return hand
+        if lead == Lead.NO_HEART_UNLESS_ONLY_HEARTS or (
+                lead == Lead.NO_HEART_FIRST_TRICK and self.trick_no == 0):
+            return hand & ~HEART_CARDS or hand
+        if lead == Lead.NO_KH_UNLESS_LAST_CARD:
+            return hand & ~KH_MASK or hand
+        return hand
+
+    def legal_actions(self) -> list[int]:
+        """The actions the player to act may take now (empty at a chance step or the end)."""
+        phase = self.phase
+        if phase == Phase.PLAY:
+            mask = self.legal_mask()
+            out = []
+            while mask:
+                low = mask & -mask
+                out.append(low.bit_length() - 1)
+                mask ^= low
+            if self.contract is not None and self.contract.kind != Kind.TRICKS and (
+                    not out or self.ace_extra):
+                out.append(PASS)
+            return out
+        if phase == Phase.CHOOSE:
+            return [CONTRACT + i for i in range(len(self.game.contracts))
+                    if self._contract_allowed(i)]
+        if phase == Phase.TRUMP:
+            return [TRUMP + s for s in range(4)]
+        if phase == Phase.START_RANK:
+            return [RANK + r for r in range(13)]
+        if phase == Phase.DOUBLE:
+            targets = self.double_targets(self.current)
+            must = 1 << self.declarer if self.forced >> self.current & 1 else 0
+            return [DOUBLE + m for m in _submasks(targets) if m & must == must]
+        if phase == Phase.REDOUBLE:
+            return [REDOUBLE + m for m in _submasks(self.redouble_targets(self.current))]
+        return []
+
+    def is_legal(self, action: int) -> bool:
+        if self.phase == Phase.PLAY and 0 <= action < 52:
+            return bool(self.legal_mask() >> action & 1)
+        return action in self.legal_actions()
+
+    # -- chance: the deal ----------------------------------------------------
+
+    def deal(self, hands: Sequence[int], set_aside: int = 0) -> bool:
+        """Give each seat its cards. Returns False when the rules call for a redeal.
+
+        Family: when the chooser's only challenge left is King of Hearts and K♥
+        is set aside, the round is redealt; the state then stays at the deal.
+        """
+        if self.phase != Phase.DEAL:
+            raise IllegalDealError(f"the cards are dealt only before a hand, not now ({self.phase.name})")
+        g = self.game
+        if len(hands) != g.players:
+            raise IllegalDealError(f"the deal must have {g.players} hands, not {len(hands)}")
+        seen = set_aside
+        if set_aside.bit_count() != g.set_aside_count:
+            raise IllegalDealError(
+                f"{g.set_aside_count} cards must be set aside with {g.players} players, "
+                f"not {set_aside.bit_count()}")
+        for seat, h in enumerate(hands):
+            if h.bit_count() != g.hand_size:
+                raise IllegalDealError(f"seat {seat} must be dealt {g.hand_size} cards, "
+                                       f"not {h.bit_count()}")
+            if seen & h:
+                raise IllegalDealError(f"card {card_str((seen & h).bit_length() - 1)} is dealt twice")
+            seen |= h
+        if seen != FULL_DECK:
+            raise IllegalDealError("the deal does not hold all 52 cards")
+        if (not g.is_classic and set_aside & KH_MASK
+                and self.available_contracts(self.declarer) == [g.contract_index("king")]):
+            self.redeals += 1
+            return False
+        self.hands = list(hands)
+        self.dealt = list(hands)
+        self.set_aside = set_aside
+        self.phase = Phase.CHOOSE
+        self.current = self.declarer
+        return True
+
+    def deal_random(self, rng: random.Random | None = None) -> bool:
+        """Deal from ``rng``, or reproducibly from the game seed, the hand number and the redeal count."""
+        if rng is None:
+            rng = random.Random(f"{self.seed}:{self.hand_no}:{self.redeals}")
+        deck = list(range(52))
+        rng.shuffle(deck)
+        n, size = self.game.players, self.game.hand_size
+        hands = [sum(1 << c for c in deck[i * size:(i + 1) * size]) for i in range(n)]
+        set_aside = sum(1 << c for c in deck[n * size:])
+        return self.deal(hands, set_aside)
+
+    # -- applying actions ----------------------------------------------------
+
+    def apply(self, action: int) -> None:
+        """Apply one legal action of the player to act; raise IllegalActionError otherwise."""
+        if not self.is_legal(action):
+            raise self.illegal(action)
+        self._do(action)
+
+    def _do(self, action: int) -> None:
+        """Apply an action already known to be legal."""
+        phase = self.phase
+        if phase == Phase.PLAY:
+            self._play(action)
+        elif phase == Phase.CHOOSE:
+            self._choose(action - CONTRACT)
+        elif phase == Phase.TRUMP:
+            self.trump = action - TRUMP
+            self._after_naming()
+        elif phase == Phase.START_RANK:
+            self.start_rank = action - RANK
+            self._after_naming()
+        elif phase == Phase.DOUBLE:
+            self._double(action - DOUBLE)
+        elif phase == Phase.REDOUBLE:
+            self.redoubled[self.current] = action - REDOUBLE
+            self._next_redoubler()
+
+    def _choose(self, index: int) -> None:
+        c = self.game.contracts[index]
+        self.contract_idx = index
+        self.contract = c
+        if c.trumps:
+            self.phase = Phase.TRUMP
+        elif c.kind == Kind.DOMINOES:
+            self.phase = Phase.START_RANK
+        else:
+            self._after_naming()
+
+    def _after_naming(self) -> None:
+        if self.game.is_classic:
+            n = self.game.players
+            self.phase = Phase.DOUBLE
+            self.forced = sum(1 << s for s in range(n) if self.double_is_compulsory(s))
+            self.turn_queue = [(self.declarer + k) % n for k in range(n - 1, 0, -1)]
+            self.current = self.turn_queue.pop()
+        else:
+            self._start_play()
+
+    def _double(self, mask: int) -> None:
+        seat = self.current
+        self.doubled[seat] = mask
+        if mask >> self.declarer & 1:
+            self.dbl_count[seat] += 1
+        if self.turn_queue:
+            self.current = self.turn_queue.pop()
+            return
+        # Redoubles: first the declarer, then each doubled player from the declarer's left.
+        n = self.game.players
+        order = [self.declarer] + [(self.declarer + k) % n for k in range(1, n)]
+        self.turn_queue = [s for s in reversed(order) if self.redouble_targets(s)]
+        self.phase = Phase.REDOUBLE
+        self._next_redoubler()
+
+    def _next_redoubler(self) -> None:
+        if self.turn_queue:
+            self.current = self.turn_queue.pop()
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        c = self.contract
+        assert c is not None
+        self.phase = Phase.PLAY
+        self.current = self.declarer
+        self.leader = self.declarer
+        if c.kind == Kind.DOMINOES:
+            self.frontier = RANK_MASKS[self.start_rank]
+        elif c.kind == Kind.REUSSITE:
+            self.frontier = FULL_DECK  # the chooser opens with any card
+        elif c.ends_when_taken and not c.ends_when_taken & ~self.set_aside:
+            self._finish_hand()  # nothing to score: every such card is set aside
+
+    def _play(self, action: int) -> None:
+        seat = self.current
+        self.actions.append(action)
+        self.actors.append(seat)
+        c = self.contract
+        assert c is not None
+        if c.kind == Kind.TRICKS:
+            self.hands[seat] &= ~(1 << action)
+            self.played |= 1 << action
+            self.trick.append(action)
+            if len(self.trick) == self.game.players:
+                self._finish_trick(c)
+            else:
+                self.current = (seat + 1) % self.game.players
+            return
+        if action == PASS:
+            self.ace_extra = False
+            self._next_placer()
+            return
+        self.hands[seat] &= ~(1 << action)
+        self.played |= 1 << action
+        self._place(action)
+        if not self.hands[seat]:
+            self.out_order.append(seat)
+            self.ace_extra = False
+            needed = len(c.out_scores) if c.kind == Kind.REUSSITE else self.game.players - 1
+            if len(self.out_order) >= needed:
+                self._finish_hand()
+                return
+        elif c.kind == Kind.REUSSITE and action % 13 == ACE:
+            self.ace_extra = True  # the same player may place one more card or stop
+            return
+        else:
+            self.ace_extra = False
+        self._next_placer()
+
+    def _next_placer(self) -> None:
+        n = self.game.players
+        seat = self.current
+        for _ in range(n):
+            seat = (seat + 1) % n
+            if self.hands[seat]:
+                self.current = seat
+                return
+
+    def _place(self, card: int) -> None:
+        """Add a card to its suit's line in Dominoes/Réussite and recompute what may follow."""
+        suit, rank = divmod(card, 13)
+        if self.start_rank < 0:  # Réussite: the first card fixes the starting rank
+            self.start_rank = rank
+            self.frontier = 0
+            for s in range(4):
+                if self.set_aside >> (s * 13 + rank) & 1:
+                    self.lo[s] = self.hi[s] = rank
+                    self._extend(s)
+        if self.lo[suit] < 0:
+            self.lo[suit] = self.hi[suit] = rank
+        elif rank < self.lo[suit]:
+            self.lo[suit] = rank
+        else:
+            self.hi[suit] = rank
+        self._extend(suit)
+        opening = RANK_MASKS[self.start_rank]
+        for s in range(4):
+            if self.lo[s] < 0:
+                self.frontier |= opening & SUIT_MASKS[s]
+
+    def _extend(self, suit: int) -> None:
+        """Run a line on past set-aside cards, then mark its two ends as playable."""
+        base = suit * 13
+        lo, hi = self.lo[suit], self.hi[suit]
+        while lo > 0 and self.set_aside >> (base + lo - 1) & 1:
+            lo -= 1
+        while hi < ACE and self.set_aside >> (base + hi + 1) & 1:
+            hi += 1
+        self.lo[suit], self.hi[suit] = lo, hi
+        self.frontier &= ~SUIT_MASKS[suit]
+        if lo > 0:
+            self.frontier |= 1 << (base + lo - 1)
+        if hi < ACE:
+            self.frontier |= 1 << (base + hi + 1)
+
+    def _finish_trick(self, c: Contract) -> None:
+        n = self.game.players
+        trick = self.trick
+        led = trick[0] // 13
+        trump = self.trump
+        best, best_key = 0, -1
+        for i, x in enumerate(trick):
+            s = x // 13
+            key = (32 if s == trump else 16 if s == led else 0) + x % 13
+            if key > best_key:
+                best, best_key = i, key
+        winner = (self.leader + best) % n
+        taken = 0
+        pts = c.per_trick
+        table = c.card_points
+        for x in trick:
+            taken |= 1 << x
+            pts += table[x]
+        from_end = self.game.hand_size - 1 - self.trick_no
+        if from_end < len(c.last_tricks):
+            pts += c.last_tricks[-1 - from_end]
+        self.points[winner] += pts
+        self.captured[winner] |= taken
+        self.tricks_won[winner] += 1
+        self.trick_no += 1
+        self.trick = []
+        self.leader = winner
+        self.current = winner
+        if self.trick_no == self.game.hand_size or (
+                c.ends_when_taken and not c.ends_when_taken & ~self.set_aside & ~self.played):
+            self._finish_hand()
+
+    def contract_scores(self) -> list[int]:
+        """Points of the contract alone, for the hand as played so far."""
+        c = self.contract
+        if c is None or c.kind == Kind.TRICKS:
+            return list(self.points)
+        scores = [0] * self.game.players
+        for place, seat in enumerate(self.out_order):
+            scores[seat] = c.out_scores[place]
+        if c.kind == Kind.DOMINOES and len(self.out_order) == self.game.players - 1:
+            last = next(s for s in range(self.game.players) if s not in self.out_order)
+            scores[last] = c.out_scores[-1]
+        return scores
+
+    def doubles_list(self) -> list[tuple[int, int]]:
+        """The doubles of this hand as directed pairs (RECORD.md): doubles, then redoubles."""
+        n = self.game.players
+        pairs = [(a, b) for a in range(n) for b in range(n) if self.doubled[a] >> b & 1]
+        pairs += [(a, b) for a in range(n) for b in range(n) if self.redoubled[a] >> b & 1]
+        return pairs
+
+    def current_record(self, finished: bool = False) -> HandRecord:
+        """The hand in progress as a record (scores so far)."""
+        cs = self.contract_scores()
+        return HandRecord(
+            hand_no=self.hand_no, declarer=self.declarer, deal=tuple(self.dealt),
+            set_aside=self.set_aside,
+            contract=self.contract.id if self.contract else "",
+            trump=self.trump if self.trump >= 0 else None,
+            start_rank=(self.start_rank if self.contract and self.contract.kind == Kind.DOMINOES
+                        and self.start_rank >= 0 else None),
+            doubles=tuple(self.doubles_list()), actions=tuple(self.actions),
+            contract_scores=tuple(cs), scores=tuple(settle(cs, self.doubled, self.redoubled)),
+            finished=finished)
+
+    def _finish_hand(self) -> None:
+        record = self.current_record(finished=True)
+        self.history.append(record)
+        for seat, pts in enumerate(record.scores):
+            self.totals[seat] += pts
+        self.used[self.declarer] |= 1 << self.contract_idx
+        self.hand_no += 1
+        if self.game.is_classic and self.hand_no % self.game.hands_per_declarer == 0:
+            self.dbl_count = [0] * self.game.players
+        if self.hand_no == self.game.num_hands:
+            self.phase = Phase.GAME_OVER
+            self.current = TERMINAL
+            return
+        self._start_hand()
+
+    def observe(self, seat: int) -> Observation:
+        """What ``seat`` may see now (see :mod:`barbu.observation`)."""
+        from barbu.observation import observe
+
+        return observe(self, seat)
+
+    # -- results -------------------------------------------------------------
+
+    def winners(self) -> list[int]:
+        """Seats with the best total once the game is over (highest classic, lowest family)."""
+        if not self.is_over:
+            return []
+        best = max(self.totals) if self.game.is_classic else min(self.totals)
+        return [s for s, t in enumerate(self.totals) if t == best]
+
+    # -- why an action is illegal -------------------------------------------
+
+    def illegal(self, action: int) -> IllegalActionError:
+        """The error for an action that is not legal now, naming the rule it breaks."""
+        seat = self.current if self.current >= 0 else None
+        rule, message = self._why_illegal(action)
+        return IllegalActionError(message, seat=seat, rule=rule)
+
+    def _why_illegal(self, action: int) -> tuple[str, str]:
+        g = self.game
+        phase = self.phase
+        try:
+            text = g.action_str(action)
+        except ValueError:
+            return "unknown-action", f"{action!r} is not an action of Barbu"
+        expects = {Phase.PLAY: (0, 53), Phase.CHOOSE: (CONTRACT, CONTRACT + 8),
+                   Phase.TRUMP: (TRUMP, TRUMP + 4), Phase.START_RANK: (RANK, RANK + 13),
+                   Phase.DOUBLE: (DOUBLE, DOUBLE + 64), Phase.REDOUBLE: (REDOUBLE, REDOUBLE + 64)}
+        lo, hi = expects.get(phase, (0, 0))
+        if not lo <= action < hi:
+            return "wrong-phase", f"it is time to {PHASE_TASK[phase]}, not '{text}'"
+        if phase == Phase.PLAY:
+            return self._why_card_illegal(action)
+        if phase == Phase.CHOOSE:
+            c = g.contracts[action - CONTRACT]
+            if self.used[self.declarer] >> (action - CONTRACT) & 1:
+                return "contract-used", f"{c.name} has already been chosen by this player"
+            return "king-set-aside", f"{c.name} may not be chosen: K♥ is set aside this round"
+        if phase == Phase.DOUBLE:
+            return self._why_double_illegal(action - DOUBLE)
+        if phase == Phase.REDOUBLE:
+            return "redouble-target", "you may redouble only players who doubled you"
+        return "illegal", f"'{text}' is not allowed now"
+
+    def _why_double_illegal(self, mask: int) -> tuple[str, str]:
+        seat = self.current
+        assert self.contract is not None
+        if mask >> seat & 1:
+            return "double-self", "you cannot double yourself"
+        bad = mask & ~self.double_targets(seat)
+        if bad:
+            t = seats_of(bad)[0]
+            if self.contract.positive:
+                return ("double-positive",
+                        f"in {self.contract.name} you may double only the declarer (seat {self.declarer})")
+            return ("double-twice", f"seat {t} has already doubled you: answer with a redouble "
+                                    "after the doubling round")
+        owed, left = self.owed_doubles(seat), self.hands_left_for_declarer()
+        return ("compulsory-double",
+                f"doubling the declarer (seat {self.declarer}) is compulsory: you still owe "
+                f"{owed} double{'s' if owed > 1 else ''} and only {left} of their "
+                f"hand{'s' if left > 1 else ''} remain{'' if left > 1 else 's'}, this one included")
+
+    def _why_card_illegal(self, action: int) -> tuple[str, str]:
+        c = self.contract
+        assert c is not None
+        hand = self.hands[self.current]
+        if action == PASS:
+            if c.kind == Kind.TRICKS:
+                return "no-pass", "you cannot pass in a trick game: play a card"
+            return "must-place", "you may not pass while you can place a card"
+        name = card_pretty(action)
+        if not hand >> action & 1:
+            return "not-your-card", f"you do not hold {name}"
+        if c.kind != Kind.TRICKS:
+            if self.start_rank < 0:
+                return "placement", f"{name} cannot be placed"
+            start = card_pretty(self.start_rank)[:-1]
+            return ("placement", f"{name} cannot be placed: a suit opens with its {start} and "
+                                 "grows one card at a time at either end")
+        if not self.trick:
+            if c.lead == Lead.NO_KH_UNLESS_LAST_CARD:
+                return "lead-king", f"in {c.name}, K♥ may be led only when it is your last card"
+            if c.lead == Lead.NO_HEART_FIRST_TRICK:
+                return "lead-heart-first", ("no heart may be led to the first trick "
+                                            "while you hold another suit")
+            return "lead-heart", (f"in {c.name} a heart may not be led while you hold "
+                                  "another suit")
+        led = self.trick[0] // 13
+        follow = hand & SUIT_MASKS[led]
+        legal = self.legal_mask()
+        if legal == KH_MASK and c.king_first:
+            return "king-first", "you must play K♥ at the first chance (option king-first)"
+        if follow and action // 13 != led:
+            return "follow-suit", f"you must follow suit: {SUIT_NAMES[led]} were led and you hold some"
+        if c.trumps and not follow and action // 13 != self.trump:
+            return "must-trump", (f"you cannot follow {SUIT_NAMES[led]}, so you must play a trump "
+                                  f"({SUIT_NAMES[self.trump]})")
+        return "overtrump", f"you must beat the highest trump in the trick ({mask_str(legal)} can)"
+
+
+def _submasks(mask: int) -> list[int]:
+    """Every subset of a mask, the empty set first."""
+    out = [0]
+    for s in seats_of(mask):
+        out += [m | 1 << s for m in out]
+    return sorted(out, key=lambda m: (m.bit_count(), m))
