@@ -33,7 +33,7 @@ from barbu.cards import (
 )
 from barbu.errors import IllegalActionError, IllegalDealError, RecordError
 from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
-from barbu.state import HandRecord, Phase, State
+from barbu.state import HandRecord, Phase, State, split_doubles
 
 FORMAT = "barbu-record/1"
 
@@ -136,32 +136,16 @@ def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
 
 
 def _double_masks(pairs: list[Any], state: State, i: int) -> tuple[list[int], list[int]]:
-    """Split the record's directed pairs into each seat's doubles and redoubles."""
+    """Check the record's directed pairs and split them into each seat's doubles and redoubles."""
     n = state.game.players
-    seen: set[tuple[int, int]] = set()
     for p in pairs:
         if (not isinstance(p, list) or len(p) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n for x in p)):
             raise RecordError(f"a double must be a pair [from, to] of seats 0..{n - 1}, not {p!r}",
                               hand=i)
-        a, b = p
-        if a == b:
-            raise RecordError(f"seat {a} cannot double himself", hand=i, seat=a)
-        seen.add((a, b))
-    d = state.declarer
-    order = [(d + k) % n for k in range(1, n)]
-    doubles, redoubles = [0] * n, [0] * n
-    for a, b in seen:
-        if (b, a) in seen:
-            # Both directions: whoever spoke first doubled, the other redoubled.
-            first = b if a == d else a if b == d else min(a, b, key=order.index)
-            if a == first:
-                doubles[a] |= 1 << b
-            else:
-                redoubles[a] |= 1 << b
-        else:
-            doubles[a] |= 1 << b
-    return doubles, redoubles
+        if p[0] == p[1]:
+            raise RecordError(f"seat {p[0]} cannot double himself", hand=i, seat=p[0])
+    return split_doubles([(a, b) for a, b in pairs], state.declarer, n)
 
 
 def _apply_setup(state: State, hand: dict[str, Any], i: int) -> None:

@@ -118,6 +118,29 @@ def settle(contract_scores: Sequence[int], doubled: Sequence[int],
     return scores
 
 
+def split_doubles(pairs: Sequence[tuple[int, int]], declarer: int,
+                  n: int) -> tuple[list[int], list[int]]:
+    """Directed pairs (RECORD.md) as masks: who doubled whom, and who redoubled whom.
+
+    Where a pair holds both directions, the one who spoke first doubled: a non-declarer
+    before the declarer, otherwise the earlier seat from the declarer's left.
+
+    >>> split_doubles([(1, 0), (0, 1), (2, 3), (3, 2)], 0, 4)
+    ([0, 1, 8, 0], [2, 0, 0, 4])
+    """
+    order = [(declarer + k) % n for k in range(n)]
+    seen = set(pairs)
+    doubles, redoubles = [0] * n, [0] * n
+    for a, b in seen:
+        if (b, a) in seen:
+            first = b if a == declarer else a if b == declarer else min(a, b, key=order.index)
+            if a != first:
+                redoubles[a] |= 1 << b
+                continue
+        doubles[a] |= 1 << b
+    return doubles, redoubles
+
+
 _SLOTS = (
     "game", "seed", "first_declarer", "hand_no", "phase", "declarer", "current", "used",
     "dbl_count", "hands", "dealt", "set_aside", "contract_idx", "contract", "trump",

@@ -1,0 +1,30 @@
+"""The bot interface: an observation in, one legal action out."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+from barbu.observation import Observation
+
+
+class Bot(ABC):
+    """A computer player. It sees only what :func:`barbu.observation.observe` gives its seat."""
+
+    name = "bot"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def act(self, obs: Observation) -> int:
+        """One of ``obs.legal`` (never called when that is empty)."""
+
+
+class RandomBot(Bot):
+    """Uniformly random legal actions: a baseline and a test driver."""
+
+    name = "random"
+
+    def act(self, obs: Observation) -> int:
+        return self.rng.choice(obs.legal)

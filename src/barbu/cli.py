@@ -1,0 +1,95 @@
+"""The ``barbu`` command: parses arguments and hands each subcommand to its front end."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
+
+
+def _add_game_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", choices=("classic", "family"), default="classic",
+                   help="rule set (default classic)")
+    p.add_argument("--players", type=int, default=4, help="number of players (family: 3 to 6)")
+    p.add_argument("--option", action="append", default=[], choices=CLASSIC_OPTIONS,
+                   metavar="FLAG", help="classic option flag, repeatable: "
+                   + "; ".join(f"{k}: {v}" for k, v in OPTION_HELP.items()))
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (reproducible game)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="barbu", description="The card game Barbu.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a game in the terminal against computer players")
+    _add_game_args(play)
+    play.add_argument("--bot", default="basic", help="level of the computer players (default basic)")
+    play.add_argument("--resume", metavar="FILE", help="continue the game saved in FILE")
+    play.add_argument("--watch", action="store_true", help="watch four computer players play")
+    play.add_argument("--name", default="You", help="your name on the score sheet")
+    play.add_argument("--save", metavar="FILE", help="where to save the record (default: ./records/)")
+    play.add_argument("--delay", type=float, default=None,
+                      help="seconds to pause after each computer play (default 0.4; 0 with --watch "
+                      "when output is not a terminal)")
+    play.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    play.add_argument("--plain", action="store_true", help="no colours")
+
+    replay = sub.add_parser("replay", help="check a game record against the rules and score it")
+    replay.add_argument("file", help="a barbu-record/1 JSON file")
+    replay.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    bench = sub.add_parser("bench", help="measure the engine's random-playout speed")
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    bench.add_argument("--seed", type=int, default=1)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "replay":
+        return cmd_replay(args)
+    if args.command == "bench":
+        from barbu.bench import main as bench_main
+
+        return bench_main(["--seconds", str(args.seconds), "--seed", str(args.seed)])
+    if args.command == "play":
+        from barbu.tui import run
+
+        return run(args)
+    return 2
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from barbu.errors import RecordError
+    from barbu.record import load, replay
+    from barbu.sheet import format_sheet
+
+    try:
+        doc = load(args.file)
+        result = replay(doc)
+    except RecordError as e:
+        where = []
+        if e.hand is not None:
+            where.append(f"hand {e.hand}")
+        if e.action is not None:
+            where.append(f"action {e.action}")
+        if e.seat is not None:
+            where.append(f"seat {e.seat}")
+        print(f"barbu replay: record refused ({', '.join(where) or 'record'}): {e.message}",
+              file=sys.stderr)
+        if args.json:
+            print(json.dumps(e.to_json(), ensure_ascii=False))
+        return 1
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        names = [str(p) for p in doc.get("players", [])]
+        print(format_sheet(result.state.game, result.hands, names, result.state.winners()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

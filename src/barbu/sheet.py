@@ -1,0 +1,87 @@
+"""The score sheet as plain text: one line per hand, running totals, the winner.
+
+>>> from barbu.game import Game
+>>> from barbu.state import HandRecord
+>>> h = HandRecord(0, 0, (), 0, "no-queens", None, None, ((1, 0), (0, 1), (2, 3)), (),
+...                (-6, 0, -6, -12), (-18, 12, 0, -18))
+>>> print(format_sheet(Game.classic(), [h], ["Ann", "Ben", "Cleo", "Dan"], []))
+ #  declarer  contract           doubles    Ann   Ben  Cleo   Dan
+ 0  Ann       No Queens          B××A C×D   -18   +12     0   -18
+    totals                                  -18   +12     0   -18
+(× doubled, ×× doubled and redoubled)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from barbu.cards import RANKS, SUIT_SYMBOLS
+from barbu.game import Game
+from barbu.state import HandRecord, split_doubles
+
+SEAT_LETTERS = "ABCDEF"
+
+
+def contract_label(game: Game, h: HandRecord) -> str:
+    """``Trumps ♥``, ``Dominoes from J``, ``No Queens`` …"""
+    try:
+        name = game.contracts[game.contract_index(h.contract)].name
+    except ValueError:
+        name = h.contract
+    if h.trump is not None:
+        name += " " + SUIT_SYMBOLS[h.trump]
+    if h.start_rank is not None:
+        name += " from " + RANKS[h.start_rank].replace("T", "10")
+    return name
+
+
+def doubles_label(h: HandRecord, players: int) -> str:
+    """``B×A`` when B doubled A, ``B××A`` when A also redoubled B."""
+    doubles, redoubles = split_doubles(h.doubles, h.declarer, players)
+    out = []
+    for a in range(players):
+        for b in range(players):
+            if doubles[a] >> b & 1:
+                mark = "××" if redoubles[b] >> a & 1 else "×"
+                out.append(f"{SEAT_LETTERS[a]}{mark}{SEAT_LETTERS[b]}")
+    return " ".join(out) or "–"
+
+
+def _num(x: int) -> str:
+    return f"{x:+d}" if x else "0"
+
+
+def format_sheet(game: Game, hands: Sequence[HandRecord], names: Sequence[str],
+                 winners: Sequence[int]) -> str:
+    """The score sheet of ``hands`` (an unfinished last hand is marked and not totalled)."""
+    n = game.players
+    names = [*names, *(f"Seat {i}" for i in range(len(names), n))]
+    col = max(6, *(len(nm[:10]) + 1 for nm in names))
+    labels = [contract_label(game, h) + ("" if h.finished else " (unfinished)") for h in hands]
+    cwidth = max([17, *(len(x) for x in labels)])
+    dlabels = [doubles_label(h, n) for h in hands] if game.is_classic else []
+    dwidth = max([7, *(len(x) for x in dlabels)])
+    who = "declarer" if game.is_classic else "chooser"
+
+    def row(no: str, person: str, label: str, dbl: str, values: Sequence[str]) -> str:
+        text = f"{no:>2}  {person:<8}  {label:<{cwidth}}"
+        if game.is_classic:
+            text += f"  {dbl:<{dwidth}}"
+        return text + "".join(f"{v:>{col}}" for v in values)
+
+    lines = [row("#", who, "contract", "doubles", [nm[:10] for nm in names])]
+    totals = [0] * n
+    for k, h in enumerate(hands):
+        lines.append(row(str(h.hand_no), names[h.declarer][:8], labels[k],
+                         dlabels[k] if dlabels else "", [_num(s) for s in h.scores]))
+        if h.finished:
+            totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
+    lines.append(row("", "totals", "", "", [_num(t) for t in totals]))
+    lines = [line.rstrip() for line in lines]
+    if winners:
+        best = "highest" if game.is_classic else "lowest"
+        lines.append(f"Winner{'s' if len(winners) > 1 else ''}: "
+                     f"{', '.join(names[w] for w in winners)} ({best} total)")
+    if game.is_classic:
+        lines.append("(× doubled, ×× doubled and redoubled)")
+    return "\n".join(lines)
