@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure the engine's random-playout speed")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--seed", type=int, default=1)
+
+    serve = sub.add_parser("serve", help="serve card tables in the browser (friends and computer players)")
+    from barbu.web.server import add_arguments
+
+    add_arguments(serve)
     return parser
 
 
@@ -59,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from barbu.tui import run
 
         return run(args)
+    if args.command == "serve":
+        from barbu.web.server import run as serve
+
+        return serve(args)
     return 2
 
 

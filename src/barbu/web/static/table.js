@@ -1,0 +1,629 @@
+// Barbu in the browser: the lobby and the card table. The server decides everything; this page
+// only shows the view it is sent and sends back what the player clicks.
+"use strict";
+
+const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const HAND_SUITS = ["S", "H", "C", "D"]; // black and red alternate
+const LAYOUT_SUITS = ["S", "H", "D", "C"];
+const RANKS = "23456789TJQKA";
+const PHASE_TASK = {
+  choose: "choose a contract", trump: "name the trump suit", start_rank: "name the starting rank",
+  double: "double", redouble: "redouble", play: "play", deal: "deal", game_over: "",
+};
+
+const $ = (id) => document.getElementById(id);
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// Element.replaceChildren would print null as text: leave out what is not there.
+function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+function rankText(r) { return r === "T" ? "10" : r; }
+
+function cardEl(card, opts = {}) {
+  const suit = card[1];
+  const red = suit === "H" || suit === "D";
+  const cls = ["card", red ? "red" : "black", opts.small ? "small" : "", opts.cls || ""].join(" ");
+  const label = `${rankText(card[0])}${SUIT_SYMBOL[suit]}`;
+  const tag = opts.onclick ? "button" : "span";
+  return h(tag, { class: cls, "data-card": card, title: label, onclick: opts.onclick,
+                  type: opts.onclick ? "button" : null },
+    h("span", { class: "rank" }, rankText(card[0])), h("span", { class: "suit" }, SUIT_SYMBOL[suit]));
+}
+
+let toastTimer = null;
+function toast(text, kind = "error") {
+  const el = $("toast");
+  el.textContent = text;
+  el.className = `toast ${kind}`;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const res = await fetch(path, init);
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error((data.error && data.error.message) || `${res.status} ${res.statusText}`);
+  return data;
+}
+
+function remember(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ }
+}
+function recall(key) {
+  try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
+}
+
+// ---------------------------------------------------------------- lobby
+
+const lobby = { info: null };
+
+async function showLobby() {
+  $("lobby").hidden = false;
+  const saved = recall("barbu.name");
+  if (saved) $("create-name").value = saved;
+  try {
+    lobby.info = await api("/api/info");
+  } catch (e) {
+    toast(`Cannot reach the server: ${e.message}`);
+    return;
+  }
+  renderCreateForm();
+  refreshTables();
+  for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
+  $("create-players").addEventListener("change", renderCreateForm);
+  $("create-form").addEventListener("submit", createTable);
+  $("refresh-list").addEventListener("click", refreshTables);
+}
+
+function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
+
+function renderCreateForm() {
+  const family = ruleset() === "family";
+  $("players-label").hidden = !family;
+  const players = family ? Number($("create-players").value) : 4;
+  const opts = $("options-box");
+  opts.hidden = family;
+  if (!opts.querySelector("input")) {
+    for (const o of lobby.info.options) {
+      opts.append(h("label", { title: o.help }, h("input", { type: "checkbox", name: "option", value: o.id }), ` ${o.id}`));
+    }
+  }
+  const box = $("seats-box");
+  const before = [...box.querySelectorAll("select")].map((s) => s.value);
+  fill(box, h("legend", {}, "The other seats"));
+  for (let i = 1; i < players; i++) {
+    const sel = h("select", { "data-seat": i, "aria-label": `Seat ${i + 1}` },
+      lobby.info.levels.map((l) => h("option", { value: `bot:${l}` }, `Computer (${l})`)),
+      h("option", { value: "human" }, "A friend (invitation link)"));
+    sel.value = before[i - 1] || `bot:${lobby.info.default_level}`;
+    box.append(h("label", { class: "seat-choice" }, `Seat ${i + 1} `, sel));
+  }
+}
+
+async function createTable(ev) {
+  ev.preventDefault();
+  const name = $("create-name").value.trim();
+  remember("barbu.name", name);
+  const family = ruleset() === "family";
+  const players = family ? Number($("create-players").value) : 4;
+  const seats = [{ kind: "human" }];
+  for (const sel of $("seats-box").querySelectorAll("select")) {
+    seats.push(sel.value === "human" ? { kind: "human" } : { kind: "bot", level: sel.value.slice(4) });
+  }
+  const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
+  $("create-button").disabled = true;
+  try {
+    const res = await api("/api/tables", { ruleset: ruleset(), players, options, seats, name });
+    const links = res.seats.filter((s) => !res.you || s.seat !== res.you.seat);
+    remember(`barbu.links.${res.id}`, links);
+    const url = res.you.link;
+    if (!links.length) { location.href = url; return; }
+    const box = $("invites");
+    box.hidden = false;
+    fill(box, h("h3", {}, "Send these links to your friends"),
+      inviteList(links), h("a", { class: "button primary", href: url }, "Go to the table"));
+  } catch (e) {
+    toast(e.message);
+  } finally {
+    $("create-button").disabled = false;
+  }
+}
+
+function inviteList(links) {
+  return h("ul", { class: "invites" }, links.map((l) => {
+    const full = new URL(l.link, location.href).href;
+    return h("li", {}, `Seat ${l.seat + 1}: `, h("input", { class: "link", value: full, readonly: true,
+      onclick: (e) => e.target.select() }),
+      h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) }, "Copy"));
+  }));
+}
+
+async function refreshTables() {
+  const box = $("table-list");
+  try {
+    const { tables } = await api("/api/tables");
+    if (!tables.length) { fill(box, h("p", { class: "muted" }, "No table yet: create one.")); return; }
+    fill(box, h("ul", { class: "tables" }, tables.map((t) => h("li", {},
+      h("span", { class: "t-names" }, t.names.join(", ")),
+      h("span", { class: "muted" }, ` — ${t.ruleset}, hand ${Math.min(t.hand_no + 1, t.num_hands)}/${t.num_hands}`
+        + (t.options.length ? `, ${t.options.join(" ")}` : "")),
+      t.free_seats ? h("button", { type: "button", onclick: () => joinTable(t.id) }, `Join (${t.free_seats} free)`) : null,
+      h("a", { class: "button", href: `/table/${t.id}` }, "Watch")))));
+  } catch (e) {
+    fill(box, h("p", { class: "muted" }, `Cannot list the tables: ${e.message}`));
+  }
+}
+
+async function joinTable(id) {
+  const name = ($("create-name").value || "").trim() || prompt("Your name?");
+  if (!name) return;
+  remember("barbu.name", name);
+  try {
+    const res = await api(`/api/tables/${id}/join`, { name });
+    location.href = res.link;
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// ---------------------------------------------------------------- the table
+
+const T = {
+  id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
+  prevTrick: [], shownTrick: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
+  pingTimer: null, levels: [], defaultLevel: "basic", named: null,
+};
+
+function showTable(id) {
+  T.id = id;
+  const params = new URLSearchParams(location.hash.slice(1));
+  T.token = params.get("t");
+  $("table").hidden = false;
+  $("btn-record").href = `/api/tables/${id}/record`;
+  $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
+  $("btn-sheet").addEventListener("click", openSheet);
+  $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
+  $("invite-close").addEventListener("click", () => $("invite-dialog").close());
+  const links = recall(`barbu.links.${id}`);
+  if (links && links.length) {
+    $("btn-invite").hidden = false;
+    $("btn-invite").addEventListener("click", () => {
+      fill($("invite-links"), inviteList(links));
+      $("invite-dialog").showModal();
+    });
+  }
+  $("name-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    T.named = $("seat-name").value.trim();
+    remember("barbu.name", T.named);
+    $("name-form").hidden = true;
+    send({ type: "hello", token: T.token, name: T.named });
+  });
+  connect();
+  setInterval(() => { if (T.view) renderOthers(); }, 1000);
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
+  T.ws = ws;
+  setConn("connecting…");
+  ws.onopen = () => {
+    T.backoff = 500;
+    setConn("");
+    send({ type: "hello", token: T.token || null, name: T.named || undefined });
+    clearInterval(T.pingTimer);
+    T.pingTimer = setInterval(() => send({ type: "ping" }), 25000);
+  };
+  ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
+  ws.onclose = (ev) => {
+    clearInterval(T.pingTimer);
+    if (T.ws !== ws) return;
+    if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn("disconnected"); return; }
+    setConn("reconnecting…");
+    setTimeout(connect, T.backoff);
+    T.backoff = Math.min(T.backoff * 2, 10000);
+  };
+}
+
+function setConn(text) {
+  const el = $("conn");
+  el.textContent = text;
+  el.hidden = !text;
+}
+
+function send(msg) {
+  if (T.ws && T.ws.readyState === WebSocket.OPEN) T.ws.send(JSON.stringify(msg));
+  else toast("Not connected: trying again…");
+}
+
+function act(action) { send({ type: "act", action }); }
+
+function onMessage(msg) {
+  if (msg.type === "welcome") {
+    T.you = msg.you;
+    T.levels = msg.levels;
+    T.defaultLevel = msg.default_level;
+    T.meta = msg.table;
+    if (T.you !== null && T.token) {
+      const mine = recall("barbu.mine") || {};
+      mine[T.id] = T.token;
+      remember("barbu.mine", mine);
+    }
+  } else if (msg.type === "state") {
+    onState(msg);
+  } else if (msg.type === "error") {
+    onError(msg);
+  }
+}
+
+function onError(msg) {
+  if (msg.code === "name-required") {
+    $("name-form").hidden = false;
+    $("seat-name").value = recall("barbu.name") || "";
+    $("seat-name").focus();
+    return;
+  }
+  if (msg.code === "bad-token") {
+    T.stopped = true;
+    $("banner").hidden = false;
+    fill($("banner"), `${msg.message}. `, h("a", { href: `/table/${T.id}` }, "Watch the table instead"));
+    return;
+  }
+  if (msg.code === "no-table") {
+    T.stopped = true;
+    $("status").textContent = msg.message;
+    return;
+  }
+  toast(msg.message);
+}
+
+function onState(msg) {
+  const old = T.view;
+  T.meta = msg.table;
+  T.last = msg.last;
+  T.received = Date.now();
+  const view = msg.view;
+  // A trick that has just been completed is shown until the next card is played.
+  const isCard = msg.last && /^[2-9TJQKA][SHDC]$/.test(msg.last.action);
+  if (old && isCard && !view.trick.length) {
+    const lt = view.last_trick;
+    const done = lt.length && lt[lt.length - 1][1] === msg.last.action
+      ? lt : old.trick.concat([[msg.last.seat, msg.last.action]]);
+    T.shownTrick = done.length === T.meta.players ? done : null;
+  } else if (view.trick.length) {
+    T.shownTrick = null;
+  }
+  if (old && view.results.length > old.results.length) {
+    const r = view.results[view.results.length - 1];
+    toast(`Hand ${r.hand_no + 1} (${contractName(r.contract)}): `
+      + r.scores.map((s, i) => `${seatName(i)} ${signed(s)}`).join(", "), "info");
+  }
+  T.view = view;
+  render();
+  if (T.meta.over && T.resultsSeen !== view.results.length) {
+    T.resultsSeen = view.results.length;
+    openSheet();
+  }
+}
+
+function seatName(i) { return T.meta ? T.meta.seats[i].name : `Seat ${i + 1}`; }
+function contractInfo(id) { return T.meta.contracts.find((c) => c.id === id) || { id, name: id, kind: "tricks" }; }
+function contractName(id) { return contractInfo(id).name; }
+function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
+
+function render() {
+  const v = T.view;
+  if (!v) return;
+  renderInfo(v);
+  renderStatus(v);
+  renderOthers();
+  renderCenter(v);
+  renderMe(v);
+  if ($("sheet-dialog").open) renderSheet();
+}
+
+function renderInfo(v) {
+  const m = T.meta;
+  const rules = m.ruleset === "classic" ? "Classic" : `Family, ${m.players} players`;
+  const handNo = Math.min(v.hand_no + 1, m.num_hands);
+  $("info-title").textContent = `${rules} · hand ${handNo} of ${m.num_hands}`
+    + (m.options.length ? ` · ${m.options.join(", ")}` : "");
+  const parts = [];
+  if (v.contract) {
+    let text = contractName(v.contract);
+    if (v.trump) text += `, trumps ${SUIT_SYMBOL[v.trump]}`;
+    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, from the ${rankText(v.start_rank)}`;
+    parts.push(h("strong", {}, text));
+  }
+  parts.push(` ${m.ruleset === "classic" ? "declarer" : "chooser"}: ${seatName(v.declarer)}`);
+  if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles)}`));
+  fill($("info-contract"), ...parts);
+}
+
+function doublesText(pairs) {
+  const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
+  const out = [];
+  for (const [a, b] of pairs) {
+    if (set.has(`${b},${a}`)) {
+      if (a < b) out.push(`${seatName(a)} ⇄ ${seatName(b)} (redoubled)`);
+    } else {
+      out.push(`${seatName(a)} doubles ${seatName(b)}`);
+    }
+  }
+  return out.join(", ");
+}
+
+function renderStatus(v) {
+  const m = T.meta;
+  let text;
+  if (m.over) {
+    text = `The game is over. Winner${m.winners.length > 1 ? "s" : ""}: ${m.winners.map(seatName).join(", ")}`;
+  } else if (v.current < 0) {
+    text = "Dealing…";
+  } else if (v.current === T.you) {
+    text = `Your turn: ${PHASE_TASK[v.phase]}`;
+    if (v.phase === "play" && v.ace_extra) text = "You placed an ace: place one more card, or stop";
+  } else {
+    text = `${seatName(v.current)} is to ${PHASE_TASK[v.phase]}…`;
+  }
+  $("status").textContent = text;
+  $("status").classList.toggle("mine", v.current === T.you && !m.over);
+  const banner = $("banner");
+  if (T.you !== null && m.seats[T.you].kind === "bot") {
+    banner.hidden = false;
+    fill(banner, "A computer is playing your seat. ",
+      h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, "Take it back"));
+  } else if (!T.stopped) {
+    banner.hidden = true;
+  }
+}
+
+function seatOrder() {
+  const n = T.meta.players;
+  const start = T.you === null ? 0 : T.you + 1;
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    const s = (start + k) % n;
+    if (s !== T.you) out.push(s);
+  }
+  return out;
+}
+
+function seatBox(v, s) {
+  const m = T.meta;
+  const info = m.seats[s];
+  const turn = v.current === s && !m.over;
+  const badges = [];
+  if (s === v.declarer) badges.push(h("span", { class: "badge" }, m.ruleset === "classic" ? "declarer" : "chooser"));
+  if (info.kind === "bot") badges.push(h("span", { class: "badge bot" }, `computer ${info.level}`));
+  else if (!info.claimed) badges.push(h("span", { class: "badge free" }, "free seat"));
+  else if (!info.connected) badges.push(h("span", { class: "badge away" }, "away"));
+  if (v.out_order.includes(s)) badges.push(h("span", { class: "badge" }, `out ${v.out_order.indexOf(s) + 1}`));
+  const stats = [`${v.hand_sizes[s]} cards`];
+  const kind = v.contract ? contractInfo(v.contract).kind : "tricks";
+  if (kind === "tricks") stats.push(`${v.tricks_won[s]} tricks`);
+  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
+  stats.push(`total ${signed(v.totals[s])}`);
+  const box = h("div", { class: `seat${turn ? " turn" : ""}`, "data-seat": s },
+    h("div", { class: "seat-name" }, info.name, ...badges),
+    h("div", { class: "seat-stats" }, stats.join(" · ")),
+    v.captured[s].length ? h("div", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
+  if (turn && T.you !== null && s !== T.you && info.kind === "human") {
+    const age = m.turn_age + (Date.now() - T.received) / 1000;
+    if (!info.claimed || age >= m.idle_seconds) {
+      box.append(h("button", { type: "button", class: "takeover",
+        onclick: () => send({ type: "takeover", seat: s, level: T.defaultLevel }) }, "Let the computer play"));
+    }
+  }
+  return box;
+}
+
+function renderOthers() {
+  const v = T.view;
+  if (!v || !T.meta) return;
+  fill($("others"), ...seatOrder().map((s) => seatBox(v, s)));
+}
+
+function renderCenter(v) {
+  const kind = v.contract ? contractInfo(v.contract).kind : "tricks";
+  const aside = $("set-aside");
+  aside.hidden = !v.set_aside.length;
+  if (v.set_aside.length) fill(aside, "Set aside: ", ...v.set_aside.map((c) => cardEl(c, { small: true })));
+  const layout = $("layout");
+  const trick = $("trick");
+  if (kind === "tricks" || v.phase !== "play") {
+    layout.hidden = true;
+    trick.hidden = false;
+    let cards = v.trick;
+    let caption = null;
+    if (T.showLast) {
+      cards = v.last_trick;
+      caption = cards.length ? "Last trick" : "No trick yet in this hand";
+    } else if (!cards.length && T.shownTrick) {
+      cards = T.shownTrick;
+    }
+    fill(trick,
+      caption ? h("div", { class: "caption" }, caption) : null,
+      ...cards.map(([s, c]) => h("div", { class: "played" }, cardEl(c), h("div", { class: "who" }, seatName(s)))));
+  } else {
+    trick.hidden = true;
+    layout.hidden = false;
+    fill(layout, ...LAYOUT_SUITS.map((suit, i) => layoutRow(suit, v.lines[i])));
+  }
+  renderDecision(v);
+}
+
+function layoutRow(suit, [lo, hi]) {
+  const cells = [];
+  for (let r = 0; r < 13; r++) {
+    const card = RANKS[r] + suit;
+    cells.push(lo >= 0 && r >= lo && r <= hi ? cardEl(card, { small: true }) : h("span", { class: "slot" }));
+  }
+  return h("div", { class: "layout-row", "data-suit": suit, title: SUIT_NAME[suit] },
+    h("span", { class: `row-suit ${suit === "H" || suit === "D" ? "red" : "black"}` }, SUIT_SYMBOL[suit]), ...cells);
+}
+
+function renderDecision(v) {
+  const box = $("decision");
+  const mine = v.current === T.you && T.you !== null && !T.meta.over;
+  const kinds = ["choose", "trump", "start_rank", "double", "redouble"];
+  if (!mine || !kinds.includes(v.phase) || T.meta.seats[T.you].kind === "bot") {
+    box.hidden = true;
+    fill(box);
+    return;
+  }
+  box.hidden = false;
+  if (box.dataset.key === `${v.hand_no}:${v.phase}:${v.history.length}` && box.childElementCount) return;
+  box.dataset.key = `${v.hand_no}:${v.phase}:${v.history.length}`;
+  if (v.phase === "choose") {
+    fill(box, h("h3", {}, "Choose a contract"), h("div", { class: "choices" }, v.legal.map((id) => {
+      const c = contractInfo(id);
+      return h("button", { type: "button", class: c.positive ? "positive" : "", "data-action": id,
+        onclick: () => act(id) }, c.name);
+    })));
+  } else if (v.phase === "trump") {
+    fill(box, h("h3", {}, "Trump suit"), h("div", { class: "choices" }, ["S", "H", "D", "C"].map((s) =>
+      h("button", { type: "button", class: `suit-choice ${s === "H" || s === "D" ? "red" : "black"}`,
+        "data-action": `trump ${s}`, onclick: () => act(`trump ${s}`) }, `${SUIT_SYMBOL[s]} ${SUIT_NAME[s]}`))));
+  } else if (v.phase === "start_rank") {
+    fill(box, h("h3", {}, "Dominoes: starting rank"), h("div", { class: "choices" },
+      [...RANKS].reverse().map((r) => h("button", { type: "button", "data-action": `rank ${r}`,
+        onclick: () => act(`rank ${r}`) }, rankText(r)))));
+  } else {
+    fill(box, ...doubleDialog(v));
+  }
+}
+
+function seatsOf(action) {
+  const rest = action.split(" ")[1];
+  return rest === "none" ? [] : rest.split(",").map(Number);
+}
+
+function doubleDialog(v) {
+  const verb = v.phase; // "double" or "redouble"
+  const options = v.legal.map(seatsOf);
+  const targets = [...new Set(options.flat())].sort((a, b) => a - b);
+  const compulsory = targets.filter((t) => options.every((o) => o.includes(t)));
+  const checks = targets.map((t) => {
+    const forced = compulsory.includes(t);
+    return h("label", { class: `target${forced ? " compulsory" : ""}` },
+      h("input", { type: "checkbox", value: t, checked: forced, disabled: forced, "data-target": t }),
+      ` ${seatName(t)}${t === v.declarer ? " (declarer)" : ""}`,
+      forced ? h("span", { class: "badge" }, "compulsory") : null);
+  });
+  const submit = () => {
+    const chosen = [...$("decision").querySelectorAll("input[data-target]")]
+      .filter((x) => x.checked).map((x) => Number(x.value)).sort((a, b) => a - b);
+    act(`${verb} ${chosen.length ? chosen.join(",") : "none"}`);
+  };
+  const title = verb === "double" ? "Double" : "Redouble the players who doubled you";
+  const note = compulsory.length
+    ? h("p", { class: "note" }, "You still owe this declarer doubles: doubling the declarer is compulsory this hand.")
+    : null;
+  return [h("h3", {}, title), note, h("div", { class: "targets" }, checks),
+    h("div", { class: "choices" },
+      h("button", { type: "button", class: "primary", id: "double-submit", onclick: submit }, verb === "double" ? "Double" : "Redouble"),
+      compulsory.length ? null : h("button", { type: "button", id: "double-none", onclick: () => act(`${verb} none`) },
+        verb === "double" ? "No double" : "No redouble"))];
+}
+
+function renderMe(v) {
+  const me = $("me");
+  if (T.you === null) {
+    me.hidden = true;
+    $("others").classList.add("all");
+    return;
+  }
+  me.hidden = false;
+  const m = T.meta;
+  const s = T.you;
+  const stats = [`${m.seats[s].name} (you)`];
+  if (v.contract && contractInfo(v.contract).kind === "tricks") stats.push(`${v.tricks_won[s]} tricks`);
+  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
+  stats.push(`total ${signed(v.totals[s])}`);
+  fill($("me-info"), h("span", { class: v.current === s ? "turn-dot" : "" }, stats.join(" · ")),
+    v.captured[s].length ? h("span", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
+  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human";
+  const legal = new Set(playing ? v.legal : []);
+  const groups = HAND_SUITS.map((suit) => v.hand.filter((c) => c[1] === suit)).filter((g) => g.length);
+  fill($("hand"), ...groups.map((g) => h("div", { class: "suit-group" }, g.map((c) => {
+    if (!playing) return cardEl(c);
+    return legal.has(c) ? cardEl(c, { cls: "legal", onclick: () => act(c) }) : cardEl(c, { cls: "dim" });
+  }))));
+  const acts = [];
+  if (playing && legal.has("pass")) {
+    acts.push(h("button", { type: "button", class: "primary", "data-action": "pass", onclick: () => act("pass") },
+      v.ace_extra ? "Stop (no more card)" : "Pass"));
+  }
+  fill($("hand-actions"), ...acts);
+}
+
+// ---------------------------------------------------------------- score sheet
+
+function openSheet() {
+  renderSheet();
+  if (!$("sheet-dialog").open) $("sheet-dialog").showModal();
+}
+
+function renderSheet() {
+  const v = T.view;
+  const m = T.meta;
+  if (!v || !m) return;
+  const n = m.players;
+  const running = new Array(n).fill(0);
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "Contract"), h("th", {}, "Doubles"),
+    ...m.seats.map((s) => h("th", {}, s.name)));
+  const rows = v.results.map((r) => {
+    r.scores.forEach((x, i) => { running[i] += x; });
+    let name = contractName(r.contract);
+    if (r.trump) name += ` ${SUIT_SYMBOL[r.trump]}`;
+    if (r.start_rank) name += ` from ${rankText(r.start_rank)}`;
+    return h("tr", { class: "hand-row" }, h("td", {}, r.hand_no + 1),
+      h("td", {}, name, h("div", { class: "muted" }, `by ${seatName(r.declarer)}`)),
+      h("td", { class: "small" }, r.doubles.length ? doublesText(r.doubles) : "—"),
+      ...r.scores.map((x, i) => h("td", { class: "num" }, signed(x), h("div", { class: "total" }, running[i]))));
+  });
+  const totals = h("tr", { class: "totals" }, h("td", { colspan: 3 }, "Totals"),
+    ...v.totals.map((t, i) => h("td", { class: `num${m.winners.includes(i) ? " winner" : ""}` }, t)));
+  const parts = [h("table", { class: "sheet" }, h("thead", {}, head), h("tbody", {}, rows, totals))];
+  if (!v.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
+  if (m.over) {
+    parts.unshift(h("p", { class: "winner-line" },
+      `Winner${m.winners.length > 1 ? "s" : ""}: ${m.winners.map(seatName).join(", ")}`
+      + ` (${m.ruleset === "classic" ? "highest" : "lowest"} total)`));
+  }
+  fill($("sheet"), ...parts);
+}
+
+// ---------------------------------------------------------------- start
+
+function main() {
+  const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
+  if (match) showTable(match[1]);
+  else showLobby();
+}
+
+main();

@@ -1,0 +1,497 @@
+"""The card tables of the web server, free of any web framework: seats, tokens, computer players, events.
+
+A :class:`Table` wraps one engine :class:`~barbu.state.State`. People act through
+:meth:`Table.act`; computer players (and a forced "pass") through :meth:`Table.auto_step`. After
+every change each connected :class:`Client` is sent one JSON ``state`` event built only from its
+own seat's observation, so no message ever carries a card its reader may not see. Every deal and
+action is written to the :class:`~barbu.web.store.Store` before anyone is told of it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from barbu.bots import Bot, levels, make_bot
+from barbu.cards import RANKS, SUITS
+from barbu.contracts import CLASSIC_OPTIONS
+from barbu.errors import IllegalActionError
+from barbu.game import PASS, Game
+from barbu.observation import Observation
+from barbu.record import FORMAT, hand_to_json, to_record
+from barbu.state import Phase, State
+from barbu.web.store import SeatRow, Store
+
+log = logging.getLogger("barbu.web")
+
+MAX_NAME = 24
+_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class TableError(Exception):
+    """A request the table refuses; ``code`` is a short machine-readable reason."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def event(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "message": self.message}
+
+
+class Client(Protocol):
+    """A connection to a table: a seat (or None to watch) and a way to send it text."""
+
+    seat: int | None
+
+    def send_text(self, text: str) -> None: ...
+
+
+def default_level() -> str:
+    """The computer level offered first: ``basic`` when it exists."""
+    known = levels()
+    return "basic" if "basic" in known else known[0]
+
+
+def clean_name(value: object) -> str:
+    """A player's name as shown at the table; TableError when it is empty or not text."""
+    if not isinstance(value, str):
+        raise TableError("bad-name", "a name is a piece of text")
+    name = " ".join("".join(ch for ch in value if ch.isprintable()).split())[:MAX_NAME]
+    if not name:
+        raise TableError("bad-name", "please give a name")
+    return name
+
+
+def valid_id(table_id: str) -> bool:
+    return bool(_ID_RE.match(table_id))
+
+
+@dataclass
+class Seat:
+    """A seat at a table: its stored row, and its computer player when a computer plays it."""
+
+    row: SeatRow
+    bot: Bot | None = None
+    connected: int = 0
+
+    @property
+    def is_bot(self) -> bool:
+        return self.row.kind == "bot"
+
+    @property
+    def public(self) -> dict[str, Any]:
+        r = self.row
+        return {"seat": r.seat, "name": r.name, "kind": r.kind,
+                "level": r.level if r.kind == "bot" else None, "claimed": r.claimed,
+                "connected": self.connected > 0, "has_link": bool(r.token)}
+
+
+@dataclass
+class Setup:
+    """What a new table is asked for: rules, players, options, and who sits where."""
+
+    ruleset: str
+    players: int
+    options: tuple[str, ...]
+    seats: list[dict[str, Any]]
+    creator: str | None = None
+    seed: int | None = None
+
+    @classmethod
+    def parse(cls, body: object) -> Setup:
+        """Check a create-table request (JSON object) and say what is wrong in words."""
+        if not isinstance(body, dict):
+            raise TableError("bad-setup", "the table setup must be a JSON object")
+        ruleset = body.get("ruleset", "classic")
+        players = body.get("players", 4)
+        options = body.get("options", [])
+        if ruleset not in ("classic", "family"):
+            raise TableError("bad-setup", "the rule set is 'classic' or 'family'")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise TableError("bad-setup", "the number of players must be a whole number")
+        if not isinstance(options, list) or not all(o in CLASSIC_OPTIONS for o in options):
+            raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
+        try:
+            Game(ruleset, players, frozenset(options))
+        except ValueError as e:
+            raise TableError("bad-setup", str(e)) from e
+        seats = body.get("seats")
+        if seats is None:
+            seats = [{"kind": "human"}] + [{"kind": "bot"}] * (players - 1)
+        if not isinstance(seats, list) or len(seats) != players:
+            raise TableError("bad-setup", f"give one entry in 'seats' for each of the {players} players")
+        creator = body.get("name")
+        seed = body.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise TableError("bad-setup", "the seed must be a whole number")
+        return cls(ruleset, players, tuple(options), [_seat_spec(s) for s in seats],
+                   clean_name(creator) if creator is not None else None, seed)
+
+
+def _seat_spec(spec: object) -> dict[str, Any]:
+    if not isinstance(spec, dict) or spec.get("kind") not in ("human", "bot"):
+        raise TableError("bad-setup", 'each seat is {"kind": "human"} or {"kind": "bot", "level": …}')
+    if spec["kind"] == "human":
+        return {"kind": "human"}
+    level = spec.get("level") or default_level()
+    if level not in levels():
+        raise TableError("bad-setup", f"unknown computer level {level!r} (one of {', '.join(levels())})")
+    return {"kind": "bot", "level": level}
+
+
+@dataclass
+class Table:
+    """One game of Barbu being played at the server."""
+
+    id: str
+    game: Game
+    state: State
+    seats: list[Seat]
+    store: Store
+    idle_seconds: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    clients: list[Client] = field(default_factory=list)
+    turn_since: float = 0.0
+    last: dict[str, Any] | None = None
+    on_change: list[Callable[[Table], None]] = field(default_factory=list)
+
+    # -- creating and loading ------------------------------------------------------
+
+    @classmethod
+    def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
+        game = Game(setup.ruleset, setup.players, frozenset(setup.options))
+        state = State(game, seed=setup.seed)
+        table_id = secrets.token_urlsafe(6)
+        rows = []
+        creator_seat = next((i for i, s in enumerate(setup.seats) if s["kind"] == "human"), None)
+        for i, spec in enumerate(setup.seats):
+            if spec["kind"] == "bot":
+                rows.append(SeatRow(i, f"Computer {i + 1}", "", "bot", spec["level"], True))
+            else:
+                mine = i == creator_seat and setup.creator is not None
+                rows.append(SeatRow(i, setup.creator if mine and setup.creator else f"Seat {i + 1}",
+                                    secrets.token_urlsafe(18), "human", "", mine))
+        record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
+                  "seed": state.seed, "first_declarer": state.first_declarer}
+        store.create_table(table_id, record, rows)
+        table = cls(table_id, game, state, [Seat(r) for r in rows], store, **kw)
+        table._make_bots()
+        table._deal_if_needed()
+        table.turn_since = table.clock()
+        log.info("table %s created: %s, %d players, seats %s", table_id, game.ruleset, game.players,
+                 [r.kind for r in rows])
+        return table
+
+    @classmethod
+    def load(cls, store: Store, table_id: str, **kw: Any) -> Table | None:
+        """Rebuild a stored table by replaying its deals and actions through the engine."""
+        setup = store.load_setup(table_id)
+        if setup is None:
+            return None
+        game = Game(setup["ruleset"], setup["players"], frozenset(setup["options"]))
+        state = State(game, seed=setup["seed"], first_declarer=setup["first_declarer"])
+        for ev in store.events(table_id):
+            if ev.kind == "deal":
+                if not state.deal(ev.data["hands"], ev.data["set_aside"]):
+                    raise ValueError(f"table {table_id}: stored deal {ev.seq} is refused by the rules")
+            elif ev.kind == "act":
+                if state.current != ev.data["seat"]:
+                    raise ValueError(f"table {table_id}: stored action {ev.seq} is out of turn")
+                state.apply(ev.data["action"])
+        table = cls(table_id, game, state, [Seat(r) for r in store.load_seats(table_id)], store, **kw)
+        table._make_bots()
+        table._deal_if_needed()
+        table.turn_since = table.clock()
+        return table
+
+    def _make_bots(self) -> None:
+        for s in self.seats:
+            if s.is_bot and s.bot is None:
+                s.bot = make_bot(s.row.level, seed=hash((self.state.seed, s.row.seat)) & 0xFFFFFFFF)
+
+    def _deal_if_needed(self) -> None:
+        while self.state.phase == Phase.DEAL:
+            if self.state.deal_random():
+                self.store.append_event(self.id, "deal", {"hands": list(self.state.dealt),
+                                                          "set_aside": self.state.set_aside})
+        if self.state.is_over:
+            self.store.mark_over(self.id)
+
+    # -- what each reader may see ------------------------------------------------
+
+    def names(self) -> list[str]:
+        return [s.row.name for s in self.seats]
+
+    def meta(self) -> dict[str, Any]:
+        """Public facts of the table: rules, seats, whose turn and for how long, the winners."""
+        g = self.game
+        return {
+            "id": self.id, "ruleset": g.ruleset, "players": g.players, "options": sorted(g.options),
+            "contracts": [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower()}
+                          for c in g.contracts],
+            "seats": [s.public for s in self.seats], "hand_no": self.state.hand_no,
+            "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
+            "idle_seconds": self.idle_seconds,
+            "turn_age": round(self.clock() - self.turn_since, 1),
+        }
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The game as ``seat`` sees it (None: a spectator sees no hand), from an observation only."""
+        obs = self.state.observe(0 if seat is None else seat)
+        out = obs.to_json()
+        out["results"] = _results(obs)
+        if seat is None:
+            out["seat"] = None
+            out["hand"] = []
+            out["legal"] = []
+        return out
+
+    def state_event(self, seat: int | None) -> dict[str, Any]:
+        return {"type": "state", "ts": time.time(), "view": self.view(seat), "table": self.meta(),
+                "last": self.last}
+
+    def broadcast(self) -> None:
+        """Send each client its own view of the table as it is now."""
+        texts: dict[int | None, str] = {}
+        for client in list(self.clients):
+            text = texts.get(client.seat)
+            if text is None:
+                text = texts[client.seat] = json.dumps(self.state_event(client.seat), ensure_ascii=False)
+            client.send_text(text)
+        for hook in self.on_change:
+            hook(self)
+
+    def send(self, client: Client, event: dict[str, Any]) -> None:
+        client.send_text(json.dumps(event, ensure_ascii=False))
+
+    # -- who comes and goes --------------------------------------------------------
+
+    def seat_of_token(self, token: object) -> int | None:
+        if not isinstance(token, str) or not token:
+            return None
+        for s in self.seats:
+            if s.row.token and hmac.compare_digest(s.row.token.encode(), token.encode()):
+                return s.row.seat
+        return None
+
+    def attach(self, client: Client, token: object, name: object = None) -> None:
+        """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name."""
+        if token is None:
+            client.seat = None
+        else:
+            seat = self.seat_of_token(token)
+            if seat is None:
+                raise TableError("bad-token", "this link does not give a seat at this table", 403)
+            row = self.seats[seat].row
+            if not row.claimed:
+                if name is None:
+                    raise TableError("name-required", "this seat is free: give your name to take it")
+                row.name = clean_name(name)
+                row.claimed = True
+                self.store.save_seat(self.id, row)
+                log.info("table %s: seat %d taken by %s", self.id, seat, row.name)
+            client.seat = seat
+            self.seats[seat].connected += 1
+        self.clients.append(client)
+        self.send(client, {"type": "welcome", "you": client.seat, "levels": levels(),
+                           "default_level": default_level(), "table": self.meta()})
+        self.broadcast()
+
+    def detach(self, client: Client) -> None:
+        if client in self.clients:
+            self.clients.remove(client)
+            if client.seat is not None:
+                self.seats[client.seat].connected -= 1
+            self.broadcast()
+
+    def join(self, name: object) -> tuple[int, str]:
+        """Give the first free seat to ``name`` (from the lobby): a fresh token, so old links lapse."""
+        clean = clean_name(name)
+        for s in self.seats:
+            if s.row.kind == "human" and not s.row.claimed:
+                s.row.name, s.row.claimed = clean, True
+                s.row.token = secrets.token_urlsafe(18)
+                self.store.save_seat(self.id, s.row)
+                log.info("table %s: seat %d joined from the lobby by %s", self.id, s.row.seat, clean)
+                self.broadcast()
+                return s.row.seat, s.row.token
+        raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    # -- playing -------------------------------------------------------------------
+
+    def act(self, client: Client, text: object) -> None:
+        """A person's action, checked by the engine; TableError (state unchanged) when refused."""
+        seat = client.seat
+        if seat is None:
+            raise TableError("not-seated", "you are watching this table: only players act")
+        if not isinstance(text, str) or len(text) > 40:
+            raise TableError("bad-action", "an action is a short text such as \"QS\" or \"no-queens\"")
+        if self.state.is_over:
+            raise TableError("game-over", "the game is over")
+        if self.seats[seat].is_bot:
+            raise TableError("seat-is-bot", "a computer plays your seat now: take it back first")
+        if self.state.current != seat:
+            who = self.state.current
+            raise TableError("not-your-turn", f"it is not your turn: {self.seats[who].row.name} is to act"
+                             if who >= 0 else "it is not your turn")
+        try:
+            action = self.game.parse_action(text)
+        except ValueError as e:
+            raise TableError("bad-action", f"'{text}' is not an action: {e}") from e
+        try:
+            self._apply(seat, action)
+        except IllegalActionError as e:
+            raise TableError(f"illegal:{e.rule or 'illegal'}", str(e)) from e
+
+    def _apply(self, seat: int, action: int) -> None:
+        self.state.apply(action)  # raises before anything is stored or sent
+        self.store.append_event(self.id, "act", {"seat": seat, "action": action})
+        self.last = {"seat": seat, "action": self.game.action_str(action)}
+        self._deal_if_needed()
+        self.turn_since = self.clock()
+        self.broadcast()
+
+    def auto_seat(self) -> int | None:
+        """The seat that acts without a person now: a computer, or a player whose only move is to pass."""
+        s = self.state
+        if s.current < 0:
+            return None
+        if self.seats[s.current].is_bot:
+            return s.current
+        if s.phase == Phase.PLAY and s.legal_actions() == [PASS]:
+            return s.current
+        return None
+
+    def auto_step(self) -> bool:
+        """Take one automatic action (see :meth:`auto_seat`); False when nothing is automatic now."""
+        seat = self.auto_seat()
+        if seat is None:
+            return False
+        bot = self.seats[seat].bot
+        obs: Observation = self.state.observe(seat)
+        action = bot.act(obs) if self.seats[seat].is_bot and bot is not None else PASS
+        self._apply(seat, action)
+        return True
+
+    def takeover(self, client: Client, target: object, level: object = None) -> None:
+        """Hand an idle person's seat to a computer player (asked by another player at the table)."""
+        if client.seat is None:
+            raise TableError("not-seated", "only the players at the table may hand a seat to the computer")
+        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(self.seats):
+            raise TableError("bad-seat", "no such seat")
+        if target == client.seat:
+            raise TableError("bad-seat", "you cannot hand your own seat to the computer")
+        lvl = default_level() if level is None else level
+        if lvl not in levels():
+            raise TableError("bad-level", f"unknown computer level {lvl!r}")
+        seat = self.seats[target]
+        if seat.is_bot:
+            raise TableError("not-idle", "a computer already plays that seat")
+        waited = self.clock() - self.turn_since
+        if seat.row.claimed and (self.state.current != target or waited < self.idle_seconds):
+            raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "
+                             f"after {self.idle_seconds:g} s waiting on its turn")
+        seat.row.kind, seat.row.level = "bot", str(lvl)
+        self.store.save_seat(self.id, seat.row)
+        self._make_bots()
+        log.info("table %s: seat %d handed to computer %s by seat %d", self.id, target, lvl, client.seat)
+        self.broadcast()
+
+    def reclaim(self, client: Client) -> None:
+        """A player takes back from the computer the seat that was handed over."""
+        if client.seat is None:
+            raise TableError("not-seated", "you are watching this table")
+        seat = self.seats[client.seat]
+        if not seat.is_bot:
+            raise TableError("not-bot", "you already play your seat")
+        seat.row.kind, seat.bot = "human", None
+        self.store.save_seat(self.id, seat.row)
+        self.turn_since = self.clock()
+        log.info("table %s: seat %d taken back by its player", self.id, client.seat)
+        self.broadcast()
+
+    # -- the record ----------------------------------------------------------------
+
+    def public_record(self) -> dict[str, Any]:
+        """The game record (RECORD.md) of the finished hands: the hand in play would show every deal.
+
+        The seed, which would tell the hands to come, is given only once the game is over.
+        """
+        if self.state.is_over:
+            return to_record(self.state, self.names())
+        return {"format": FORMAT, "ruleset": self.game.ruleset, "options": sorted(self.game.options),
+                "players": self.names(),
+                "hands": [hand_to_json(h, self.game) for h in self.state.history]}
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby lists about this table."""
+        free = sum(1 for s in self.seats if s.row.kind == "human" and not s.row.claimed)
+        return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
+                "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
+                "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
+                "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None)}
+
+
+def _results(obs: Observation) -> list[dict[str, Any]]:
+    """The finished hands as the score sheet shows them (the observation's, with trump and rank)."""
+    out = []
+    for r in obs.results:
+        out.append({"hand_no": r.hand_no, "declarer": r.declarer, "contract": r.contract,
+                    "trump": SUITS[r.trump] if r.trump is not None else None,
+                    "start_rank": RANKS[r.start_rank] if r.start_rank is not None else None,
+                    "doubles": [list(p) for p in r.doubles],
+                    "contract_scores": list(r.contract_scores), "scores": list(r.scores)})
+    return out
+
+
+class Lobby:
+    """Every table of one server, backed by one store."""
+
+    def __init__(self, store: Store, *, idle_seconds: float = 60.0) -> None:
+        self.store = store
+        self.idle_seconds = idle_seconds
+        self.tables: dict[str, Table] = {}
+
+    def load_all(self) -> list[Table]:
+        """Rebuild every stored table; one that fails to replay is logged and left out."""
+        loaded = []
+        for table_id in self.store.table_ids():
+            try:
+                table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
+            except (ValueError, KeyError, TypeError) as e:
+                log.error("table %s cannot be restored: %s", table_id, e)
+                continue
+            if table is not None:
+                self.tables[table_id] = table
+                loaded.append(table)
+        log.info("%d tables restored from %s", len(loaded), self.store.path)
+        return loaded
+
+    def create(self, setup: Setup) -> Table:
+        table = Table.create(self.store, setup, idle_seconds=self.idle_seconds)
+        self.tables[table.id] = table
+        return table
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id) if valid_id(table_id) else None
+        if table is None:
+            raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
+        return table
+
+    def listing(self, limit: int = 50) -> list[dict[str, Any]]:
+        open_tables = [t for t in self.tables.values() if not t.state.is_over]
+        return [t.summary() for t in reversed(open_tables[-limit:])]
+
+    def tokens(self, table: Table) -> Sequence[tuple[int, str]]:
+        """The invitation tokens of a table's seats that people play (for its creator)."""
+        return [(s.row.seat, s.row.token) for s in table.seats if s.row.token]
