@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 CHANCE = -1
 TERMINAL = -2
+_BIT = tuple(1 << c for c in range(52))
 REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
 
 
@@ -108,6 +109,8 @@ def settle(contract_scores: Sequence[int], doubled: Sequence[int],
     """
     n = len(contract_scores)
     scores = list(contract_scores)
+    if not any(doubled):
+        return scores
     for a in range(n):
         for b in range(a + 1, n):
             mult = _pair_mult(doubled, redoubled, a, b)
@@ -122,22 +125,21 @@ def split_doubles(pairs: Sequence[tuple[int, int]], declarer: int,
                   n: int) -> tuple[list[int], list[int]]:
     """Directed pairs (RECORD.md) as masks: who doubled whom, and who redoubled whom.
 
-    Where a pair holds both directions, the one who spoke first doubled: a non-declarer
-    before the declarer, otherwise the earlier seat from the declarer's left.
+    Where a pair holds both directions, the declarer is always the redoubler (he does not
+    double); between two other players the direction listed first is taken as the double.
+    Either reading scores the same.
 
-    >>> split_doubles([(1, 0), (0, 1), (2, 3), (3, 2)], 0, 4)
-    ([0, 1, 8, 0], [2, 0, 0, 4])
+    >>> split_doubles([(1, 0), (0, 1), (3, 2), (2, 3)], 0, 4)
+    ([0, 1, 0, 4], [2, 0, 8, 0])
     """
-    order = [(declarer + k) % n for k in range(n)]
-    seen = set(pairs)
     doubles, redoubles = [0] * n, [0] * n
-    for a, b in seen:
-        if (b, a) in seen:
-            first = b if a == declarer else a if b == declarer else min(a, b, key=order.index)
-            if a != first:
-                redoubles[a] |= 1 << b
-                continue
-        doubles[a] |= 1 << b
+    seen: set[tuple[int, int]] = set()
+    for a, b in pairs:
+        if a == declarer or b != declarer and (b, a) in seen:
+            redoubles[a] |= 1 << b
+        else:
+            doubles[a] |= 1 << b
+        seen.add((a, b))
     return doubles, redoubles
 
 
@@ -402,8 +404,15 @@ class State:
         return []
 
     def is_legal(self, action: int) -> bool:
-        if self.phase == Phase.PLAY and 0 <= action < 52:
+        phase = self.phase
+        if phase == Phase.PLAY and 0 <= action < 52:
             return bool(self.legal_mask() >> action & 1)
+        if phase == Phase.DOUBLE and DOUBLE <= action < REDOUBLE:
+            mask = action - DOUBLE
+            must = 1 << self.declarer if self.forced >> self.current & 1 else 0
+            return not mask & ~self.double_targets(self.current) and mask & must == must
+        if phase == Phase.CHOOSE and CONTRACT <= action < CONTRACT + len(self.game.contracts):
+            return self._contract_allowed(action - CONTRACT)
         return action in self.legal_actions()
 
     # -- chance: the deal ----------------------------------------------------
@@ -448,11 +457,12 @@ class State:
         """Deal from ``rng``, or reproducibly from the game seed, the hand number and the redeal count."""
         if rng is None:
             rng = random.Random(f"{self.seed}:{self.hand_no}:{self.redeals}")
-        deck = list(range(52))
-        rng.shuffle(deck)
+        # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle().
+        keys = [rng.random() for _ in _BIT]
+        deck = sorted(range(52), key=keys.__getitem__)
         n, size = self.game.players, self.game.hand_size
-        hands = [sum(1 << c for c in deck[i * size:(i + 1) * size]) for i in range(n)]
-        set_aside = sum(1 << c for c in deck[n * size:])
+        hands = [sum(map(_BIT.__getitem__, deck[i * size:(i + 1) * size])) for i in range(n)]
+        set_aside = sum(map(_BIT.__getitem__, deck[n * size:]))
         return self.deal(hands, set_aside)
 
     # -- applying actions ----------------------------------------------------
@@ -510,6 +520,9 @@ class State:
             self.dbl_count[seat] += 1
         if self.turn_queue:
             self.current = self.turn_queue.pop()
+            return
+        if not any(self.doubled):
+            self._start_play()
             return
         # Redoubles: first the declarer, then each doubled player from the declarer's left.
         n = self.game.players
@@ -620,17 +633,19 @@ class State:
             self.frontier |= 1 << (base + hi + 1)
 
     def _finish_trick(self, c: Contract) -> None:
-        n = self.game.players
         trick = self.trick
-        led = trick[0] // 13
         trump = self.trump
-        best, best_key = 0, -1
-        for i, x in enumerate(trick):
-            s = x // 13
-            key = (32 if s == trump else 16 if s == led else 0) + x % 13
-            if key > best_key:
-                best, best_key = i, key
-        winner = (self.leader + best) % n
+        best = trick[0]
+        best_at = 0
+        for i in range(1, len(trick)):
+            x = trick[i]
+            # Same suit as the best so far: higher wins; else only a trump takes over.
+            if x // 13 == best // 13:
+                if x > best:
+                    best, best_at = x, i
+            elif x // 13 == trump:
+                best, best_at = x, i
+        winner = (self.leader + best_at) % self.game.players
         taken = 0
         pts = c.per_trick
         table = c.card_points
@@ -667,6 +682,8 @@ class State:
     def doubles_list(self) -> list[tuple[int, int]]:
         """The doubles of this hand as directed pairs (RECORD.md): doubles, then redoubles."""
         n = self.game.players
+        if not any(self.doubled):
+            return []
         pairs = [(a, b) for a in range(n) for b in range(n) if self.doubled[a] >> b & 1]
         pairs += [(a, b) for a in range(n) for b in range(n) if self.redoubled[a] >> b & 1]
         return pairs

@@ -1,0 +1,117 @@
+"""Engine speed, measured and printed: ``python -m barbu.bench`` (or ``barbu bench``).
+
+Three figures, each from random legal play in this one process:
+
+* complete classic games (28 hands, contracts, doubles, play) per second through
+  the public API (``legal_actions`` + ``apply``), and the actions per second that makes;
+* full-deal hands per second (deal, contract, doubles, 13 tricks, score) with the
+  playout kernel that the bots' searches use;
+* the same full-deal playout of OpenSpiel's Hearts driven from Python, when the
+  ``open_spiel`` package is installed, and the ratio of the two rates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from barbu.game import CONTRACT, DOUBLE, Game
+from barbu.playout import finish_hand
+from barbu.state import Phase, State
+
+
+def _rate(work: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Run ``work`` (which returns how many actions it took) for about ``seconds``.
+
+    Returns (runs per second, actions per second).
+    """
+    runs = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        actions += work()
+        runs += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return runs / elapsed, actions / elapsed
+
+
+def classic_game(rng: random.Random) -> int:
+    """One complete classic game of random legal actions; returns the number of actions."""
+    state = State(Game.classic(), seed=rng.getrandbits(32))
+    count = 0
+    while not state.is_over:
+        if state.phase == Phase.DEAL:
+            state.deal_random(rng)
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+            count += 1
+    return count
+
+
+def barbu_hand(rng: random.Random, contract: int = 0) -> int:
+    """One full-deal hand: deal, contract, three 'no double's, random play to the end, score."""
+    state = State(Game.classic(), seed=0, first_declarer=0)
+    state.deal_random(rng)
+    state.apply(CONTRACT + contract)
+    for _ in range(3):
+        state.apply(DOUBLE)
+    finish_hand(state, rng)
+    return 4 + len(state.history[0].actions)
+
+
+def openspiel_hand_factory() -> Callable[[random.Random], int] | None:
+    """A function playing one random OpenSpiel Hearts deal, or None without open_spiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+
+    def hand(rng: random.Random) -> int:
+        state = game.new_initial_state()
+        count = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = rng.choice(state.chance_outcomes())[0]
+            else:
+                action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+            count += 1
+        state.returns()
+        return count
+
+    return hand
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m barbu.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    print(f"barbu engine benchmark — Python {platform.python_version()} on {platform.machine()}, "
+          f"{args.seconds:g} s per figure, seed {args.seed}")
+    games, actions = _rate(lambda: classic_game(rng), args.seconds)
+    print(f"  complete classic games (API)   {games:10.1f} games/s   {actions:12,.0f} actions/s")
+    hands, hand_actions = _rate(lambda: barbu_hand(rng), args.seconds)
+    print(f"  barbu full-deal hands (kernel) {hands:10,.0f} hands/s   {hand_actions:12,.0f} actions/s")
+    openspiel = openspiel_hand_factory()
+    if openspiel is None:
+        print("  OpenSpiel Hearts               not installed (pip install open_spiel) — no reference")
+        return 0
+    os_hands, os_actions = _rate(lambda: openspiel(rng), args.seconds)
+    print(f"  OpenSpiel Hearts from Python   {os_hands:10,.0f} hands/s   {os_actions:12,.0f} actions/s"
+          "   (deal as 52 chance actions, no passing)")
+    print(f"  ratio barbu / OpenSpiel        {hands / os_hands:10.2f} ×")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
