@@ -135,7 +135,7 @@ def split_doubles(pairs: Sequence[tuple[int, int]], declarer: int,
     doubles, redoubles = [0] * n, [0] * n
     seen: set[tuple[int, int]] = set()
     for a, b in pairs:
-        if a == declarer or b != declarer and (b, a) in seen:
+        if a == declarer or (b != declarer and (b, a) in seen):
             redoubles[a] |= 1 << b
         else:
             doubles[a] |= 1 << b
