@@ -44,7 +44,7 @@ def _rate(work: Callable[[], int], seconds: float) -> tuple[float, float]:
 
 def classic_game(rng: random.Random) -> int:
     """One complete classic game of random legal actions; returns the number of actions."""
-    state = State(Game.classic(), seed=rng.getrandbits(32))
+    state = State(CLASSIC, seed=rng.getrandbits(32))
     count = 0
     while not state.is_over:
         if state.phase == Phase.DEAL:
@@ -55,9 +55,12 @@ def classic_game(rng: random.Random) -> int:
     return count
 
 
+CLASSIC = Game.classic()
+
+
 def barbu_hand(rng: random.Random, contract: int = 0) -> int:
     """One full-deal hand: deal, contract, three 'no double's, random play to the end, score."""
-    state = State(Game.classic(), seed=0, first_declarer=0)
+    state = State(CLASSIC, seed=0, first_declarer=0)
     state.deal_random(rng)
     state.apply(CONTRACT + contract)
     for _ in range(3):

@@ -30,6 +30,9 @@ from barbu.state import Phase, State
 RANKS_OF: tuple[tuple[int, ...], ...] = tuple(
     tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 _BIT = tuple(1 << c for c in range(52))
+# For each table size and leader: the seats that follow, and all seats from the leader.
+_FOLLOWERS = {n: tuple(tuple((lead + k) % n for k in range(1, n)) for lead in range(n)) for n in range(3, 7)}
+_SEATS_FROM = {n: tuple(tuple((lead + k) % n for k in range(n)) for lead in range(n)) for n in range(3, 7)}
 
 
 def _pick(mask: int, rng: random.Random) -> int:
@@ -58,7 +61,10 @@ def finish_hand(state: State, rng: random.Random) -> None:
     if state.hand_no != hand_no:
         return
     if c.kind == Kind.TRICKS:
-        _play_tricks(state, c, rng.random)
+        if c.trumps or c.king_first or c.overtrump:
+            _play_tricks(state, c, rng.random)
+        else:
+            _play_no_trumps(state, c, rng.random)
         return
     while state.hand_no == hand_no:
         state._do(rng.choice(state.legal_actions()))
@@ -207,6 +213,95 @@ def _play_tricks(state: State, c: Contract, rnd: Callable[[], float]) -> None:
             break
     for seat in range(n):
         hands[seat] &= ~played
+    state.played = played
+    state.trick_no = trick_no
+    state.leader = state.current = leader
+    state._finish_hand()
+
+
+def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None:
+    """:func:`_play_tricks` for the plain no-trump contracts, the bulk of all playouts.
+
+    With no trumps and no forced card the highest card of the suit led wins and
+    following suit is a single random pop; this loop has nothing else in it.
+    """
+    n = state.game.players
+    size = state.game.hand_size
+    lists = [[list(RANKS_OF[h >> (13 * s) & 0x1FFF]) for s in range(4)] for h in state.hands]
+    followers = _FOLLOWERS[n]
+    table, per_trick, last = c.card_points, c.per_trick, c.last_tricks
+    scored = any(table)
+    end_mask = c.ends_when_taken & ~state.set_aside
+    free_lead = c.lead == Lead.FREE
+    played = state.played
+    leader = state.current
+    trick_no = state.trick_no
+    points, captured, tricks_won = state.points, state.captured, state.tricks_won
+    cards: list[int] = []
+    leaders: list[int] = []
+    bit = _BIT
+    while True:
+        mine = lists[leader]
+        if free_lead:
+            k = int(rnd() * (len(mine[0]) + len(mine[1]) + len(mine[2]) + len(mine[3])))
+            led = 0
+            while k >= len(mine[led]):
+                k -= len(mine[led])
+                led += 1
+            best = mine[led].pop(k)
+        else:
+            led, best = divmod(_lead(c, mine, trick_no == 0, rnd), 13)
+        base = led * 13
+        card = base + best
+        cards.append(card)
+        leaders.append(leader)
+        taken = bit[card]
+        pts = per_trick + table[card] if scored else per_trick
+        winner = leader
+        for seat in followers[leader]:
+            ranks = lists[seat][led]
+            if ranks:
+                r = ranks.pop(int(rnd() * len(ranks)))
+                card = base + r
+                if r > best:
+                    best, winner = r, seat
+            else:  # void: any card of the hand, none of which can win
+                hand = lists[seat]
+                k = int(rnd() * (len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])))
+                suit = 0
+                while k >= len(hand[suit]):
+                    k -= len(hand[suit])
+                    suit += 1
+                card = suit * 13 + hand[suit].pop(k)
+            cards.append(card)
+            taken |= bit[card]
+            if scored:
+                pts += table[card]
+        from_end = size - 1 - trick_no
+        if from_end < len(last):
+            pts += last[-1 - from_end]
+        points[winner] += pts
+        captured[winner] |= taken
+        tricks_won[winner] += 1
+        played |= taken
+        trick_no += 1
+        leader = winner
+        if trick_no == size or (end_mask and not end_mask & ~played):
+            break
+    _write_back(state, cards, leaders, played, trick_no, leader)
+
+
+def _write_back(state: State, cards: list[int], leaders: list[int], played: int, trick_no: int,
+                leader: int) -> None:
+    """Store a finished playout's cards, players and counters in the state, and score the hand."""
+    n = state.game.players
+    state.actions.extend(cards)
+    order = _SEATS_FROM[n]
+    actors = state.actors
+    for lead_seat in leaders:
+        actors.extend(order[lead_seat])
+    for seat in range(n):
+        state.hands[seat] &= ~played
     state.played = played
     state.trick_no = trick_no
     state.leader = state.current = leader

@@ -442,6 +442,11 @@ class State:
             seen |= h
         if seen != FULL_DECK:
             raise IllegalDealError("the deal does not hold all 52 cards")
+        return self._accept_deal(hands, set_aside)
+
+    def _accept_deal(self, hands: Sequence[int], set_aside: int) -> bool:
+        """Take a deal known to partition the deck (checked by :meth:`deal`, or shuffled here)."""
+        g = self.game
         if (not g.is_classic and set_aside & KH_MASK
                 and self.available_contracts(self.declarer) == [g.contract_index("king")]):
             self.redeals += 1
@@ -455,6 +460,8 @@ class State:
 
     def deal_random(self, rng: random.Random | None = None) -> bool:
         """Deal from ``rng``, or reproducibly from the game seed, the hand number and the redeal count."""
+        if self.phase != Phase.DEAL:
+            raise IllegalDealError(f"the cards are dealt only before a hand, not now ({self.phase.name})")
         if rng is None:
             rng = random.Random(f"{self.seed}:{self.hand_no}:{self.redeals}")
         # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle().
@@ -463,7 +470,7 @@ class State:
         n, size = self.game.players, self.game.hand_size
         hands = [sum(map(_BIT.__getitem__, deck[i * size:(i + 1) * size])) for i in range(n)]
         set_aside = sum(map(_BIT.__getitem__, deck[n * size:]))
-        return self.deal(hands, set_aside)
+        return self._accept_deal(hands, set_aside)
 
     # -- applying actions ----------------------------------------------------
 
