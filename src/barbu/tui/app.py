@@ -1,0 +1,703 @@
+"""The game loop of ``barbu play``: seats, prompts, computer moves, narration and saving."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from barbu.bots import Bot, make_bot
+from barbu.cards import ACE, RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
+from barbu.contracts import Kind
+from barbu.errors import IllegalActionError, RecordError
+from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+from barbu.observation import Observation
+from barbu.record import dump, game_of, load, replay, to_record
+from barbu.sheet import format_sheet
+from barbu.state import HandRecord, Phase, State
+from barbu.tui import render as r
+from barbu.tui.parsing import (
+    InputError,
+    command_of,
+    parse_contract,
+    parse_play,
+    parse_seats,
+    parse_start_rank,
+    parse_trump,
+)
+
+BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
+DEFAULT_DELAY = 0.4
+HUMAN = 0
+HELP = """\
+Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the table)
+  · quit (save and leave)
+Cards: QS, qs, Q♠, 10h, th, T H, ♥K, queen of spades; a rank alone (9, q) when it names one playable
+  card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
+Contracts: the number from the list, the id, the name or its start (2, no-q, queens).
+Trumps: S, H, D, C or ♠ ♥ ♦ ♣. Starting rank: A K Q J 10 … 2.
+Doubles and redoubles: seat numbers or names (double 1 3, cleo dan), all, or none.
+Press Enter alone to take the answer shown as (Enter = …)."""
+_SECOND_PERSON = {"is": "are", "does": "do", "passes": "pass", "goes": "go", "has": "have"}
+
+
+class QuitGame(Exception):
+    """The player asked to save and leave."""
+
+
+class Terminal:
+    """Rich output and line input that behave the same on a terminal and in a pipe."""
+
+    def __init__(self, console: Console, stdin: TextIO, interactive: bool, echo: bool) -> None:
+        self.console = console
+        self.stdin = stdin
+        self.interactive = interactive
+        self.echo = echo
+        self.line_open = False  # a narration line is being built up card by card
+
+    @classmethod
+    def standard(cls, plain: bool) -> Terminal:
+        tty_out = sys.stdout.isatty()
+        console = Console(force_terminal=None if tty_out else False, highlight=False, emoji=False,
+                          color_system=None if plain else "auto", soft_wrap=False)
+        tty_in = sys.stdin.isatty()
+        return cls(console, sys.stdin, interactive=tty_in and tty_out, echo=not tty_in)
+
+    def out(self, *items: Text | str | object, end: str = "\n", sep: str = " ") -> None:
+        """Print; lines of text are left for the terminal to wrap, so they stay whole in a pipe."""
+        self.close_line()
+        plain = all(isinstance(x, Text | str) for x in items)
+        self.console.print(*items, end=end, sep=sep, markup=False, soft_wrap=plain)
+
+    def part(self, text: Text) -> None:
+        """Add to the narration line in progress (shown at once, newline later)."""
+        self.console.print(text, end="", markup=False)
+        self.line_open = True
+        self.console.file.flush()
+
+    def close_line(self) -> None:
+        if self.line_open:
+            self.line_open = False
+            self.console.print()
+
+    def note(self, text: str) -> None:
+        self.out(Text(text, style="yellow"))
+
+    def ask(self, prompt: Text) -> str:
+        """One line from the player; EOFError at the end of input."""
+        self.close_line()
+        if self.interactive:
+            return self.console.input(prompt)
+        self.console.print(prompt, end="", markup=False)
+        self.console.file.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.console.print()
+            raise EOFError
+        line = line.rstrip("\r\n")
+        if self.echo:
+            self.console.print(line, markup=False)
+        return line
+
+
+class Session:
+    """One sitting at the table: the state, who sits where, and where the record goes."""
+
+    def __init__(self, term: Terminal, state: State, names: list[str], human: int | None,
+                 bots: dict[int, Bot], delay: float, save_path: Path, stop_at: int) -> None:
+        self.term = term
+        self.state = state
+        self.game: Game = state.game
+        self.names = names
+        self.human = human
+        self.bots = bots
+        self.delay = delay
+        self.save_path = save_path
+        self.stop_at = stop_at
+        self.viewer = human if human is not None else 0
+        self.last_pos = -1  # watch mode: position of the last actor on the current Dominoes line
+
+    # -- the whole sitting ---------------------------------------------------
+
+    def play(self, intro: list[Text]) -> int:
+        for line in intro:
+            self.term.out(line)
+        try:
+            self.loop()
+        except QuitGame:
+            return self.leave("You left the game.", 0)
+        except EOFError:
+            return self.leave("End of input.", 0)
+        except KeyboardInterrupt:
+            return self.leave("Interrupted.", 130)
+        except BaseException:
+            self.save()
+            raise
+        self.save()
+        self.finish()
+        return 0
+
+    def loop(self) -> None:
+        s = self.state
+        while not s.is_over and s.hand_no < self.stop_at:
+            if s.phase == Phase.DEAL:
+                self.deal()
+                continue
+            seat = s.current
+            before = s.observe(self.viewer)
+            action = self.human_turn() if seat == self.human else self.bot_turn(seat)
+            self.narrate(before, seat, action)
+            if s.hand_no != before.hand_no:
+                self.hand_over(before, seat, action)
+
+    def deal(self) -> None:
+        s = self.state
+        redeals = 0
+        while not s.deal_random():
+            redeals += 1
+        g = self.game
+        title = Text(f"Hand {s.hand_no + 1} of {g.num_hands} · ") + self.subject(
+            s.declarer, "declares" if g.is_classic else "chooses")
+        self.term.out(Text())
+        self.term.out(Rule(title, style="cyan"))
+        if redeals:
+            self.term.note(f"K♥ was set aside and King of Hearts is {self.names[s.declarer]}'s last "
+                           "challenge: the cards were redealt.")
+        if self.human is None:
+            for seat in range(g.players):
+                self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.hands[seat]))
+            if s.set_aside:
+                self.term.out(Text("  ") + r.cards_text(r.high_first(s.set_aside)).copy()
+                              + Text("  set aside, face up", style="dim"))
+
+    def save(self) -> None:
+        dump(to_record(self.state, self.names), self.save_path)
+
+    def leave(self, why: str, status: int) -> int:
+        try:
+            self.save()
+        except KeyboardInterrupt:
+            self.save()
+        s = self.state
+        self.term.out(Text())
+        self.term.out(Text(f"{why} The game is saved in {self.save_path}.", style="bold"))
+        if s.hand_in_progress and s.phase != Phase.PLAY:
+            self.term.out(Text("The hand in progress will start again from the same deal.", style="dim"))
+        self.term.out(Text(f"Continue it with: barbu play --resume {self.save_path}"))
+        return status
+
+    def finish(self) -> None:
+        s = self.state
+        self.term.out(Text())
+        if s.is_over:
+            winners = s.winners()
+            best = "highest" if self.game.is_classic else "lowest"
+            verb = "wins" if len(winners) == 1 else "win"
+            who = " and ".join(self.names[w] for w in winners)
+            if len(winners) == 1 and self.names[winners[0]].lower() == "you":
+                verb = "win"
+            text = Text(f"{who} {verb} with {r.signed(s.totals[winners[0]])} ({best} total wins).",
+                        style="bold green")
+            self.term.out(Panel(text, title="Game over", expand=False))
+        else:
+            self.term.out(Text(f"Stopped after {s.hand_no} of {self.game.num_hands} hands, as asked. "
+                               f"Continue with: barbu play --resume {self.save_path}"))
+        self.term.out(Text(f"Game record: {self.save_path}  (check it with: barbu replay {self.save_path})"))
+
+    # -- turns ---------------------------------------------------------------
+
+    def bot_turn(self, seat: int) -> int:
+        s = self.state
+        obs = s.observe(seat)
+        action = self.bots[seat].act(obs)
+        try:
+            s.apply(action)
+        except IllegalActionError as e:
+            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: {e}; "
+                           "it plays its first legal one instead)")
+            action = obs.legal[0]
+            s.apply(action)
+        return action
+
+    def pause(self, times: float = 1) -> None:
+        if self.delay > 0:
+            time.sleep(self.delay * times)
+
+    def human_turn(self) -> int:
+        assert self.human is not None
+        obs = self.state.observe(self.human)
+        self.show(obs)
+        self.explain(obs)
+        prompt, default = self.prompt(obs)
+        while True:
+            text = self.term.ask(prompt).strip()
+            if not text and default is None:
+                self.term.note("Type your answer, or 'help'.")
+                continue
+            cmd = command_of(text) if text else None
+            if cmd is not None:
+                self.command(cmd, obs)
+                continue
+            try:
+                action = default if not text and default is not None else self.parse(obs, text)
+                self.state.apply(action)
+            except (InputError, IllegalActionError) as e:
+                self.term.out(Text(f"✗ {e}", style="bold red"))
+                continue
+            return action
+
+    def parse(self, obs: Observation, text: str) -> int:
+        """The action a line means in this phase; a line that fits another phase is returned
+        as that phase's action so the engine can say it is not the time for it."""
+        try:
+            return self.parse_for_phase(obs, text)
+        except InputError:
+            try:
+                return self.game.parse_action(text)
+            except ValueError:
+                pass
+            raise
+
+    def parse_for_phase(self, obs: Observation, text: str) -> int:
+        phase = obs.phase
+        if phase == Phase.PLAY:
+            return parse_play(text, obs.hand, obs.legal)
+        if phase == Phase.CHOOSE:
+            return CONTRACT + parse_contract(text, self.game, [a - CONTRACT for a in obs.legal])
+        if phase == Phase.TRUMP:
+            return TRUMP + parse_trump(text)
+        if phase == Phase.START_RANK:
+            return RANK + parse_start_rank(text)
+        base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
+        choices = _union(a - base for a in obs.legal)
+        return base + parse_seats(text, self.names, choices)
+
+    def command(self, cmd: str, obs: Observation) -> None:
+        if cmd == "quit":
+            raise QuitGame
+        if cmd == "help":
+            self.term.out(Text(HELP, style="dim"))
+            if obs.contract is not None:
+                self.term.out(Text(f"{obs.contract.name}: {obs.contract.description}.", style="dim"))
+        elif cmd == "sheet":
+            self.show_sheet()
+        elif cmd == "last":
+            self.show_last(obs)
+        else:
+            self.show(obs)
+            self.explain(obs)
+
+    def show(self, obs: Observation) -> None:
+        self.term.out(Text())
+        self.term.out(r.status(obs, self.names))
+
+    def show_sheet(self) -> None:
+        s = self.state
+        if not s.history:
+            self.term.out(Text("No hand has been finished yet.", style="dim"))
+            return
+        text = format_sheet(self.game, s.history, self.names, s.winners())
+        self.term.out(Text("Score sheet", style="bold underline"))
+        self.term.out(Text(text))
+
+    def show_last(self, obs: Observation) -> None:
+        if obs.last_trick:
+            line = Text("Last trick: ")
+            line.append_text(r.plays_text(obs.last_trick, self.names))
+            line.append(" → ")
+            line.append_text(r.who(r.trick_winner(obs.last_trick, obs.trump), self.names))
+            self.term.out(line)
+        elif obs.contract is not None and obs.contract.kind != Kind.TRICKS:
+            self.term.out(Text(f"There are no tricks in {obs.contract.name}.", style="dim"))
+        else:
+            self.term.out(Text("No trick has been completed yet in this hand.", style="dim"))
+
+    # -- what the player is asked ---------------------------------------------
+
+    def explain(self, obs: Observation) -> None:
+        """The context of a decision: the contract list, the doubling rules that bind you."""
+        if obs.phase == Phase.CHOOSE:
+            self.term.out(Text("Your contracts:", style="bold"))
+            self.term.out(r.indent(r.contract_menu(obs)))
+        elif obs.phase == Phase.DOUBLE:
+            self.explain_double(obs)
+        elif obs.phase == Phase.REDOUBLE:
+            doublers = [self.names[a] for a, b in obs.doubles if b == obs.seat]
+            self.term.out(Text(f"{' and '.join(doublers)} doubled you. A redouble makes that pair "
+                               "settle twice the difference.", style="dim"))
+
+    def explain_double(self, obs: Observation) -> None:
+        declarer = self.names[obs.declarer]
+        text = "Doubling is a side bet with each player you double: the better score of the pair " \
+               "wins the difference."
+        if obs.contract is not None and obs.contract.positive:
+            text += f" In {obs.contract.name} you may double only the declarer, {declarer}."
+        self.term.out(Text(text, style="dim"))
+        owed = obs.owed[obs.seat]
+        left = self.game.hands_per_declarer - obs.hand_no % self.game.hands_per_declarer
+        if obs.seat in obs.compulsory:
+            self.term.out(Text(
+                f"Doubling {declarer} is compulsory this hand: you still owe {owed} "
+                f"double{'s' if owed > 1 else ''} and only {left} of {declarer}'s "
+                f"hand{'s' if left > 1 else ''} remain{'s' if left == 1 else ''}, this one included.",
+                style="bold yellow"))
+        elif owed:
+            self.term.out(Text(f"You must double {declarer} {owed} more time{'s' if owed > 1 else ''} "
+                               f"in their {left} remaining hands.", style="dim"))
+
+    def prompt(self, obs: Observation) -> tuple[Text, int | None]:
+        """The prompt line (choices in brackets) and the action Enter alone takes, if any."""
+        phase = obs.phase
+        default: int | None = None
+        if phase == Phase.PLAY:
+            question, choices = self.play_prompt(obs)
+            if len(obs.legal) == 1:
+                default = obs.legal[0]
+        elif phase == Phase.CHOOSE:
+            numbers = " ".join(str(a - CONTRACT + 1) for a in obs.legal)
+            question, choices = "Choose a contract", f"{numbers}, or a name"
+        elif phase == Phase.TRUMP:
+            question, choices = "Trump suit", "S H D C"
+        elif phase == Phase.START_RANK:
+            question, choices = "Starting rank", " ".join(r.rank_label(k) for k in range(12, -1, -1))
+        else:
+            base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
+            verb = "Double" if phase == Phase.DOUBLE else "Redouble"
+            targets = _union(a - base for a in obs.legal)
+            options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
+            if len(options) > 1:
+                options.append("all")
+            question, choices = verb, ", ".join([*options, "none"])
+            default = min(obs.legal)  # no one, or the compulsory double of the declarer
+        prompt = Text(question, style="bold")
+        prompt.append(f" [{choices}]", style="cyan")
+        if default is not None:
+            prompt.append(f" (Enter = {self.describe(default)})", style="dim")
+        prompt.append(" > ")
+        return prompt, default
+
+    def play_prompt(self, obs: Observation) -> tuple[str, str]:
+        cards = " ".join(r.card_text(c).plain for c in r.high_first(_union(1 << a for a in obs.legal
+                                                                           if a < 52)))
+        if obs.legal == (PASS,):
+            return "You cannot place a card", "pass"
+        if PASS in obs.legal:
+            return "You placed an ace: place one more card or stop", f"{cards} pass"
+        return "Your card", cards
+
+    def describe(self, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        if action < 52:
+            return r.card_text(action).plain
+        mask = action % 64
+        verb = "double" if action < REDOUBLE else "redouble"
+        if not mask:
+            return "none"
+        return f"{verb} " + " ".join(self.names[t] for t in seats_of(mask))
+
+    # -- narration -------------------------------------------------------------
+
+    def subject(self, seat: int, verb: str) -> Text:
+        """``Ben plays`` / ``You play``."""
+        if self.names[seat].lower() == "you":
+            verb = _SECOND_PERSON.get(verb, verb[:-1] if verb.endswith("s") else verb)
+        out = r.who(seat, self.names)
+        out.append(f" {verb}")
+        return out
+
+    def object(self, seat: int) -> Text:
+        """A player's name after a verb: ``doubles you``."""
+        out = r.who(seat, self.names)
+        if out.plain.lower() == "you":
+            out.plain = "you"
+        return out
+
+    def narrate(self, before: Observation, seat: int, action: int) -> None:
+        phase = before.phase
+        if phase == Phase.PLAY:
+            assert before.contract is not None
+            if before.contract.kind == Kind.TRICKS:
+                self.narrate_card(before, seat, action)
+            else:
+                self.narrate_layout(before, seat, action)
+        else:
+            self.term.out(Text("  ") + self.setup_event(before, seat, action))
+        if seat != self.human:
+            self.pause()
+
+    def setup_event(self, before: Observation, seat: int, action: int) -> Text:
+        phase = before.phase
+        if phase == Phase.CHOOSE:
+            c = self.game.contracts[action - CONTRACT]
+            line = self.subject(seat, "chooses")
+            line.append(f" {c.name}", style="bold yellow")
+            line.append(f" — {c.description}.", style="dim")
+            return line
+        if phase == Phase.TRUMP:
+            suit = action - TRUMP
+            line = self.subject(seat, "names")
+            line.append(f" {SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}", style=r.SUIT_STYLES[suit])
+            line.append(" as trumps.")
+            return line
+        if phase == Phase.START_RANK:
+            return self.subject(seat, "starts") + Text(f" Dominoes from the {RANK_NAMES[action - RANK]}.")
+        base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
+        mask = action - base
+        word = "doubles" if base == DOUBLE else "redoubles"
+        if not mask:
+            return self.subject(seat, "does") + Text(f" not {word[:-1]}.", style="dim")
+        line = self.subject(seat, word)
+        line.append(" ")
+        for i, t in enumerate(seats_of(mask)):
+            if i:
+                line.append(", ")
+            line.append_text(self.object(t))
+            if base == DOUBLE and t == before.declarer and seat in before.compulsory:
+                line.append(" (compulsory)", style="dim")
+        line.append(".")
+        return line
+
+    def narrate_card(self, before: Observation, seat: int, action: int) -> None:
+        n = self.game.players
+        plays = (*before.trick, (seat, action))
+        done = len(plays) == n
+        if self.human is None:
+            if len(plays) == 1:
+                self.term.part(Text(f"  Trick {before.trick_no + 1:>2}:  ", style="dim"))
+            self.term.part(r.plays_text([(seat, action)], self.names) + Text("   "))
+        elif seat != self.human or not done:
+            self.term.out(Text("  ") + self.subject(seat, "plays") + Text(" ") + r.card_text(action))
+        if not done:
+            return
+        winner = r.trick_winner(plays, before.trump)
+        taken = r.cards_text(r.high_first(_union(1 << c for _, c in plays) & r.scoring_mask(before.contract)))
+        if self.human is None:
+            line = Text("→ ", style="dim") + r.who(winner, self.names)
+            if taken.plain:
+                line += Text(" takes ") + taken
+            self.term.part(line)
+            self.term.close_line()
+            return
+        line = Text("  ")
+        if seat == self.human:
+            line += self.subject(seat, "plays") + Text(" ") + r.card_text(action) + Text(" ")
+        line += Text("→ ", style="dim") + self.subject(winner, "takes")
+        line.append(f" trick {before.trick_no + 1}")
+        if taken.plain:
+            line += Text(", with ") + taken
+        self.term.out(line)
+
+    def narrate_layout(self, before: Observation, seat: int, action: int) -> None:
+        if action == PASS:
+            event = Text("stops after the ace" if before.ace_extra else "passes", style="dim")
+        else:
+            event = r.card_text(action)
+        if before.hand_sizes[seat] == 1 and action != PASS:
+            event.append(f" (out {r.ORDINALS[len(before.out_order)]}!)", style="bold")
+        elif action % 13 == ACE and before.contract is not None and before.contract.kind == Kind.REUSSITE:
+            event.append(" (an ace: may place one more)", style="dim")
+        if self.human is None:
+            # A demonstration shows one line per turn of the table.
+            pos = (seat - before.declarer) % self.game.players
+            if pos < self.last_pos or not self.term.line_open:
+                self.term.close_line()
+                self.term.part(Text("  "))
+            else:
+                self.term.part(Text(" · ", style="dim"))
+            self.last_pos = pos
+            self.term.part(r.who(seat, self.names) + Text(" ") + event)
+            return
+        if action == PASS:
+            verb = "stops" if before.ace_extra else "passes"
+            line = Text("  ") + self.subject(seat, verb)
+            if before.ace_extra:
+                line.append(" after the ace", style="dim")
+        else:
+            line = Text("  ") + self.subject(seat, "places") + Text(" ") + event
+        self.term.out(line)
+
+    def hand_over(self, before: Observation, seat: int, action: int) -> None:
+        """The hand just ended with ``action``: what each player took, the scores, the sheet."""
+        record = self.state.history[-1]
+        c = before.contract
+        assert c is not None
+        self.term.close_line()
+        self.last_pos = -1
+        final = (*before.trick, (seat, action))
+        captured, tricks = list(before.captured), list(before.tricks_won)
+        if c.kind == Kind.TRICKS and len(final) == self.game.players:
+            winner = r.trick_winner(final, before.trump)
+            captured[winner] |= _union(1 << x for _, x in final)
+            tricks[winner] += 1
+            if sum(before.hand_sizes) > 1:
+                self.term.out(Text("  No points are left to take: the hand ends here.", style="dim"))
+        elif c.kind != Kind.TRICKS:
+            self.term.out(Text())
+            self.term.out(*r.layout_lines(_placed(before, action)), sep="\n")
+        order = [*before.out_order, *([seat] if before.hand_sizes[seat] == 1 else [])]
+        self.term.out(Text())
+        self.term.out(Text(f"Result of hand {record.hand_no + 1}: {r.contract_title(self.game, before)}",
+                           style="bold"))
+        self.term.out(r.indent(self.result_table(before, record, captured, tricks, order)))
+        self.term.out(Text())
+        self.show_sheet()
+        self.save()
+        self.term.out(Text(f"(saved in {self.save_path})", style="dim"))
+        if self.human is None:
+            self.pause(5)  # time to read the sheet of a demonstration
+
+    def result_table(self, before: Observation, record: HandRecord, captured: list[int],
+                     tricks: list[int], order: list[int]) -> Table:
+        c = before.contract
+        scoring = r.scoring_mask(c)
+        trick_game = c is not None and c.kind == Kind.TRICKS
+        classic = self.game.is_classic
+        table = Table(header_style="dim", box=None, padding=(0, 1), pad_edge=False)
+        table.add_column("player")
+        if trick_game:
+            table.add_column("tricks", justify="right")
+            if scoring:
+                table.add_column("taken")
+        else:
+            table.add_column("out")
+        table.add_column("contract", justify="right")
+        if classic:
+            table.add_column("with doubles", justify="right")
+        table.add_column("total", justify="right")
+        for p in range(self.game.players):
+            row: list[Text | str] = [r.who(p, self.names)]
+            if trick_game:
+                row.append(str(tricks[p]))
+                if scoring:
+                    row.append(r.cards_text(r.high_first(captured[p] & scoring), empty="–"))
+            else:
+                last = "last" if c is not None and c.kind == Kind.DOMINOES else "–"
+                row.append(r.ORDINALS[order.index(p)] if p in order else last)
+            row.append(r.signed(record.contract_scores[p]))
+            if classic:
+                row.append(r.signed(record.scores[p]))
+            row.append(Text(r.signed(self.state.totals[p]), style="bold"))
+            table.add_row(*row)
+        return table
+
+
+def _placed(obs: Observation, action: int) -> Observation:
+    """The Dominoes/Réussite layout once ``action`` is on the table (the state has moved on)."""
+    if action == PASS:
+        return obs
+    lines = list(obs.lines)
+    suit, rank = divmod(action, 13)
+    lo, hi = lines[suit]
+    lo, hi = (rank, rank) if lo < 0 else (min(lo, rank), max(hi, rank))
+    while lo > 0 and obs.set_aside >> (suit * 13 + lo - 1) & 1:
+        lo -= 1
+    while hi < 12 and obs.set_aside >> (suit * 13 + hi + 1) & 1:
+        hi += 1
+    lines[suit] = (lo, hi)
+    return dataclasses.replace(obs, lines=tuple(lines))
+
+
+def _union(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+# -- setting up -----------------------------------------------------------------
+
+def _bot_names(count: int, taken: str) -> list[str]:
+    pool = [nm for nm in (*BOT_NAMES[1:], BOT_NAMES[0]) if nm.lower() != taken.lower()]
+    return pool[:count]
+
+
+def _default_path(game: Game, seed: int) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("records") / f"barbu-{game.ruleset}-{stamp}-{seed}.json"
+
+
+def new_game(args: argparse.Namespace) -> tuple[State, list[str]]:
+    players = 4 if args.rules == "classic" and args.players is None else args.players or 4
+    game = Game(args.rules, players, frozenset(args.option or ()))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
+    state = State(game, seed=seed)
+    names = list(BOT_NAMES[:players]) if args.watch else [args.name, *_bot_names(players - 1, args.name)]
+    return state, names
+
+
+def resumed_game(path: str) -> tuple[State, list[str]]:
+    doc = load(path)
+    result = replay(doc)
+    game, names = game_of(doc)
+    if not doc.get("hands"):
+        # Nothing was played: start afresh from the seed so the first declarer is the same.
+        seed = doc.get("seed")
+        return State(game, seed=seed if isinstance(seed, int) else None), names
+    return result.state, names
+
+
+def intro_lines(state: State, names: list[str], human: int | None, bot: str, path: Path,
+                resumed: str | None) -> list[Text]:
+    g = state.game
+    opts = f", options: {', '.join(sorted(g.options))}" if g.options else ""
+    head = Text(f"Barbu — {g.ruleset} rules, {g.players} players{opts}", style="bold")
+    if human is None:
+        who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
+    else:
+        you = "You sit" if names[human].lower() == "you" else f"You are {names[human]}, sitting"
+        who = Text(f"{you} at seat {human}; the computer players ({bot}) are "
+                   f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
+    win = "highest" if g.is_classic else "lowest"
+    lines = [head, who, Text(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", style="dim")]
+    if resumed is not None:
+        lines.append(Text(f"Resuming {resumed}: {state.hand_no} hands played.", style="bold"))
+    lines.append(Text(f"The game is saved after every hand in {path}"))
+    if human is not None:
+        lines.append(Text("Type 'help' at any prompt for the commands and what you can type.", style="dim"))
+    return lines
+
+
+def main(args: argparse.Namespace) -> int:
+    term = Terminal.standard(plain=bool(args.plain))
+    try:
+        if args.resume:
+            state, names = resumed_game(args.resume)
+        else:
+            state, names = new_game(args)
+        human = None if args.watch else HUMAN
+        bots = {s: make_bot(args.bot, state.seed * 16 + s) for s in range(state.game.players)
+                if s != human}
+        if args.hands is not None and args.hands < 1:
+            raise ValueError("--hands must be at least 1")
+    except RecordError as e:
+        print(f"barbu play: cannot resume {args.resume}: {e.message}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"barbu play: {e}", file=sys.stderr)
+        return 2
+    path = Path(args.save) if args.save else Path(args.resume) if args.resume else \
+        _default_path(state.game, state.seed)
+    delay = args.delay if args.delay is not None else DEFAULT_DELAY if sys.stdout.isatty() else 0.0
+    stop_at = state.hand_no + args.hands if args.hands else state.game.num_hands
+    session = Session(term, state, names, human, bots, delay, path, stop_at)
+    intro = intro_lines(state, names, human, args.bot, path, args.resume)
+    try:
+        return session.play(intro)
+    except BrokenPipeError:
+        # The reader went away (| head): the record is saved; leave without a second error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

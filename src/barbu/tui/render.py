@@ -1,0 +1,327 @@
+"""What the terminal game shows, drawn with Rich from one seat's observation and nothing else.
+
+Every marker that colour carries is also written as text (``*`` for a card you may
+play, ``(9)`` for a card set aside, "compulsory" beside a forced double), so the
+screen reads the same with ``--plain``, in a pipe or on a monochrome terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from barbu.cards import RANKS, SUIT_NAMES, SUIT_SYMBOLS, TEN, card_pretty
+from barbu.contracts import Contract, Kind
+from barbu.game import Game
+from barbu.observation import Observation
+from barbu.state import Phase, split_doubles
+
+SUIT_STYLES = ("bold", "bold red", "bold red", "bold")
+LEGAL_MARK = "*"
+ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def indent(renderable: RenderableType, spaces: int = 2) -> Padding:
+    return Padding(renderable, (0, 0, 0, spaces), expand=False)
+
+
+def rank_label(rank: int) -> str:
+    return "10" if rank == TEN else RANKS[rank]
+
+
+def card_text(c: int, extra: str = "") -> Text:
+    """A card in people's notation (``10♦``), in its suit's colour."""
+    return Text(card_pretty(c), style=f"{SUIT_STYLES[c // 13]} {extra}".strip())
+
+
+def cards_text(cards: Iterable[int], sep: str = " ", empty: str = "") -> Text:
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(sep)
+        out.append_text(card_text(c))
+    return out if out.plain else Text(empty, style="dim")
+
+
+def high_first(mask: int) -> list[int]:
+    """Cards of a mask by suit (♠ ♥ ♦ ♣), highest first within each suit."""
+    return sorted((c for c in range(52) if mask >> c & 1), key=lambda c: (c // 13, -(c % 13)))
+
+
+def hand_lines(hand: int, legal: int = 0) -> list[Text]:
+    """One line per suit, highest card first; when ``legal`` is given, playable cards are
+    bright and starred and the others dim."""
+    lines = []
+    for s in range(4):
+        line = Text("  ")
+        line.append(SUIT_SYMBOLS[s], style=SUIT_STYLES[s])
+        line.append(f" {SUIT_NAMES[s]:<9}", style="dim")
+        ranks = [r for r in range(12, -1, -1) if hand >> (s * 13 + r) & 1]
+        if not ranks:
+            line.append("—", style="dim")
+        for r in ranks:
+            label = rank_label(r)
+            if not legal:
+                line.append(f"{label:<4}", style=SUIT_STYLES[s])
+            elif legal >> (s * 13 + r) & 1:
+                line.append(label, style=f"{SUIT_STYLES[s]} underline")
+                line.append(f"{LEGAL_MARK:<{4 - len(label)}}", style="bold green")
+            else:
+                line.append(f"{label:<4}", style="dim")
+        line.rstrip()
+        lines.append(line)
+    return lines
+
+
+def who(seat: int, names: Sequence[str]) -> Text:
+    return Text(names[seat], style="bold cyan" if seat == 0 else "bold")
+
+
+def plays_text(plays: Sequence[tuple[int, int]], names: Sequence[str]) -> Text:
+    """``Ben 7♣ · Cleo K♣ · …`` for a trick or part of one."""
+    out = Text()
+    for i, (seat, c) in enumerate(plays):
+        if i:
+            out.append(" · ", style="dim")
+        out.append_text(who(seat, names))
+        out.append(" ")
+        out.append_text(card_text(c))
+    return out
+
+
+def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
+    """The seat that takes a complete trick: the highest trump, else the highest card of the suit led."""
+    led = plays[0][1] // 13
+
+    def key(play: tuple[int, int]) -> int:
+        suit = play[1] // 13
+        return (32 if suit == trump else 16 if suit == led else 0) + play[1] % 13
+
+    return max(plays, key=key)[0]
+
+
+def scoring_mask(contract: Contract | None) -> int:
+    if contract is None:
+        return 0
+    return sum(1 << c for c, p in enumerate(contract.card_points) if p)
+
+
+def contract_title(game: Game, obs: Observation) -> str:
+    """``No Queens``, ``Trumps ♥``, ``Dominoes from J`` …"""
+    c = obs.contract
+    if c is None:
+        return "contract not chosen yet"
+    title = c.name
+    if obs.trump is not None:
+        title += f" {SUIT_SYMBOLS[obs.trump]} ({SUIT_NAMES[obs.trump]})"
+    if obs.start_rank is not None and c.kind != Kind.TRICKS:
+        title += f" from {rank_label(obs.start_rank)}"
+    return title
+
+
+def header(obs: Observation, names: Sequence[str]) -> Text:
+    g = obs.game
+    role = "declarer" if g.is_classic else "chooser"
+    out = Text(f"Hand {obs.hand_no + 1} of {g.num_hands}", style="bold")
+    out.append(" · ")
+    out.append_text(who(obs.declarer, names))
+    out.append(f" ({role})")
+    if obs.contract is not None:
+        out.append(" · ")
+        out.append(contract_title(g, obs), style="bold yellow")
+    return out
+
+
+def players_table(obs: Observation, names: Sequence[str], totals: bool = True) -> Table:
+    """Who holds how many cards, what each has taken this hand, and the running totals."""
+    g = obs.game
+    c = obs.contract
+    n = g.players
+    playing = c is not None and obs.phase == Phase.PLAY
+    tricks = playing and c is not None and c.kind == Kind.TRICKS
+    scoring = scoring_mask(c)
+    table = Table(box=None, padding=(0, 1), show_edge=False, pad_edge=False, header_style="dim")
+    table.add_column("seat", justify="right")
+    table.add_column("player")
+    if playing:
+        table.add_column("cards", justify="right")
+    if tricks:
+        table.add_column("tricks", justify="right")
+        if scoring:
+            table.add_column("taken")
+        table.add_column("points", justify="right")
+    elif playing:
+        table.add_column("out")
+    if totals:
+        table.add_column("total", justify="right")
+    for seat in range(n):
+        name = who(seat, names)
+        if seat == obs.declarer:
+            name.append(" D" if g.is_classic else " C", style="yellow")
+        if seat == obs.current and obs.phase != Phase.DEAL:
+            name.append(" ◂", style="green")
+        row: list[Text | str] = [str(seat), name]
+        if playing:
+            row.append(str(obs.hand_sizes[seat]))
+        if tricks:
+            row.append(str(obs.tricks_won[seat]))
+            if scoring:
+                row.append(cards_text(high_first(obs.captured[seat] & scoring), empty="–"))
+            row.append(signed(obs.points[seat]))
+        elif playing:
+            row.append(ORDINALS[obs.out_order.index(seat)] if seat in obs.out_order else "")
+        if totals:
+            row.append(signed(obs.totals[seat]))
+        table.add_row(*row)
+    return table
+
+
+def signed(x: int) -> str:
+    return f"{x:+d}" if x else "0"
+
+
+def doubles_text(obs: Observation, names: Sequence[str]) -> Text:
+    """``Cleo × Ben (compulsory) · Dan × Ben ×× (redoubled)``; empty when nobody doubled."""
+    n = obs.game.players
+    doubled, redoubled = split_doubles(list(obs.doubles), obs.declarer, n)
+    out = Text()
+    for a in range(n):
+        for b in range(n):
+            if not doubled[a] >> b & 1:
+                continue
+            if out.plain:
+                out.append(" · ", style="dim")
+            out.append_text(who(a, names))
+            out.append(" × ", style="bold magenta")
+            out.append_text(who(b, names))
+            if redoubled[b] >> a & 1:
+                out.append(" (redoubled)", style="magenta")
+            if b == obs.declarer and a in obs.compulsory:
+                out.append(" (compulsory)", style="dim")
+    return out
+
+
+def layout_lines(obs: Observation) -> list[Text]:
+    """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets."""
+    lines = [Text("       " + "".join(f"{rank_label(r):>4}" for r in range(13)), style="dim")]
+    for s in range(4):
+        lo, hi = obs.lines[s]
+        row = Text("  ")
+        row.append(SUIT_SYMBOLS[s], style=SUIT_STYLES[s])
+        row.append("    ")
+        for r in range(13):
+            card = s * 13 + r
+            if lo >= 0 and lo <= r <= hi:
+                if obs.set_aside >> card & 1:
+                    row.append(f"({rank_label(r)})".rjust(4), style="dim italic")
+                else:
+                    row.append(rank_label(r).rjust(4), style=SUIT_STYLES[s])
+            else:
+                row.append("   ·", style="dim")
+        lines.append(row)
+    return lines
+
+
+def layout_note(obs: Observation) -> Text:
+    c = obs.contract
+    if c is None or c.kind == Kind.TRICKS:
+        return Text()
+    if obs.start_rank is None:
+        return Text("The first card placed sets the starting rank.", style="dim")
+    start = rank_label(obs.start_rank)
+    closed = [SUIT_SYMBOLS[s] for s in range(4) if obs.lines[s][0] < 0]
+    text = f"A suit opens with its {start} and grows one card at a time at either end."
+    if closed:
+        text += f" Not open yet: {' '.join(closed)}."
+    return Text(text, style="dim")
+
+
+def trick_view(obs: Observation, names: Sequence[str]) -> list[Text]:
+    """The trick in progress (and the last one), in the order played."""
+    n = obs.game.players
+    lines = []
+    if obs.last_trick:
+        line = Text("Last trick: ", style="dim")
+        line.append_text(plays_text(obs.last_trick, names))
+        line.append(" → ", style="dim")
+        line.append_text(who(trick_winner(obs.last_trick, obs.trump), names))
+        lines.append(line)
+    hand_size = obs.game.hand_size
+    line = Text(f"Trick {obs.trick_no + 1} of {hand_size}: ", style="bold")
+    if obs.trick:
+        line.append_text(plays_text(obs.trick, names))
+    else:
+        line.append_text(who(obs.leader, names))
+        line.append(" to lead", style="dim")
+    waiting = [(obs.leader + k) % n for k in range(len(obs.trick), n)]
+    if obs.trick and waiting:
+        line.append("  … ", style="dim")
+        line.append(", ".join(names[s] for s in waiting), style="dim")
+    lines.append(line)
+    return lines
+
+
+def contract_menu(obs: Observation) -> Table:
+    """The contracts with their numbers, those already chosen (or not allowed) struck out."""
+    g = obs.game
+    allowed = {a - 64 for a in obs.legal}
+    table = Table(box=None, padding=(0, 1), show_header=False, pad_edge=False)
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column()
+    for i, c in enumerate(g.contracts):
+        if i in allowed:
+            table.add_row(Text(str(i + 1), style="bold green"), Text(c.name, style="bold"),
+                          Text(c.description))
+        else:
+            why = "done" if not obs.available[obs.seat] >> i & 1 else "not allowed: K♥ is set aside"
+            table.add_row(Text(str(i + 1), style="dim"), Text(c.name, style="dim strike"),
+                          Text(f"({why})", style="dim"))
+    return table
+
+
+def set_aside_text(obs: Observation) -> Text:
+    out = Text("Set aside, face up: ", style="dim")
+    out.append_text(cards_text(high_first(obs.set_aside)))
+    return out
+
+
+def status(obs: Observation, names: Sequence[str]) -> RenderableType:
+    """The whole table as ``obs.seat`` sees it: header, players, doubles, trick or layout, hand."""
+    parts: list[RenderableType] = [header(obs, names), indent(players_table(obs, names))]
+    if obs.set_aside:
+        parts.append(set_aside_text(obs))
+    dbl = doubles_text(obs, names)
+    if dbl.plain:
+        parts.append(Text("Doubles: ", style="dim") + dbl)
+    c = obs.contract
+    if c is not None and obs.phase == Phase.PLAY:
+        if c.kind == Kind.TRICKS:
+            parts.extend(trick_view(obs, names))
+        else:
+            parts.extend(layout_lines(obs))
+            parts.append(layout_note(obs))
+    legal = sum(1 << a for a in obs.legal if a < 52) if obs.phase == Phase.PLAY else 0
+    count = obs.hand.bit_count()
+    title = Text(f"Your hand ({count} card{'' if count == 1 else 's'})", style="bold")
+    if legal:
+        title.append(f"   {LEGAL_MARK} = you may play it", style="dim")
+    parts.append(title)
+    parts.extend(hand_lines(obs.hand, legal))
+    return Group(*parts)
+
+
+def hand_compact(hand: int) -> Text:
+    """A whole hand on one line: ``♠ A K 4  ♥ Q 8 3  ♦ —  ♣ J 9 2``."""
+    out = Text()
+    for s in range(4):
+        if s:
+            out.append("  ")
+        out.append(SUIT_SYMBOLS[s], style=SUIT_STYLES[s])
+        ranks = [rank_label(k) for k in range(12, -1, -1) if hand >> (s * 13 + k) & 1]
+        out.append(" " + (" ".join(ranks) or "—"))
+    return out

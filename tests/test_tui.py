@@ -1,0 +1,291 @@
+"""Unit tests of the terminal game: reading what players type, and what the screen shows."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console, RenderableType
+
+from barbu.bots import make_bot
+from barbu.cards import parse_card, parse_cards
+from barbu.game import CONTRACT, PASS, Game
+from barbu.observation import Observation
+from barbu.record import replay
+from barbu.state import Phase, State
+from barbu.tui import app, render
+from barbu.tui.parsing import (
+    InputError,
+    command_of,
+    parse_contract,
+    parse_play,
+    parse_seats,
+    parse_start_rank,
+    parse_trump,
+    read_card,
+)
+
+NAMES = ["You", "Ben", "Cleo", "Dan"]
+
+
+def plain(*items: RenderableType) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=100, color_system=None, force_terminal=False)
+    for item in items:
+        console.print(item)
+    return out.getvalue()
+
+
+# -- reading input ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["qs", "QS", "Q♠", "q ♠", "♠Q", "s q", "queen of spades", " Q S "])
+def test_queen_of_spades_in_every_form(text: str) -> None:
+    assert read_card(text) == parse_card("QS")
+
+
+@pytest.mark.parametrize("text", ["10h", "th", "T H", "10 ♥", "♥10", "ten of hearts"])
+def test_ten_of_hearts_in_every_form(text: str) -> None:
+    assert read_card(text) == parse_card("TH")
+
+
+@pytest.mark.parametrize("text", ["zz", "1h", "q", "11s", "queen of clovers", ""])
+def test_not_a_card(text: str) -> None:
+    with pytest.raises(InputError, match="not a card"):
+        read_card(text)
+
+
+def test_a_rank_alone_names_the_one_playable_card() -> None:
+    hand = parse_cards("9S 9D 4C")
+    nines = [parse_card("9S"), parse_card("9D")]
+    assert parse_play("4", hand, [parse_card("4C")]) == parse_card("4C")
+    assert parse_play("9", hand, [nines[1]]) == nines[1]
+    with pytest.raises(InputError, match="which one: 9♠ or 9♦"):
+        parse_play("9", hand, nines)
+    # A held card that is not playable is returned, for the engine to say why it is refused.
+    assert parse_play("4", hand, nines) == parse_card("4C")
+    with pytest.raises(InputError, match="no K you can play"):
+        parse_play("k", hand, nines)
+
+
+@pytest.mark.parametrize("text", ["pass", "PASS", "p", "knock", "stop"])
+def test_pass_words(text: str) -> None:
+    assert parse_play(text, 0, [PASS]) == PASS
+
+
+def test_contract_by_number_id_name_and_prefix() -> None:
+    g = Game.classic()
+    every = list(range(7))
+    assert parse_contract("2", g, every) == 1
+    assert parse_contract("no-queens", g, every) == 1
+    assert parse_contract("No Queens", g, every) == 1
+    assert parse_contract("queens", g, every) == 1
+    assert parse_contract("no-q", g, every) == 1
+    assert parse_contract("dom", g, every) == 6
+    assert parse_contract("barbu", g, every) == 4
+    assert parse_contract("Trumps", g, every) == 5
+    with pytest.raises(InputError, match="could be No Tricks, No Queens, No Hearts, No Last Two"):
+        parse_contract("no", g, every)
+    with pytest.raises(InputError, match="there is no contract 8"):
+        parse_contract("8", g, every)
+    with pytest.raises(InputError, match="no contract is called"):
+        parse_contract("grand slam", g, every)
+
+
+def test_contract_prefix_prefers_the_contracts_still_allowed() -> None:
+    classic = Game.classic()
+    assert parse_contract("no", classic, [1, 5, 6]) == 1
+    with pytest.raises(InputError, match="could be No Tricks, No Queens"):
+        parse_contract("no", classic, [0, 1])
+    # A contract already used is still recognised, so that the engine can say it is used.
+    assert parse_contract("no-tricks", classic, [5]) == 0
+    g = Game.family(4)
+    assert parse_contract("reussite", g, []) == g.contract_index("reussite")
+    assert parse_contract("RÉUSSITE", g, []) == g.contract_index("reussite")
+
+
+def test_trump_and_starting_rank() -> None:
+    assert [parse_trump(t) for t in ("s", "Hearts", "♦", "trump c", "2")] == [0, 1, 2, 3, 1]
+    assert [parse_start_rank(t) for t in ("J", "jack", "10", "t", "from 8", "rank A")] == [9, 9, 8, 8, 6, 12]
+    with pytest.raises(InputError, match="not a suit"):
+        parse_trump("x")
+    with pytest.raises(InputError, match="not a rank"):
+        parse_start_rank("15")
+
+
+def test_seats_for_doubles() -> None:
+    choices = 0b1110
+    assert parse_seats("double 1 3", NAMES, choices) == 0b1010
+    assert parse_seats("1,3", NAMES, choices) == 0b1010
+    assert parse_seats("ben and dan", NAMES, choices) == 0b1010
+    assert parse_seats("Cl", NAMES, choices) == 0b0100
+    assert parse_seats("all", NAMES, choices) == choices
+    assert parse_seats("none", NAMES, choices) == 0
+    assert parse_seats("redouble 2", NAMES, choices) == 0b0100
+    with pytest.raises(InputError, match="there is no seat 7"):
+        parse_seats("7", NAMES, choices)
+    with pytest.raises(InputError, match="nobody at the table is called 'zed'"):
+        parse_seats("zed", NAMES, choices)
+    with pytest.raises(InputError, match="could be Dan or Dana"):
+        parse_seats("da", [*NAMES, "Dana"], choices)
+
+
+def test_commands() -> None:
+    assert [command_of(t) for t in ("help", "?", "SHEET", "last", "quit", "exit", "show")] == [
+        "help", "help", "sheet", "last", "quit", "quit", "show"]
+    assert command_of("q") is None  # a queen, not a command
+
+
+# -- what the screen shows ----------------------------------------------------------
+
+def test_hand_lines_one_suit_a_line_highest_first_and_legal_cards_starred() -> None:
+    hand = parse_cards("2S AS 10S KH 3D")
+    lines = [t.plain for t in render.hand_lines(hand, legal=parse_cards("AS 2S"))]
+    assert lines[0].split() == ["♠", "spades", "A*", "10", "2*"]
+    assert lines[1].split() == ["♥", "hearts", "K"]
+    assert lines[2].split() == ["♦", "diamonds", "3"]
+    assert lines[3].split() == ["♣", "clubs", "—"]
+    assert "*" not in "".join(t.plain for t in render.hand_lines(hand))
+
+
+def test_legal_cards_are_also_styled_when_colour_is_on() -> None:
+    line = render.hand_lines(parse_cards("AS 2S"), legal=parse_cards("AS"))[0]
+    styles = {line.plain[s.start:s.end]: str(s.style) for s in line.spans}
+    assert "underline" in styles["A"] and "dim" in styles["2"]
+
+
+def test_trick_winner() -> None:
+    plays = [(1, parse_card("7C")), (2, parse_card("KC")), (3, parse_card("AD")), (0, parse_card("2H"))]
+    assert render.trick_winner(plays, None) == 2
+    assert render.trick_winner(plays, 1) == 0  # hearts are trumps
+    assert render.trick_winner(plays, 2) == 3
+
+
+def observation_after(game: Game, seed: int, actions_wanted: int, seat: int = 0) -> tuple[State, Observation]:
+    """A state some way into the first hand, always taking the first legal action."""
+    state = State(game, seed=seed, first_declarer=1)
+    state.deal_random()
+    for _ in range(actions_wanted):
+        state.apply(state.legal_actions()[0])
+    return state, state.observe(seat)
+
+
+def test_status_of_a_trick_game() -> None:
+    g = Game.classic()
+    state = State(g, seed=3, first_declarer=1)
+    state.deal_random()
+    state.apply(CONTRACT + g.contract_index("no-queens"))
+    while state.phase != Phase.PLAY:
+        state.apply(state.legal_actions()[-1])  # everybody doubles everybody
+    for _ in range(6):
+        state.apply(state.legal_actions()[0])
+    obs = state.observe(0)
+    text = plain(render.status(obs, NAMES))
+    assert "Hand 1 of 28 · Ben (declarer) · No Queens" in text
+    assert "Doubles: " in text and "(redoubled)" in text
+    assert "Last trick: " in text and f"Trick 2 of 13: {NAMES[obs.leader]}" in text
+    for seat in range(4):
+        taken = obs.scoring_captured(seat)
+        row = next(line for line in text.splitlines() if line.split()[:2] == [str(seat), NAMES[seat]])
+        for c in render.high_first(taken):
+            assert render.card_text(c).plain in row
+    # Only this seat's cards are shown.
+    for c in range(52):
+        if state.hands[1] >> c & 1:
+            assert f"{render.card_text(c).plain} " not in text.split("Your hand")[1]
+
+
+def test_compulsory_doubles_are_marked() -> None:
+    g = Game.classic()
+    state = State(g, seed=3, first_declarer=1)
+    for _ in range(5):  # five hands in which nobody doubles the declarer
+        state.deal_random()
+        while state.phase != Phase.DEAL:
+            state.apply(state.legal_actions()[0])  # no double is the first choice
+    state.deal_random()
+    while state.phase != Phase.DOUBLE:
+        state.apply(state.legal_actions()[0])
+    obs = state.observe(2)
+    assert obs.compulsory == (0, 2, 3)
+    state.apply(state.legal_actions()[0])  # seat 2 makes its compulsory double
+    text = render.doubles_text(state.observe(0), NAMES).plain
+    assert text == "Cleo × Ben (compulsory)"
+
+
+def test_layout_shows_lines_and_set_aside_cards() -> None:
+    g = Game.family(3)
+    state = State(g, seed=1, first_declarer=0)
+    nine_s, nine_h = parse_card("9S"), parse_card("9H")
+    others = [c for c in range(52) if c not in (nine_s, nine_h)]
+    hands = [sum(1 << c for c in cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
+    assert state.deal(hands, 1 << nine_s)
+    state.apply(CONTRACT + g.contract_index("reussite"))
+    state.apply(nine_h)
+    rows = [t.plain for t in render.layout_lines(state.observe(1))]
+    assert rows[0].split() == ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    assert rows[1].split() == ["♠", *["·"] * 7, "(9)", *["·"] * 5]  # set aside: opens spades
+    assert rows[2].split() == ["♥", *["·"] * 7, "9", *["·"] * 5]
+    assert rows[3].split()[1:] == rows[4].split()[1:] == ["·"] * 13
+    assert "Not open yet: ♦ ♣" in render.layout_note(state.observe(1)).plain
+
+
+def test_contract_menu_strikes_out_used_contracts() -> None:
+    g = Game.family(3)
+    state = State(g, seed=1, first_declarer=0)
+    while not state.deal_random():
+        pass
+    obs = state.observe(0)
+    text = plain(render.contract_menu(obs))
+    assert text.count("(done)") == 0 and "7  Réussite" in text
+    assert len(obs.legal) in (6, 7)
+
+
+# -- the game loop, in process ------------------------------------------------------
+
+class ScriptedStdin(io.StringIO):
+    """Lines for the prompts, then an exception in place of the next line."""
+
+    def __init__(self, lines: list[str], then: BaseException) -> None:
+        super().__init__("".join(line + "\n" for line in lines))
+        self.then = then
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        line = super().readline()
+        if not line:
+            raise self.then
+        return line
+
+
+def session(tmp_path: Path, stdin: io.StringIO, seed: int = 4) -> tuple[app.Session, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=100, color_system=None, force_terminal=False)
+    term = app.Terminal(console, stdin, interactive=False, echo=True)
+    args = argparse.Namespace(rules="classic", players=4, option=[], seed=seed, watch=False, name="Zoé")
+    state, names = app.new_game(args)
+    bots = {s: make_bot("random", s) for s in (1, 2, 3)}
+    return app.Session(term, state, names, 0, bots, 0.0, tmp_path / "r.json", state.game.num_hands), out
+
+
+def test_ctrl_c_saves_before_leaving(tmp_path: Path) -> None:
+    s, out = session(tmp_path, ScriptedStdin(["no-tricks"], KeyboardInterrupt()))
+    assert s.play([]) == 130
+    assert "Interrupted. The game is saved in" in out.getvalue()
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["players"][0] == "Zoé" and doc["hands"][0]["contract"] == "no-tricks"
+    assert replay(doc).state.phase == Phase.PLAY
+
+
+def test_names_in_the_third_person(tmp_path: Path) -> None:
+    s, out = session(tmp_path, ScriptedStdin(["2"], EOFError()))
+    assert s.play([]) == 0
+    text = out.getvalue()
+    assert "Zoé declares" in text and "Zoé chooses No Queens" in text
+    assert "End of input. The game is saved in" in text
+
+
+def test_default_record_path() -> None:
+    path = app._default_path(Game.family(5), 42)
+    assert path.parent == Path("records")
+    assert path.name.startswith("barbu-family-") and path.name.endswith("-42.json")
