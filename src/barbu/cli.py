@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     from barbu.web.server import add_arguments
 
     add_arguments(serve)
+
+    from barbu.arena import HELP as ARENA_HELP
+    from barbu.arena import add_arguments as add_arena_arguments
+
+    add_arena_arguments(sub.add_parser("arena", help=ARENA_HELP))
     return parser
 
 
@@ -64,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from barbu.tui import run
 
         return run(args)
+    if args.command == "arena":
+        from barbu.arena import main as arena_main
+
+        return arena_main(args)
     if args.command == "serve":
         from barbu.web.server import run as serve
 

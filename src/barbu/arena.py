@@ -1,0 +1,602 @@
+"""``barbu arena``: duplicate matches between bot levels, with paired confidence intervals and timings.
+
+How a match is built (this text is also the help of ``barbu arena``):
+
+* The line-up is one bot per seat, ``--bots strong,basic,basic,basic``; bot ``i`` is called
+  ``i:level``. In rotation ``r`` bot ``b`` sits in seat ``(b + r) mod n``, so over the ``n``
+  rotations every bot sits in every seat exactly once.
+* Deal mode (``--deals N``): deal ``k`` is one hand played from a fresh game. Its cards come from
+  a seed derived from ``(S, k)``; its declarer (family: chooser) is seat ``k mod n``; its contract
+  is contract ``k mod 7`` of the table, forced by marking the declarer's other six as already
+  declared. The bots make every other decision themselves: trump suit, starting rank, doubles,
+  redoubles, play. As ``n`` (3 to 6) and 7 are coprime, any ``7n`` consecutive deals hold every
+  declarer × contract pair once. Each hand is the first of its declarer's seven, so the classic
+  doubling obligation never makes a double compulsory in deal mode. Each deal is played once per
+  rotation with the same cards.
+* Game mode (``--games G``): game ``g`` is a complete game (28 hands, or 7n family rounds) from a
+  seed derived from ``(S, g)`` with first declarer ``g mod n``, again played once per rotation: the
+  hand numbered ``h`` gets the same cards in every rotation (a family redeal aside).
+* Pairing: a *board* is a deal (deal mode) or a game (game mode). For a board and a bot, ``m`` is
+  the bot's mean score per hand over every hand it played in that board, all rotations together.
+  Every figure is a mean over boards with the 95% interval ``± 1.96·sd/√n`` (``n`` boards). A
+  bot's *edge* is ``m`` minus the mean ``m`` of the other bots; a level comparison ``A vs B`` is
+  the mean ``m`` of A's bots minus that of B's bots. Edges and comparisons are signed so that
+  positive always means better: family scores are penalties (lower is better), so there the sign
+  is reversed.
+* Records: every deal × rotation and game × rotation is written as a RECORD.md record,
+  ``DIR/deal0007-rot2.json`` or ``DIR/game0003-rot1.json``; players are named ``i:level``.
+* ``--jobs J`` plays boards in J processes; results are merged in board order, so a seed gives
+  the same scores with any J (decision times of course vary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from barbu.bots import Bot, levels, make_bot
+from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.errors import IllegalActionError
+from barbu.game import Game
+from barbu.record import dump, to_record
+from barbu.state import Phase, State
+
+Z95 = 1.96
+DEAL, GAME = "deal", "game"
+
+
+class ArenaError(Exception):
+    """A match cannot be set up or a bot broke the rules."""
+
+
+# -- the match ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Config:
+    """What a match is: the line-up, the rules and the seed; where its records go."""
+
+    bots: tuple[str, ...]
+    ruleset: str = "classic"
+    options: tuple[str, ...] = ()
+    seed: int = 1
+    out: str | None = None  # folder of the records; None writes none
+
+    @property
+    def players(self) -> int:
+        return len(self.bots)
+
+    @property
+    def game(self) -> Game:
+        return Game(self.ruleset, self.players, frozenset(self.options))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{i}:{level}" for i, level in enumerate(self.bots))
+
+    @property
+    def sign(self) -> int:
+        """+1 when a higher score is better (classic), -1 for penalties (family)."""
+        return 1 if self.ruleset == "classic" else -1
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """One board played in one rotation."""
+
+    kind: str
+    board: int
+    rotation: int
+    seats: tuple[int, ...]  # the bot sitting in each seat
+    hands: tuple[tuple[str, tuple[int, ...]], ...]  # per hand: contract id, score of each seat
+    winners: tuple[int, ...]  # seats with the best total (game mode; empty in deal mode)
+    times: tuple[tuple[float, ...], ...]  # per seat: seconds of each bot.act call
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from labelled parts; string seeding of ``random`` is the same on every run."""
+    return random.Random(":".join(["barbu-arena", *map(str, parts)])).getrandbits(63)
+
+
+def seating(players: int, rotation: int) -> tuple[int, ...]:
+    """The bot in each seat for a rotation: bot b sits in seat (b + rotation) mod n."""
+    return tuple((seat - rotation) % players for seat in range(players))
+
+
+def deal_state(game: Game, seed: int, k: int) -> State:
+    """The fresh, dealt state of deal ``k``: declarer k mod n, contract k mod 7 forced."""
+    state = State(game, seed=derive_seed(seed, DEAL, k), first_declarer=k % game.players)
+    count = len(game.contracts)
+    state.used[state.declarer] = ((1 << count) - 1) & ~(1 << (k % count))
+    while not state.deal_random():  # family: K♥ set aside with only King left is redealt
+        pass
+    return state
+
+
+def game_state(game: Game, seed: int, g: int) -> State:
+    return State(game, seed=derive_seed(seed, GAME, g), first_declarer=g % game.players)
+
+
+def record_name(kind: str, board: int, rotation: int) -> str:
+    return f"{kind}{board:04d}-rot{rotation}.json"
+
+
+def play_task(cfg: Config, kind: str, board: int, rotation: int) -> TaskResult:
+    """Play one board in one rotation, write its record, and return scores and timings."""
+    game = cfg.game
+    seats = seating(game.players, rotation)
+    state = deal_state(game, cfg.seed, board) if kind == DEAL else game_state(game, cfg.seed, board)
+    bots = [make_bot(cfg.bots[b], derive_seed(cfg.seed, kind, board, rotation, "bot", b)) for b in seats]
+    done: Callable[[State], bool] = (lambda s: bool(s.history)) if kind == DEAL else (lambda s: s.is_over)
+    times = _drive(state, bots, done, lambda seat: f"{cfg.names[seats[seat]]} in seat {seat} "
+                   f"({kind} {board}, rotation {rotation})")
+    if cfg.out is not None:
+        dump(to_record(state, [cfg.names[b] for b in seats]),
+             Path(cfg.out) / record_name(kind, board, rotation))
+    return TaskResult(kind, board, rotation, seats,
+                      tuple((h.contract, tuple(h.scores)) for h in state.history),
+                      tuple(state.winners()), tuple(tuple(t) for t in times))
+
+
+def _drive(state: State, bots: Sequence[Bot], done: Callable[[State], bool],
+           who: Callable[[int], str]) -> list[list[float]]:
+    """Let the bots play until ``done``; returns each seat's decision times."""
+    times: list[list[float]] = [[] for _ in bots]
+    clock = time.perf_counter
+    while not done(state):
+        if state.phase == Phase.DEAL:
+            state.deal_random()
+            continue
+        seat = state.current
+        obs = state.observe(seat)
+        start = clock()
+        action = bots[seat].act(obs)
+        times[seat].append(clock() - start)
+        try:
+            state.apply(action)
+        except IllegalActionError as e:
+            raise ArenaError(f"{who(seat)} chose an illegal action: {e}") from e
+    return times
+
+
+def tasks_of(players: int, deals: int, games: int) -> list[tuple[str, int, int]]:
+    """Every (kind, board, rotation) of a match; games first, as they are the long tasks."""
+    return ([(GAME, g, r) for g in range(games) for r in range(players)]
+            + [(DEAL, k, r) for k in range(deals) for r in range(players)])
+
+
+def run_tasks(cfg: Config, tasks: Sequence[tuple[str, int, int]], jobs: int,
+              advance: Callable[[int], None] = lambda hands: None) -> list[TaskResult]:
+    """Play the tasks, in ``jobs`` processes when more than one; results in task order."""
+    done: dict[tuple[str, int, int], TaskResult] = {}
+    if jobs <= 1:
+        for task in tasks:
+            done[task] = play_task(cfg, *task)
+            advance(len(done[task].hands))
+        return [done[t] for t in tasks]
+    # spawn: workers start clean, whatever threads (the progress bar) the parent runs.
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures: dict[Future[TaskResult], tuple[str, int, int]] = {
+            pool.submit(play_task, cfg, *task): task for task in tasks}
+        try:
+            for fut in as_completed(futures):
+                done[futures[fut]] = fut.result()
+                advance(len(done[futures[fut]].hands))
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return [done[t] for t in tasks]
+
+
+# -- statistics --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean over ``n`` boards and the half-width of its 95% interval (nan when n < 2)."""
+
+    mean: float
+    half: float
+    n: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half
+
+    def to_json(self) -> dict[str, Any]:
+        ok = not math.isnan(self.half)
+        return {"mean": self.mean, "half_width": self.half if ok else None,
+                "low": self.low if ok else None, "high": self.high if ok else None, "n": self.n}
+
+    def text(self, digits: int = 2) -> str:
+        half = "n/a" if math.isnan(self.half) else f"{self.half:.{digits}f}"
+        return f"{self.mean:+.{digits}f} ± {half}"
+
+
+def interval(xs: Sequence[float]) -> Interval:
+    """Mean ± 1.96·sd/√n, with the sample standard deviation (n − 1).
+
+    >>> interval([1.0, 2.0, 3.0, 4.0]).text(4)
+    '+2.5000 ± 1.2652'
+    """
+    n = len(xs)
+    if n == 0:
+        return Interval(math.nan, math.nan, 0)
+    mean = math.fsum(xs) / n
+    if n < 2:
+        return Interval(mean, math.nan, n)
+    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
+    return Interval(mean, Z95 * math.sqrt(var / n), n)
+
+
+def board_means(results: Sequence[TaskResult], bots: int,
+                contract: str | None = None) -> list[float] | None:
+    """Each bot's mean score per hand over one board's results (all rotations); None if a bot
+    played no hand of ``contract`` there."""
+    sums, counts = [0.0] * bots, [0] * bots
+    for res in results:
+        for cid, scores in res.hands:
+            if contract is None or cid == contract:
+                for seat, score in enumerate(scores):
+                    sums[res.seats[seat]] += score
+                    counts[res.seats[seat]] += 1
+    if not all(counts):
+        return None
+    return [s / c for s, c in zip(sums, counts, strict=True)]
+
+
+def win_shares(results: Sequence[TaskResult], bots: int) -> list[float]:
+    """Each bot's share of one game's wins over the rotations, ties split."""
+    shares = [0.0] * bots
+    for res in results:
+        for seat in res.winners:
+            shares[res.seats[seat]] += 1 / len(res.winners)
+    return [s / len(results) for s in shares]
+
+
+def level_order(bots: Sequence[str]) -> list[str]:
+    """The distinct levels, in order of first appearance in the line-up."""
+    return list(dict.fromkeys(bots))
+
+
+def _level_mean(row: Sequence[float], bots: Sequence[str], level: str) -> float:
+    vals = [v for v, lv in zip(row, bots, strict=True) if lv == level]
+    return math.fsum(vals) / len(vals)
+
+
+def compare(rows: Sequence[Sequence[float]], bots: Sequence[str], sign: int) -> dict[str, Any]:
+    """Per-bot means and edges and per-level-pair differences over boards (one row per board)."""
+    n = len(bots)
+    per_bot = []
+    for b in range(n):
+        own = [row[b] for row in rows]
+        edge = [sign * (row[b] - math.fsum(row[o] for o in range(n) if o != b) / (n - 1))
+                for row in rows]
+        per_bot.append({"mean": interval(own), "edge": interval(edge)})
+    order = level_order(bots)
+    pairs = []
+    for i, first in enumerate(order):
+        for second in order[i + 1:]:
+            diff = [sign * (_level_mean(row, bots, first) - _level_mean(row, bots, second))
+                    for row in rows]
+            pairs.append({"a": first, "b": second, "diff": interval(diff)})
+    return {"boards": len(rows), "per_bot": per_bot, "levels": pairs}
+
+
+def _group(results: Sequence[TaskResult], kind: str) -> list[list[TaskResult]]:
+    boards: dict[int, list[TaskResult]] = {}
+    for res in results:
+        if res.kind == kind:
+            boards.setdefault(res.board, []).append(res)
+    return [boards[k] for k in sorted(boards)]
+
+
+def mode_summary(cfg: Config, boards: Sequence[Sequence[TaskResult]]) -> dict[str, Any]:
+    """Overall, per-contract and (games) win-rate comparisons for the boards of one mode."""
+    n = cfg.players
+    rows = [board_means(b, n) for b in boards]
+    out = compare([r for r in rows if r is not None], cfg.bots, cfg.sign)
+    contracts: dict[str, Any] = {}
+    for c in cfg.game.contracts:
+        crows = [r for r in (board_means(b, n, c.id) for b in boards) if r is not None]
+        if crows:
+            contracts[c.id] = compare(crows, cfg.bots, cfg.sign)
+    out["contracts"] = contracts
+    if boards and boards[0][0].kind == GAME:
+        wins = [win_shares(b, n) for b in boards]
+        out["win_rate"] = [interval([w[b] for w in wins]) for b in range(n)]
+        out["level_win_rate"] = {lv: interval([_level_mean(w, cfg.bots, lv) for w in wins])
+                                 for lv in level_order(cfg.bots)}
+    return out
+
+
+def timing(samples: Sequence[float]) -> dict[str, Any]:
+    """Count, mean, median and p95 (nearest rank) of decision times in seconds."""
+    xs = sorted(samples)
+    if not xs:
+        return {"calls": 0, "mean": None, "median": None, "p95": None}
+    mid = len(xs) // 2
+    median = xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+    p95 = xs[max(0, math.ceil(0.95 * len(xs)) - 1)]
+    return {"calls": len(xs), "mean": math.fsum(xs) / len(xs), "median": median, "p95": p95}
+
+
+def timings(cfg: Config, results: Sequence[TaskResult]) -> dict[str, Any]:
+    per_bot: list[list[float]] = [[] for _ in cfg.bots]
+    for res in results:
+        for seat, ts in enumerate(res.times):
+            per_bot[res.seats[seat]].extend(ts)
+    per_level = {lv: [t for b, ts in enumerate(per_bot) if cfg.bots[b] == lv for t in ts]
+                 for lv in level_order(cfg.bots)}
+    return {"per_bot": {cfg.names[b]: timing(ts) for b, ts in enumerate(per_bot)},
+            "per_level": {lv: timing(ts) for lv, ts in per_level.items()}}
+
+
+def summarize(cfg: Config, results: Sequence[TaskResult]) -> dict[str, Any]:
+    """Everything the arena reports, JSON-ready (intervals as dicts)."""
+    summary: dict[str, Any] = {
+        "ruleset": cfg.ruleset, "players": cfg.players, "options": list(cfg.options),
+        "seed": cfg.seed, "bots": list(cfg.names), "better": "higher" if cfg.sign > 0 else "lower",
+        "definitions": DEFINITIONS}
+    for kind, key in ((DEAL, "deals"), (GAME, "games")):
+        boards = _group(results, kind)
+        if boards:
+            summary[key] = _jsonable(mode_summary(cfg, boards))
+    summary["timing"] = timings(cfg, results)
+    return summary
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Interval):
+        return obj.to_json()
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+DEFINITIONS = {
+    "m": "a bot's mean score per hand over every hand it played in one board (deal or game), "
+         "all rotations together",
+    "mean": "mean of m over boards, ± 1.96·sd/√n (n boards)",
+    "edge": "m minus the mean m of the other bots, sign-adjusted so that positive = better",
+    "levels": "A vs B: mean m of A's bots minus mean m of B's bots per board, sign-adjusted so that "
+              "positive = A (the level listed first) better",
+    "win_rate": "share of a game's rotations won by the bot, ties split, averaged over games",
+}
+
+
+# -- report ------------------------------------------------------------------
+
+def _iv(d: dict[str, Any], digits: int = 2, signed: bool = True) -> str:
+    half = d["half_width"]
+    mean = f"{d['mean']:+.{digits}f}" if signed else f"{d['mean']:.{digits}f}"
+    return f"{mean} ± " + ("n/a" if half is None else f"{half:.{digits}f}")
+
+
+def format_report(summary: dict[str, Any]) -> str:
+    """The summary as text for a terminal or a closing note."""
+    lines: list[str] = []
+    better = summary["better"]
+    unit = "points" if better == "higher" else "penalty points"
+    lines.append(f"barbu arena · {summary['ruleset']} rules, {summary['players']} players"
+                 + (f", options {','.join(summary['options'])}" if summary["options"] else "")
+                 + f" · seed {summary['seed']}")
+    lines.append("line-up: " + " ".join(summary["bots"])
+                 + f"  (rotation r seats bot b in seat (b + r) mod {summary['players']})")
+    lines.append(f"scores are {unit} per hand: {better} is better; every ± is a 95% interval "
+                 "(1.96·sd/√n over boards).")
+    lines.append("m = a bot's mean per hand over all its hands of one board, all rotations; "
+                 "edge = m minus the others' mean m.")
+    lines.append("edges and level comparisons are signed so that positive = better "
+                 "(for A vs B: A, the level listed first, better).")
+    for key, title in (("deals", "Deals"), ("games", "Games")):
+        if key in summary:
+            lines.append("")
+            lines += _mode_lines(summary, summary[key], key, title)
+    lines.append("")
+    lines += _timing_lines(summary["timing"])
+    return "\n".join(lines)
+
+
+def _mode_lines(summary: dict[str, Any], mode: dict[str, Any], key: str, title: str) -> list[str]:
+    n = summary["players"]
+    boards = mode["boards"]
+    if key == "deals":
+        head = (f"{title}: {boards} deals × {n} rotations = {boards * n} hands; deal k: declarer "
+                f"seat k mod {n}, contract k mod 7 forced, same cards in every rotation.")
+    else:
+        head = f"{title}: {boards} complete games × {n} rotations; m is per hand over the whole game."
+    out = [head, f"{'bot':<12}{'mean per hand':>18}{'edge':>18}"
+           + ("  win rate" if "win_rate" in mode else "")]
+    for b, name in enumerate(summary["bots"]):
+        row = mode["per_bot"][b]
+        line = f"{name:<12}{_iv(row['mean']):>18}{_iv(row['edge']):>18}"
+        if "win_rate" in mode:
+            line += f"  {_iv(mode['win_rate'][b], 3, signed=False)}"
+        out.append(line)
+    for lv, rate in mode.get("level_win_rate", {}).items():
+        out.append(f"win rate of level {lv}: {_iv(rate, 3, signed=False)} per bot (ties split)")
+    for pair in mode["levels"]:
+        d = pair["diff"]
+        span = "" if d["low"] is None else f"  [{d['low']:+.2f}, {d['high']:+.2f}]"
+        out.append(f"{pair['a']} vs {pair['b']}: {_iv(d)}{span} per hand over {d['n']} {key} "
+                   f"(positive = {pair['a']} better)")
+    out += _contract_lines(summary, mode)
+    return out
+
+
+def _contract_lines(summary: dict[str, Any], mode: dict[str, Any]) -> list[str]:
+    bots = summary["bots"]
+    pairs = [f"{p['a']} vs {p['b']}" for p in mode["levels"]]
+    out = ["per contract (mean per hand; last columns: positive = first level better):",
+           f"{'contract':<12}{'n':>4}" + "".join(f"{b:>17}" for b in bots)
+           + "".join(f"{p:>20}" for p in pairs)]
+    for cid, cm in mode["contracts"].items():
+        line = f"{cid:<12}{cm['boards']:>4}" + "".join(f"{_iv(r['mean'], 1):>17}" for r in cm["per_bot"])
+        line += "".join(f"{_iv(p['diff'], 1):>20}" for p in cm["levels"])
+        out.append(line)
+    return out
+
+
+def _timing_lines(tm: dict[str, Any]) -> list[str]:
+    out = ["decision time per bot.act call, milliseconds:",
+           f"{'':<14}{'calls':>8}{'mean':>10}{'median':>10}{'p95':>10}"]
+    rows = list(tm["per_bot"].items()) + [(f"level {k}", v) for k, v in tm["per_level"].items()]
+    for name, t in rows:
+        line = f"{name:<14}{t['calls']:>8}"
+        if t["calls"]:
+            line += "".join(f"{1000 * t[k]:>10.2f}" for k in ("mean", "median", "p95"))
+        out.append(line)
+    return out
+
+
+# -- progress ----------------------------------------------------------------
+
+class Progress:
+    """A Rich progress bar on stderr when Rich is installed, else a plain stderr line; or nothing."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.count, self.quiet = total, 0, quiet
+        self.start = time.monotonic()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.quiet or not sys.stderr.isatty():
+            return self
+        try:
+            from rich.console import Console
+            from rich.progress import Progress as RichProgress
+        except ImportError:
+            return self
+        self._bar = RichProgress(*RichProgress.get_default_columns(), console=Console(stderr=True))
+        self._bar.__enter__()
+        self._task = self._bar.add_task("arena: hands", total=self.total)
+        return self
+
+    def advance(self, hands: int) -> None:
+        self.count += hands
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task, advance=hands)
+            return
+        elapsed = time.monotonic() - self.start
+        if sys.stderr.isatty():
+            print(f"\rarena: {self.count}/{self.total} hands, {elapsed:.0f} s", end="",
+                  file=sys.stderr, flush=True)
+        elif self.count * 10 // self.total != (self.count - hands) * 10 // self.total:
+            # A log file gets one line per tenth of the match rather than a redrawn bar.
+            print(f"arena: {self.count}/{self.total} hands, {elapsed:.0f} s", file=sys.stderr, flush=True)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, exc, tb)
+        elif not self.quiet and sys.stderr.isatty():
+            print(file=sys.stderr)
+
+
+# -- command line ------------------------------------------------------------
+
+HELP = "play duplicate matches between computer players and measure who is better"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    bullets = (__doc__ or "").split("\n\n", 2)[-1].replace("``", "")
+    p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("--bots", required=True,
+                   help="comma-separated bot levels, one per seat, e.g. strong,basic,basic,basic")
+    p.add_argument("--rules", choices=("classic", "family"), default="classic",
+                   help="rule set (default classic)")
+    p.add_argument("--players", type=int, default=None,
+                   help="number of players (default: the number of bots; must match it)")
+    p.add_argument("--option", action="append", default=[], choices=CLASSIC_OPTIONS, metavar="FLAG",
+                   help="classic option flag, repeatable: "
+                   + "; ".join(f"{k}: {v}" for k, v in OPTION_HELP.items()))
+    p.add_argument("--deals", type=int, default=0, help="number of duplicate deals (single hands)")
+    p.add_argument("--games", type=int, default=0, help="number of duplicate complete games")
+    p.add_argument("--seed", type=int, default=1, help="seed of the match (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="folder of the records (default ./arena-records/<timestamp>)")
+    p.add_argument("--no-records", action="store_true", help="write no records")
+    p.add_argument("--json", metavar="FILE", default=None, help="also save the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def config_of(args: argparse.Namespace) -> Config:
+    """Check the arguments and build the match; ArenaError says what is wrong."""
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    known = levels()
+    for b in bots:
+        if b not in known:
+            raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)})")
+    if args.players is not None and args.players != len(bots):
+        raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
+    if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
+        raise ArenaError("give --deals N and/or --games G (positive)")
+    if args.jobs < 1:
+        raise ArenaError("--jobs must be at least 1")
+    cfg = Config(bots, args.rules, tuple(sorted(set(args.option))), args.seed,
+                 None if args.no_records else (args.out or _default_out()))
+    try:
+        cfg.game  # noqa: B018 — Game checks the player count and the options
+    except ValueError as e:
+        raise ArenaError(str(e)) from e
+    return cfg
+
+
+def _default_out() -> str:
+    base = Path("arena-records") / time.strftime("%Y%m%d-%H%M%S")
+    path, i = base, 1
+    while path.exists():
+        i += 1
+        path = base.with_name(f"{base.name}-{i}")
+    return str(path)
+
+
+def run_match(cfg: Config, deals: int, games: int, jobs: int = 1,
+              quiet: bool = True) -> dict[str, Any]:
+    """Play a whole match and return its summary."""
+    tasks = tasks_of(cfg.players, deals, games)
+    total = cfg.players * (deals + games * cfg.game.num_hands)
+    with Progress(total, quiet) as bar:
+        results = run_tasks(cfg, tasks, jobs, bar.advance)
+    summary = summarize(cfg, results)
+    summary["records"] = cfg.out
+    return summary
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        cfg = config_of(args)
+        summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet)
+    except ArenaError as e:
+        print(f"barbu arena: {e}", file=sys.stderr)
+        return 2
+    summary["jobs"] = args.jobs
+    print(format_report(summary))
+    if cfg.out is not None:
+        print(f"records: {cfg.out}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+    return 0
