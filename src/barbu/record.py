@@ -122,13 +122,14 @@ def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
         set_aside_field = " ".join(str(x) for x in set_aside_field)
     if not isinstance(set_aside_field, str):
         raise RecordError("the field 'set_aside' must list cards", hand=i)
+    hands = []
+    for seat, text in enumerate(deal):
+        try:
+            hands.append(parse_cards(text))
+        except ValueError as e:
+            raise RecordError(f"the deal of seat {seat}: {e}", hand=i, seat=seat) from e
+    # RecordError is a ValueError: a seat's error must not be caught again as a set-aside one.
     try:
-        hands = []
-        for seat, text in enumerate(deal):
-            try:
-                hands.append(parse_cards(text))
-            except ValueError as e:
-                raise RecordError(f"the deal of seat {seat}: {e}", hand=i, seat=seat) from e
         set_aside = parse_cards(set_aside_field)
     except ValueError as e:
         raise RecordError(f"set-aside cards: {e}", hand=i) from e
