@@ -123,6 +123,17 @@ def choose(contract: str) -> Chooser:
     return policy
 
 
+def avoid_king(seat: int) -> Chooser:
+    """A policy under which ``seat`` chooses King of Hearts only when nothing else is left."""
+    def policy(state: State, rng: random.Random) -> int | None:
+        if state.phase == Phase.CHOOSE and state.current == seat:
+            legal = state.legal_actions()
+            others = [a for a in legal if state.game.action_str(a) != "king"]
+            return rng.choice(others or legal)
+        return None
+    return policy
+
+
 def one_hand(game: Game, contract: str, seed: int) -> State:
     """A state after one random hand of ``contract`` (no doubles)."""
     state = State(game, seed=seed)

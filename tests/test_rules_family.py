@@ -7,7 +7,7 @@ import random
 
 import pytest
 from tests.conftest import EXAMPLES, play_random
-from tests.engine_helpers import Chooser, act, drive, make_deal, refused, snapshot, start
+from tests.engine_helpers import act, avoid_king, drive, make_deal, refused, snapshot, start
 from tests.oracle import contract_scores, family_total
 
 from barbu.cards import FULL_DECK, HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_cards
@@ -160,20 +160,10 @@ def test_king_may_not_be_chosen_when_the_king_of_hearts_is_set_aside() -> None:
     assert sum(state.history[0].contract_scores) == family_total("salad", KH_MASK | 1 << 39, 10)
 
 
-def _avoid_king(seat: int) -> Chooser:
-    def policy(state: State, rng: random.Random) -> int | None:
-        if state.phase == Phase.CHOOSE and state.current == seat:
-            legal = state.legal_actions()
-            others = [a for a in legal if state.game.action_str(a) != "king"]
-            return rng.choice(others or legal)
-        return None
-    return policy
-
-
 def test_redeal_when_king_is_the_choosers_only_challenge_and_kh_is_set_aside() -> None:
     game = Game.family(3)
     state = State(game, seed=5, first_declarer=0)
-    drive(state, random.Random(5), _avoid_king(0), until=lambda s: s.hand_no == 18)
+    drive(state, random.Random(5), avoid_king(0), until=lambda s: s.hand_no == 18)
     assert state.declarer == 0 and state.phase == Phase.DEAL
     assert state.available_contracts(0) == [game.contract_index("king")]
     hands, aside = make_deal(game, [], set_aside="KH")
