@@ -188,7 +188,8 @@ def test_status_of_a_trick_game() -> None:
     assert "Last trick: " in text and f"Trick 2 of 13: {NAMES[obs.leader]}" in text
     for seat in range(4):
         taken = obs.scoring_captured(seat)
-        row = next(line for line in text.splitlines() if line.split()[:2] == [str(seat), NAMES[seat]])
+        row = next(line for line in text.splitlines()
+                   if line.strip("│ ").split()[:2] == [str(seat), NAMES[seat]])
         for c in render.high_first(taken):
             assert render.card_text(c).plain in row
     # Only this seat's cards are shown.

@@ -93,7 +93,7 @@ class Terminal:
             self.console.print()
 
     def note(self, text: str) -> None:
-        self.out(Text(text, style="yellow"))
+        self.out(r.span(text, "yellow"))
 
     def ask(self, prompt: Text) -> str:
         """One line from the player; EOFError at the end of input."""
@@ -180,7 +180,7 @@ class Session:
                 self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.hands[seat]))
             if s.set_aside:
                 self.term.out(Text("  ") + r.cards_text(r.high_first(s.set_aside)).copy()
-                              + Text("  set aside, face up", style="dim"))
+                              + r.span("  set aside, face up", "dim"))
 
     def save(self) -> None:
         dump(to_record(self.state, self.names), self.save_path)
@@ -192,9 +192,9 @@ class Session:
             self.save()
         s = self.state
         self.term.out(Text())
-        self.term.out(Text(f"{why} The game is saved in {self.save_path}.", style="bold"))
+        self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
         if s.hand_in_progress and s.phase != Phase.PLAY:
-            self.term.out(Text("The hand in progress will start again from the same deal.", style="dim"))
+            self.term.out(r.span("The hand in progress will start again from the same deal.", "dim"))
         self.term.out(Text(f"Continue it with: barbu play --resume {self.save_path}"))
         return status
 
@@ -254,7 +254,7 @@ class Session:
                 action = default if not text and default is not None else self.parse(obs, text)
                 self.state.apply(action)
             except (InputError, IllegalActionError) as e:
-                self.term.out(Text(f"✗ {e}", style="bold red"))
+                self.term.out(r.span(f"✗ {e}", "bold red"))
                 continue
             return action
 
@@ -288,9 +288,9 @@ class Session:
         if cmd == "quit":
             raise QuitGame
         if cmd == "help":
-            self.term.out(Text(HELP, style="dim"))
+            self.term.out(r.span(HELP, "dim"))
             if obs.contract is not None:
-                self.term.out(Text(f"{obs.contract.name}: {obs.contract.description}.", style="dim"))
+                self.term.out(r.span(f"{obs.contract.name}: {obs.contract.description}.", "dim"))
         elif cmd == "sheet":
             self.show_sheet()
         elif cmd == "last":
@@ -306,10 +306,10 @@ class Session:
     def show_sheet(self) -> None:
         s = self.state
         if not s.history:
-            self.term.out(Text("No hand has been finished yet.", style="dim"))
+            self.term.out(r.span("No hand has been finished yet.", "dim"))
             return
         text = format_sheet(self.game, s.history, self.names, s.winners())
-        self.term.out(Text("Score sheet", style="bold underline"))
+        self.term.out(r.span("Score sheet", "bold underline"))
         self.term.out(Text(text))
 
     def show_last(self, obs: Observation) -> None:
@@ -320,23 +320,23 @@ class Session:
             line.append_text(r.who(r.trick_winner(obs.last_trick, obs.trump), self.names))
             self.term.out(line)
         elif obs.contract is not None and obs.contract.kind != Kind.TRICKS:
-            self.term.out(Text(f"There are no tricks in {obs.contract.name}.", style="dim"))
+            self.term.out(r.span(f"There are no tricks in {obs.contract.name}.", "dim"))
         else:
-            self.term.out(Text("No trick has been completed yet in this hand.", style="dim"))
+            self.term.out(r.span("No trick has been completed yet in this hand.", "dim"))
 
     # -- what the player is asked ---------------------------------------------
 
     def explain(self, obs: Observation) -> None:
         """The context of a decision: the contract list, the doubling rules that bind you."""
         if obs.phase == Phase.CHOOSE:
-            self.term.out(Text("Your contracts:", style="bold"))
+            self.term.out(r.span("Your contracts:", "bold"))
             self.term.out(r.indent(r.contract_menu(obs)))
         elif obs.phase == Phase.DOUBLE:
             self.explain_double(obs)
         elif obs.phase == Phase.REDOUBLE:
             doublers = [self.names[a] for a, b in obs.doubles if b == obs.seat]
-            self.term.out(Text(f"{' and '.join(doublers)} doubled you. A redouble makes that pair "
-                               "settle twice the difference.", style="dim"))
+            self.term.out(r.span(f"{' and '.join(doublers)} doubled you. A redouble makes that pair "
+                               "settle twice the difference.", "dim"))
 
     def explain_double(self, obs: Observation) -> None:
         declarer = self.names[obs.declarer]
@@ -344,7 +344,7 @@ class Session:
                "wins the difference."
         if obs.contract is not None and obs.contract.positive:
             text += f" In {obs.contract.name} you may double only the declarer, {declarer}."
-        self.term.out(Text(text, style="dim"))
+        self.term.out(r.span(text, "dim"))
         owed = obs.owed[obs.seat]
         left = self.game.hands_per_declarer - obs.hand_no % self.game.hands_per_declarer
         if obs.seat in obs.compulsory:
@@ -354,8 +354,8 @@ class Session:
                 f"hand{'s' if left > 1 else ''} remain{'s' if left == 1 else ''}, this one included.",
                 style="bold yellow"))
         elif owed:
-            self.term.out(Text(f"You must double {declarer} {owed} more time{'s' if owed > 1 else ''} "
-                               f"in their {left} remaining hands.", style="dim"))
+            self.term.out(r.span(f"You must double {declarer} {owed} more time{'s' if owed > 1 else ''} "
+                               f"in their {left} remaining hands.", "dim"))
 
     def prompt(self, obs: Observation) -> tuple[Text, int | None]:
         """The prompt line (choices in brackets) and the action Enter alone takes, if any."""
@@ -367,34 +367,39 @@ class Session:
                 default = obs.legal[0]
         elif phase == Phase.CHOOSE:
             numbers = " ".join(str(a - CONTRACT + 1) for a in obs.legal)
-            question, choices = "Choose a contract", f"{numbers}, or a name"
+            question, choices = "Choose a contract", r.span(f"{numbers}, or a name", "cyan")
         elif phase == Phase.TRUMP:
-            question, choices = "Trump suit", "S H D C"
+            question, choices = "Trump suit", r.span("S H D C", "cyan")
         elif phase == Phase.START_RANK:
-            question, choices = "Starting rank", " ".join(r.rank_label(k) for k in range(12, -1, -1))
+            ranks = " ".join(r.rank_label(k) for k in range(12, -1, -1))
+            question, choices = "Starting rank", r.span(ranks, "cyan")
         else:
-            base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
-            verb = "Double" if phase == Phase.DOUBLE else "Redouble"
-            targets = _union(a - base for a in obs.legal)
-            options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
-            if len(options) > 1:
-                options.append("all")
-            question, choices = verb, ", ".join([*options, "none"])
+            question, choices = self.double_prompt(obs)
             default = min(obs.legal)  # no one, or the compulsory double of the declarer
-        prompt = Text(question, style="bold")
-        prompt.append(f" [{choices}]", style="cyan")
+        prompt = r.span(question, "bold")
+        prompt.append(" [")
+        prompt.append_text(choices)
+        prompt.append("]")
         if default is not None:
             prompt.append(f" (Enter = {self.describe(default)})", style="dim")
         prompt.append(" > ")
         return prompt, default
 
-    def play_prompt(self, obs: Observation) -> tuple[str, str]:
-        cards = " ".join(r.card_text(c).plain for c in r.high_first(_union(1 << a for a in obs.legal
-                                                                           if a < 52)))
+    def double_prompt(self, obs: Observation) -> tuple[str, Text]:
+        base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
+        targets = _union(a - base for a in obs.legal)
+        options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
+        if len(options) > 1:
+            options.append("all")
+        verb = "Double" if base == DOUBLE else "Redouble"
+        return verb, r.span(", ".join([*options, "none"]), "cyan")
+
+    def play_prompt(self, obs: Observation) -> tuple[str, Text]:
+        cards = r.cards_text(r.high_first(_union(1 << a for a in obs.legal if a < 52)))
         if obs.legal == (PASS,):
-            return "You cannot place a card", "pass"
+            return "You cannot place a card", r.span("pass", "cyan")
         if PASS in obs.legal:
-            return "You placed an ace: place one more card or stop", f"{cards} pass"
+            return "You placed an ace: place one more card or stop", cards + r.span(" pass", "cyan")
         return "Your card", cards
 
     def describe(self, action: int) -> str:
@@ -458,7 +463,7 @@ class Session:
         mask = action - base
         word = "doubles" if base == DOUBLE else "redoubles"
         if not mask:
-            return self.subject(seat, "does") + Text(f" not {word[:-1]}.", style="dim")
+            return self.subject(seat, "does") + r.span(f" not {word[:-1]}.", "dim")
         line = self.subject(seat, word)
         line.append(" ")
         for i, t in enumerate(seats_of(mask)):
@@ -476,7 +481,7 @@ class Session:
         done = len(plays) == n
         if self.human is None:
             if len(plays) == 1:
-                self.term.part(Text(f"  Trick {before.trick_no + 1:>2}:  ", style="dim"))
+                self.term.part(r.span(f"  Trick {before.trick_no + 1:>2}:  ", "dim"))
             self.term.part(r.plays_text([(seat, action)], self.names) + Text("   "))
         elif seat != self.human or not done:
             self.term.out(Text("  ") + self.subject(seat, "plays") + Text(" ") + r.card_text(action))
@@ -485,7 +490,7 @@ class Session:
         winner = r.trick_winner(plays, before.trump)
         taken = r.cards_text(r.high_first(_union(1 << c for _, c in plays) & r.scoring_mask(before.contract)))
         if self.human is None:
-            line = Text("→ ", style="dim") + r.who(winner, self.names)
+            line = r.span("→ ", "dim") + r.who(winner, self.names)
             if taken.plain:
                 line += Text(" takes ") + taken
             self.term.part(line)
@@ -494,7 +499,7 @@ class Session:
         line = Text("  ")
         if seat == self.human:
             line += self.subject(seat, "plays") + Text(" ") + r.card_text(action) + Text(" ")
-        line += Text("→ ", style="dim") + self.subject(winner, "takes")
+        line += r.span("→ ", "dim") + self.subject(winner, "takes")
         line.append(f" trick {before.trick_no + 1}")
         if taken.plain:
             line += Text(", with ") + taken
@@ -502,7 +507,7 @@ class Session:
 
     def narrate_layout(self, before: Observation, seat: int, action: int) -> None:
         if action == PASS:
-            event = Text("stops after the ace" if before.ace_extra else "passes", style="dim")
+            event = r.span("stops after the ace" if before.ace_extra else "passes", "dim")
         else:
             event = r.card_text(action)
         if before.hand_sizes[seat] == 1 and action != PASS:
@@ -516,7 +521,7 @@ class Session:
                 self.term.close_line()
                 self.term.part(Text("  "))
             else:
-                self.term.part(Text(" · ", style="dim"))
+                self.term.part(r.span(" · ", "dim"))
             self.last_pos = pos
             self.term.part(r.who(seat, self.names) + Text(" ") + event)
             return
@@ -543,7 +548,7 @@ class Session:
             captured[winner] |= _union(1 << x for _, x in final)
             tricks[winner] += 1
             if sum(before.hand_sizes) > 1:
-                self.term.out(Text("  No points are left to take: the hand ends here.", style="dim"))
+                self.term.out(r.span("  No points are left to take: the hand ends here.", "dim"))
         elif c.kind != Kind.TRICKS:
             self.term.out(Text())
             self.term.out(*r.layout_lines(_placed(before, action)), sep="\n")
@@ -555,7 +560,7 @@ class Session:
         self.term.out(Text())
         self.show_sheet()
         self.save()
-        self.term.out(Text(f"(saved in {self.save_path})", style="dim"))
+        self.term.out(r.span(f"(saved in {self.save_path})", "dim"))
         if self.human is None:
             self.pause(5)  # time to read the sheet of a demonstration
 
@@ -589,7 +594,7 @@ class Session:
             row.append(r.signed(record.contract_scores[p]))
             if classic:
                 row.append(r.signed(record.scores[p]))
-            row.append(Text(r.signed(self.state.totals[p]), style="bold"))
+            row.append(r.span(r.signed(self.state.totals[p]), "bold"))
             table.add_row(*row)
         return table
 
@@ -653,7 +658,7 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
                 resumed: str | None) -> list[Text]:
     g = state.game
     opts = f", options: {', '.join(sorted(g.options))}" if g.options else ""
-    head = Text(f"Barbu — {g.ruleset} rules, {g.players} players{opts}", style="bold")
+    head = r.span(f"Barbu — {g.ruleset} rules, {g.players} players{opts}", "bold")
     if human is None:
         who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
     else:
@@ -661,12 +666,12 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
         who = Text(f"{you} at seat {human}; the computer players ({bot}) are "
                    f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
     win = "highest" if g.is_classic else "lowest"
-    lines = [head, who, Text(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", style="dim")]
+    lines = [head, who, r.span(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", "dim")]
     if resumed is not None:
-        lines.append(Text(f"Resuming {resumed}: {state.hand_no} hands played.", style="bold"))
+        lines.append(r.span(f"Resuming {resumed}: {state.hand_no} hands played.", "bold"))
     lines.append(Text(f"The game is saved after every hand in {path}"))
     if human is not None:
-        lines.append(Text("Type 'help' at any prompt for the commands and what you can type.", style="dim"))
+        lines.append(r.span("Type 'help' at any prompt for the commands and what you can type.", "dim"))
     return lines
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -20,9 +22,16 @@ from barbu.game import Game
 from barbu.observation import Observation
 from barbu.state import Phase, split_doubles
 
-SUIT_STYLES = ("bold", "bold red", "bold red", "bold")
+SUIT_STYLES = ("bold", "bold bright_red", "bold bright_red", "bold")
 LEGAL_MARK = "*"
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def span(text: str, style: str = "") -> Text:
+    """Styled text whose style stays its own when more text is appended or added to it."""
+    out = Text()
+    out.append(text, style=style)
+    return out
 
 
 def indent(renderable: RenderableType, spaces: int = 2) -> Padding:
@@ -35,7 +44,7 @@ def rank_label(rank: int) -> str:
 
 def card_text(c: int, extra: str = "") -> Text:
     """A card in people's notation (``10♦``), in its suit's colour."""
-    return Text(card_pretty(c), style=f"{SUIT_STYLES[c // 13]} {extra}".strip())
+    return span(card_pretty(c), f"{SUIT_STYLES[c // 13]} {extra}".strip())
 
 
 def cards_text(cards: Iterable[int], sep: str = " ", empty: str = "") -> Text:
@@ -44,7 +53,7 @@ def cards_text(cards: Iterable[int], sep: str = " ", empty: str = "") -> Text:
         if i:
             out.append(sep)
         out.append_text(card_text(c))
-    return out if out.plain else Text(empty, style="dim")
+    return out if out.plain else span(empty, "dim")
 
 
 def high_first(mask: int) -> list[int]:
@@ -78,7 +87,7 @@ def hand_lines(hand: int, legal: int = 0) -> list[Text]:
 
 
 def who(seat: int, names: Sequence[str]) -> Text:
-    return Text(names[seat], style="bold cyan" if seat == 0 else "bold")
+    return span(names[seat], "bold cyan" if seat == 0 else "bold")
 
 
 def plays_text(plays: Sequence[tuple[int, int]], names: Sequence[str]) -> Text:
@@ -126,7 +135,7 @@ def contract_title(game: Game, obs: Observation) -> str:
 def header(obs: Observation, names: Sequence[str]) -> Text:
     g = obs.game
     role = "declarer" if g.is_classic else "chooser"
-    out = Text(f"Hand {obs.hand_no + 1} of {g.num_hands}", style="bold")
+    out = span(f"Hand {obs.hand_no + 1} of {g.num_hands}", "bold")
     out.append(" · ")
     out.append_text(who(obs.declarer, names))
     out.append(f" ({role})")
@@ -207,7 +216,7 @@ def doubles_text(obs: Observation, names: Sequence[str]) -> Text:
 
 def layout_lines(obs: Observation) -> list[Text]:
     """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets."""
-    lines = [Text("       " + "".join(f"{rank_label(r):>4}" for r in range(13)), style="dim")]
+    lines = [span("       " + "".join(f"{rank_label(r):>4}" for r in range(13)), "dim")]
     for s in range(4):
         lo, hi = obs.lines[s]
         row = Text("  ")
@@ -231,13 +240,13 @@ def layout_note(obs: Observation) -> Text:
     if c is None or c.kind == Kind.TRICKS:
         return Text()
     if obs.start_rank is None:
-        return Text("The first card placed sets the starting rank.", style="dim")
+        return span("The first card placed sets the starting rank.", "dim")
     start = rank_label(obs.start_rank)
     closed = [SUIT_SYMBOLS[s] for s in range(4) if obs.lines[s][0] < 0]
     text = f"A suit opens with its {start} and grows one card at a time at either end."
     if closed:
         text += f" Not open yet: {' '.join(closed)}."
-    return Text(text, style="dim")
+    return span(text, "dim")
 
 
 def trick_view(obs: Observation, names: Sequence[str]) -> list[Text]:
@@ -245,13 +254,13 @@ def trick_view(obs: Observation, names: Sequence[str]) -> list[Text]:
     n = obs.game.players
     lines = []
     if obs.last_trick:
-        line = Text("Last trick: ", style="dim")
+        line = span("Last trick: ", "dim")
         line.append_text(plays_text(obs.last_trick, names))
         line.append(" → ", style="dim")
         line.append_text(who(trick_winner(obs.last_trick, obs.trump), names))
         lines.append(line)
     hand_size = obs.game.hand_size
-    line = Text(f"Trick {obs.trick_no + 1} of {hand_size}: ", style="bold")
+    line = span(f"Trick {obs.trick_no + 1} of {hand_size}: ", "bold")
     if obs.trick:
         line.append_text(plays_text(obs.trick, names))
     else:
@@ -275,44 +284,46 @@ def contract_menu(obs: Observation) -> Table:
     table.add_column()
     for i, c in enumerate(g.contracts):
         if i in allowed:
-            table.add_row(Text(str(i + 1), style="bold green"), Text(c.name, style="bold"),
+            table.add_row(span(str(i + 1), "bold green"), span(c.name, "bold"),
                           Text(c.description))
         else:
             why = "done" if not obs.available[obs.seat] >> i & 1 else "not allowed: K♥ is set aside"
-            table.add_row(Text(str(i + 1), style="dim"), Text(c.name, style="dim strike"),
-                          Text(f"({why})", style="dim"))
+            table.add_row(span(str(i + 1), "dim"), span(c.name, "dim strike"),
+                          span(f"({why})", "dim"))
     return table
 
 
 def set_aside_text(obs: Observation) -> Text:
-    out = Text("Set aside, face up: ", style="dim")
+    out = span("Set aside, face up: ", "dim")
     out.append_text(cards_text(high_first(obs.set_aside)))
     return out
 
 
 def status(obs: Observation, names: Sequence[str]) -> RenderableType:
     """The whole table as ``obs.seat`` sees it: header, players, doubles, trick or layout, hand."""
-    parts: list[RenderableType] = [header(obs, names), indent(players_table(obs, names))]
+    table: list[RenderableType] = [players_table(obs, names)]
     if obs.set_aside:
-        parts.append(set_aside_text(obs))
+        table.append(set_aside_text(obs))
     dbl = doubles_text(obs, names)
     if dbl.plain:
-        parts.append(Text("Doubles: ", style="dim") + dbl)
+        table.append(span("Doubles: ", "dim") + dbl)
     c = obs.contract
     if c is not None and obs.phase == Phase.PLAY:
         if c.kind == Kind.TRICKS:
-            parts.extend(trick_view(obs, names))
+            table.extend(trick_view(obs, names))
         else:
-            parts.extend(layout_lines(obs))
-            parts.append(layout_note(obs))
+            table.extend(layout_lines(obs))
+            table.append(layout_note(obs))
     legal = sum(1 << a for a in obs.legal if a < 52) if obs.phase == Phase.PLAY else 0
     count = obs.hand.bit_count()
-    title = Text(f"Your hand ({count} card{'' if count == 1 else 's'})", style="bold")
+    title = span(f"Your hand ({count} card{'' if count == 1 else 's'})", "bold")
     if legal:
         title.append(f"   {LEGAL_MARK} = you may play it", style="dim")
-    parts.append(title)
-    parts.extend(hand_lines(obs.hand, legal))
-    return Group(*parts)
+    heading = header(obs, names)
+    heading.stylize_before("default")  # not the border's colour
+    panel = Panel(Group(*table), title=heading, title_align="left", expand=False,
+                  border_style="blue", box=box.ROUNDED)
+    return Group(panel, title, *hand_lines(obs.hand, legal))
 
 
 def hand_compact(hand: int) -> Text:
