@@ -50,6 +50,8 @@ def finish_hand(state: State, rng: random.Random) -> None:
     Decisions before the play (contract, doubles) go through the ordinary rules; so do
     Dominoes and Réussite, whose moves are few and whose layouts carry more rules.
     """
+    if not state.hand_in_progress:
+        return
     hand_no = state.hand_no
     while state.hand_no == hand_no and state.phase != Phase.PLAY:
         state.apply(rng.choice(state.legal_actions()))

@@ -35,7 +35,9 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
 
 def _load_all() -> None:
     # Levels register themselves on import; importing here keeps this module light.
-    import barbu.bots.basic  # noqa: F401
+    import barbu.bots.basic
+    import barbu.bots.pimc
+    import barbu.bots.strong  # noqa: F401
 
 
 __all__ = ["Bot", "RandomBot", "levels", "make_bot", "register"]

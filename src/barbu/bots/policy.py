@@ -1,0 +1,117 @@
+"""A fast rule-of-thumb move for a full (determinized) state: the playout policy of the search bots.
+
+It looks at the raw state, which in a sampled world is allowed, and plays the
+way a sensible player does — duck under the winning card, shed the cards that
+score, take tricks cheaply in Trumps, play toward one's own cards in Dominoes —
+with a little randomness so that playouts of the same deal differ.
+"""
+
+from __future__ import annotations
+
+import random
+
+from barbu.bots.basic import best_start_rank, best_trump
+from barbu.cards import ACE, SUIT_MASKS
+from barbu.contracts import Kind
+from barbu.game import PASS, RANK, TRUMP
+from barbu.playout import _pick
+from barbu.state import Phase, State
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
+    """A sensible legal action in the PLAY phase of ``state``."""
+    c = state.contract
+    assert c is not None
+    if c.kind != Kind.TRICKS:
+        return _placement(state, rng, noise)
+    legal = state.legal_mask()
+    if legal & (legal - 1) == 0 or rng.random() < noise:
+        return _pick(legal, rng)
+    cards = _cards(legal)
+    trick = state.trick
+    table = c.card_points
+    if not trick:
+        if c.positive:
+            return max(cards, key=lambda x: (x % 13, x))
+        # Lead low, and not a scoring card.
+        return min(cards, key=lambda x: (table[x] != 0, x % 13))
+    led = trick[0] // 13
+    trump = state.trump
+    best = trick[0]
+    for x in trick[1:]:
+        if x // 13 == best // 13:
+            if x > best:
+                best = x
+        elif x // 13 == trump:
+            best = x
+
+    def beats(x: int) -> bool:
+        return x > best if x // 13 == best // 13 else x // 13 == trump
+
+    winners = [x for x in cards if beats(x)]
+    losers = [x for x in cards if not beats(x)]
+    if c.positive:
+        if winners:
+            return min(winners, key=lambda x: (x // 13 == trump and led != trump, x % 13))
+        return min(cards, key=lambda x: (x // 13 == trump, x % 13))
+    if losers:
+        # Shed: points first, then the highest card that still loses.
+        return max(losers, key=lambda x: (abs(table[x]), x % 13))
+    last = len(trick) == state.game.players - 1
+    if last:
+        return max(cards, key=lambda x: (-abs(table[x]), x % 13))
+    return min(cards, key=lambda x: (abs(table[x]), x % 13))
+
+
+def _placement(state: State, rng: random.Random, noise: float) -> int:
+    legal = state.legal_mask()
+    if not legal:
+        return PASS
+    if legal & (legal - 1) == 0 or rng.random() < noise:
+        return _pick(legal, rng)
+    hand = state.hands[state.current]
+    best, best_value = -1, -1e9
+    for x in _cards(legal):
+        suit, rank = divmod(x, 13)
+        lo = state.lo[suit]
+        steps = (-1, 1) if lo < 0 else (-1,) if rank < lo else (1,)
+        value = 0.0
+        for step in steps:
+            r = rank + step
+            if 0 <= r <= ACE:
+                nxt = suit * 13 + r
+                value += 2.0 if hand >> nxt & 1 else -1.0
+                value += 0.3 * ((hand & SUIT_MASKS[suit]).bit_count())
+        if rank == ACE and state.contract is not None and state.contract.kind == Kind.REUSSITE:
+            value += 1.5
+        if value > best_value:
+            best, best_value = x, value
+    return best
+
+
+def heuristic_playout(state: State, rng: random.Random, noise: float = 0.1) -> None:
+    """Finish the hand in progress with :func:`heuristic_card` for every play.
+
+    Decisions before the play still open (doubles) are taken as 'no double', the
+    cautious default, so a playout measures the cards rather than the side bets.
+    """
+    hand_no = state.hand_no
+    while state.hand_no == hand_no and state.hand_in_progress:
+        phase = state.phase
+        if phase == Phase.PLAY:
+            state._do(heuristic_card(state, rng, noise))
+        elif phase == Phase.TRUMP:
+            state._do(TRUMP + best_trump(state.hands[state.current]))
+        elif phase == Phase.START_RANK:
+            state._do(RANK + best_start_rank(state.hands[state.current]))
+        else:
+            state._do(min(state.legal_actions()))
