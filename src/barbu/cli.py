@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     from barbu.arena import add_arguments as add_arena_arguments
 
     add_arena_arguments(sub.add_parser("arena", help=ARENA_HELP))
+
+    from barbu.analyze import add_arguments as add_analyze_arguments
+
+    add_analyze_arguments(sub.add_parser(
+        "analyze", help="replay a game and compare one seat's cards with the strong bot's choices"))
     return parser
 
 
@@ -73,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from barbu.arena import main as arena_main
 
         return arena_main(args)
+    if args.command == "analyze":
+        from barbu.analyze import run as analyze
+
+        return analyze(args)
     if args.command == "serve":
         from barbu.web.server import run as serve
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,8 +201,15 @@ def _apply(state: State, action: int, i: int, j: int | None) -> None:
         raise RecordError(str(e), hand=i, action=j, seat=seat) from e
 
 
-def replay(doc: dict[str, Any]) -> ReplayResult:
-    """Check a record against every rule and score it; raise RecordError at the first fault."""
+OnAction = Callable[[int, int, State, int], None]
+
+
+def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResult:
+    """Check a record against every rule and score it; raise RecordError at the first fault.
+
+    ``on_action(hand, index, state, action)``, when given, sees the state just before
+    each play action is applied (``barbu analyze`` uses it).
+    """
     game, _ = game_of(doc)
     hands = _field(doc, "hands", list, None)
     first = 0
@@ -221,14 +228,15 @@ def replay(doc: dict[str, Any]) -> ReplayResult:
     for i, hand in enumerate(hands):
         if not isinstance(hand, dict):
             raise RecordError("each hand must be a JSON object", hand=i)
-        unfinished = _replay_hand(state, hand, i, last=i == len(hands) - 1)
+        unfinished = _replay_hand(state, hand, i, i == len(hands) - 1, on_action)
     out = list(state.history)
     if unfinished is not None:
         out.append(unfinished)
     return ReplayResult(state, out)
 
 
-def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool) -> HandRecord | None:
+def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool,
+                 on_action: OnAction | None) -> HandRecord | None:
     game = state.game
     declarer = _field(hand, "declarer", int, i)
     if declarer != state.declarer:
@@ -257,6 +265,8 @@ def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool) -> Hand
         except ValueError as e:
             raise RecordError(f"{e}: an action is a card or \"pass\"", hand=i, action=j,
                               seat=seat) from e
+        if on_action is not None and state.is_legal(action):
+            on_action(i, j, state, action)
         _apply(state, action, i, j)
     if state.hand_no == i:
         if not last:

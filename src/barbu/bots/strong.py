@@ -47,6 +47,11 @@ class StrongBot(Bot):
         return self._best(obs, candidates, samples)
 
     def _best(self, obs: Observation, candidates: Sequence[int], samples: int) -> int:
+        values = self.evaluate(obs, candidates, samples)
+        return max(candidates, key=lambda a: (values[a], -a))
+
+    def evaluate(self, obs: Observation, candidates: Sequence[int], samples: int) -> dict[int, float]:
+        """Mean value of the hand to this seat after each candidate, on the same sampled deals."""
         totals = dict.fromkeys(candidates, 0.0)
         for _ in range(samples):
             world = sample_state(obs, self.rng)
@@ -55,7 +60,7 @@ class StrongBot(Bot):
                 trial._do(action)
                 heuristic_playout(trial, self.rng)
                 totals[action] += hand_value(trial, obs.seat, obs.hand_no)
-        return max(candidates, key=lambda a: (totals[a], -a))
+        return {a: t / samples for a, t in totals.items()}
 
     def _double(self, obs: Observation) -> int:
         """Double (or redouble) each player whose expected score is well below ours."""
