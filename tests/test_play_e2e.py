@@ -75,12 +75,11 @@ def play(args: list[str], answer: Answer, cwd: Path, *, interrupt_at: int | None
         if not chunk:
             break
         raw += chunk
-        screen = raw.decode("utf-8", "replace")
-        m = PROMPT.search(screen)
+        m = PROMPT.search(raw[-3000:].decode("utf-8", "replace"))  # the tail: a long game stays fast
         if not m:
             continue
         prompt = Prompt(m["question"].strip(), m["choices"].replace(",", " ").split(),
-                        bool(m["default"]), screen, len(prompts))
+                        bool(m["default"]), raw.decode("utf-8", "replace"), len(prompts))
         prompts.append(prompt)
         if interrupt_at == prompt.number:
             proc.send_signal(signal.SIGINT)
@@ -313,3 +312,24 @@ def test_bad_arguments_are_refused_cleanly(tmp_path: Path) -> None:
                               stdin=subprocess.DEVNULL, cwd=tmp_path, check=False)
         assert done.returncode in (1, 2), args
         assert done.stderr.startswith("barbu play:") and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_whole_game_ends_with_the_winner(tmp_path: Path) -> None:
+    record = tmp_path / "whole.json"
+    done = subprocess.run([BARBU, "play", "--watch", "--rules", "family", "--players", "3", "--seed", "2",
+                           "--bot", "basic", "--save", str(record)], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0, done.stderr
+    result = replay_json(record)
+    assert result["complete"] is True and len(result["hands"]) == 21  # type: ignore[arg-type]
+    totals = result["totals"]
+    assert isinstance(totals, list)
+    names = ["Ann", "Ben", "Cleo"]
+    winner = names[totals.index(min(totals))]
+    assert f"Winner: {winner} (lowest total)" in done.stdout
+    assert f"{winner} wins with" in done.stdout.split("Game over")[1]
+    # Resuming a finished game shows where it ended and changes nothing.
+    again = subprocess.run([BARBU, "play", "--resume", str(record)], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL, check=False)
+    assert again.returncode == 0 and "Game over" in again.stdout and "Score sheet" in again.stdout
+    assert replay_json(record) == result

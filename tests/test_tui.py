@@ -259,14 +259,36 @@ class ScriptedStdin(io.StringIO):
         return line
 
 
-def session(tmp_path: Path, stdin: io.StringIO, seed: int = 4) -> tuple[app.Session, io.StringIO]:
+def session(tmp_path: Path, stdin: io.StringIO, seed: int = 4, state: State | None = None,
+            stop_at: int = 28) -> tuple[app.Session, io.StringIO]:
     out = io.StringIO()
     console = Console(file=out, width=100, color_system=None, force_terminal=False)
     term = app.Terminal(console, stdin, interactive=False, echo=True)
     args = argparse.Namespace(rules="classic", players=4, option=[], seed=seed, watch=False, name="Zoé")
-    state, names = app.new_game(args)
+    new_state, names = app.new_game(args)
     bots = {s: make_bot("random", s) for s in (1, 2, 3)}
-    return app.Session(term, state, names, 0, bots, 0.0, tmp_path / "r.json", state.game.num_hands), out
+    return app.Session(term, state or new_state, names, 0, bots, 0.0, tmp_path / "r.json", stop_at), out
+
+
+def test_a_compulsory_double_is_preselected_and_enforced(tmp_path: Path) -> None:
+    g = Game.classic()
+    state = State(g, seed=3, first_declarer=1)
+    for _ in range(5):  # Ben declares five hands and nobody doubles him
+        state.deal_random()
+        while state.phase != Phase.DEAL:
+            state.apply(state.legal_actions()[0])
+    state.deal_random()
+    state.apply(g.parse_action("trumps"))
+    state.apply(g.parse_action("trump S"))
+    s, out = session(tmp_path, ScriptedStdin(["none", "2", ""], EOFError()), state=state, stop_at=6)
+    s.play([])
+    text = out.getvalue()
+    assert "Compulsory this hand: Zoé, Cleo, Dan must double Ben" in text
+    assert "Doubling Ben is compulsory this hand: you still owe 2 doubles and only 2 of Ben's hands" in text
+    assert "Double [1 Ben, none] (Enter = double Ben) > none" in text
+    assert "✗ doubling the declarer (seat 1) is compulsory" in text
+    assert "✗ in Trumps you may double only the declarer (seat 1)" in text
+    assert "Zoé doubles Ben (compulsory)." in text
 
 
 def test_ctrl_c_saves_before_leaving(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import random
@@ -73,6 +74,9 @@ class Terminal:
         console = Console(force_terminal=None if tty_out else False, highlight=False, emoji=False,
                           color_system=None if plain else "auto", soft_wrap=False)
         tty_in = sys.stdin.isatty()
+        if tty_in and tty_out:
+            with contextlib.suppress(ImportError):
+                import readline  # noqa: F401  (line editing and history for input())
         return cls(console, sys.stdin, interactive=tty_in and tty_out, echo=not tty_in)
 
     def out(self, *items: Text | str | object, end: str = "\n", sep: str = " ") -> None:
@@ -134,6 +138,9 @@ class Session:
     def play(self, intro: list[Text]) -> int:
         for line in intro:
             self.term.out(line)
+        if self.state.history and (self.state.is_over or self.state.phase == Phase.DEAL):
+            self.term.out(Text())
+            self.show_sheet()  # where a resumed game stands
         try:
             self.loop()
         except QuitGame:

@@ -214,6 +214,15 @@ def doubles_text(obs: Observation, names: Sequence[str]) -> Text:
     return out
 
 
+def compulsory_text(obs: Observation, names: Sequence[str]) -> Text:
+    """Who must double the declarer this hand (each owes two doubles per declarer)."""
+    out = span("Compulsory this hand: ", "yellow")
+    out.append(", ".join(names[s] for s in obs.compulsory))
+    out.append(" must double ")
+    out.append_text(who(obs.declarer, names))
+    return out
+
+
 def layout_lines(obs: Observation) -> list[Text]:
     """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets."""
     lines = [span("       " + "".join(f"{rank_label(r):>4}" for r in range(13)), "dim")]
@@ -307,6 +316,8 @@ def status(obs: Observation, names: Sequence[str]) -> RenderableType:
     dbl = doubles_text(obs, names)
     if dbl.plain:
         table.append(span("Doubles: ", "dim") + dbl)
+    if obs.phase == Phase.DOUBLE and obs.compulsory:
+        table.append(compulsory_text(obs, names))
     c = obs.contract
     if c is not None and obs.phase == Phase.PLAY:
         if c.kind == Kind.TRICKS:
