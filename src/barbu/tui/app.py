@@ -193,10 +193,7 @@ class Session:
         dump(to_record(self.state, self.names), self.save_path)
 
     def leave(self, why: str, status: int) -> int:
-        try:
-            self.save()
-        except KeyboardInterrupt:
-            self.save()
+        self.save()
         s = self.state
         self.term.out(Text())
         self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
@@ -322,9 +319,9 @@ class Session:
     def show_last(self, obs: Observation) -> None:
         if obs.last_trick:
             line = Text("Last trick: ")
-            line.append_text(r.plays_text(obs.last_trick, self.names))
+            line.append_text(r.plays_text(obs.last_trick, self.names, self.human))
             line.append(" → ")
-            line.append_text(r.who(r.trick_winner(obs.last_trick, obs.trump), self.names))
+            line.append_text(self.who(r.trick_winner(obs.last_trick, obs.trump)))
             self.term.out(line)
         elif obs.contract is not None and obs.contract.kind != Kind.TRICKS:
             self.term.out(r.span(f"There are no tricks in {obs.contract.name}.", "dim"))
@@ -422,17 +419,20 @@ class Session:
 
     # -- narration -------------------------------------------------------------
 
+    def who(self, seat: int) -> Text:
+        return r.who(seat, self.names, self.human)
+
     def subject(self, seat: int, verb: str) -> Text:
         """``Ben plays`` / ``You play``."""
         if self.names[seat].lower() == "you":
             verb = _SECOND_PERSON.get(verb, verb[:-1] if verb.endswith("s") else verb)
-        out = r.who(seat, self.names)
+        out = self.who(seat)
         out.append(f" {verb}")
         return out
 
     def object(self, seat: int) -> Text:
         """A player's name after a verb: ``doubles you``."""
-        out = r.who(seat, self.names)
+        out = self.who(seat)
         if out.plain.lower() == "you":
             out.plain = "you"
         return out
@@ -489,7 +489,9 @@ class Session:
         if self.human is None:
             if len(plays) == 1:
                 self.term.part(r.span(f"  Trick {before.trick_no + 1:>2}:  ", "dim"))
-            self.term.part(r.plays_text([(seat, action)], self.names) + Text("   "))
+            width = max(len(nm) for nm in self.names)
+            play = self.who(seat) + Text(" " * (width + 1 - len(self.names[seat]))) + r.card_text(action)
+            self.term.part(play + Text(" " * (6 - len(r.card_text(action).plain))))
         elif seat != self.human or not done:
             self.term.out(Text("  ") + self.subject(seat, "plays") + Text(" ") + r.card_text(action))
         if not done:
@@ -497,7 +499,7 @@ class Session:
         winner = r.trick_winner(plays, before.trump)
         taken = r.cards_text(r.high_first(_union(1 << c for _, c in plays) & r.scoring_mask(before.contract)))
         if self.human is None:
-            line = r.span("→ ", "dim") + r.who(winner, self.names)
+            line = r.span("→ ", "dim") + self.who(winner)
             if taken.plain:
                 line += Text(" takes ") + taken
             self.term.part(line)
@@ -530,7 +532,7 @@ class Session:
             else:
                 self.term.part(r.span(" · ", "dim"))
             self.last_pos = pos
-            self.term.part(r.who(seat, self.names) + Text(" ") + event)
+            self.term.part(self.who(seat) + Text(" ") + event)
             return
         if action == PASS:
             verb = "stops" if before.ace_extra else "passes"
@@ -590,7 +592,7 @@ class Session:
             table.add_column("with doubles", justify="right")
         table.add_column("total", justify="right")
         for p in range(self.game.players):
-            row: list[Text | str] = [r.who(p, self.names)]
+            row: list[Text | str] = [self.who(p)]
             if trick_game:
                 row.append(str(tricks[p]))
                 if scoring:

@@ -86,17 +86,18 @@ def hand_lines(hand: int, legal: int = 0) -> list[Text]:
     return lines
 
 
-def who(seat: int, names: Sequence[str]) -> Text:
-    return span(names[seat], "bold cyan" if seat == 0 else "bold")
+def who(seat: int, names: Sequence[str], me: int | None = 0) -> Text:
+    """A player's name, in bold; yours (seat ``me``) in colour too."""
+    return span(names[seat], "bold cyan" if seat == me else "bold")
 
 
-def plays_text(plays: Sequence[tuple[int, int]], names: Sequence[str]) -> Text:
+def plays_text(plays: Sequence[tuple[int, int]], names: Sequence[str], me: int | None = 0) -> Text:
     """``Ben 7♣ · Cleo K♣ · …`` for a trick or part of one."""
     out = Text()
     for i, (seat, c) in enumerate(plays):
         if i:
             out.append(" · ", style="dim")
-        out.append_text(who(seat, names))
+        out.append_text(who(seat, names, me))
         out.append(" ")
         out.append_text(card_text(c))
     return out
