@@ -28,12 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_args(play)
     play.add_argument("--bot", default="basic", help="level of the computer players (default basic)")
     play.add_argument("--resume", metavar="FILE", help="continue the game saved in FILE")
-    play.add_argument("--watch", action="store_true", help="watch four computer players play")
+    play.add_argument("--watch", action="store_true", help="watch computer players play a game")
     play.add_argument("--name", default="You", help="your name on the score sheet")
-    play.add_argument("--save", metavar="FILE", help="where to save the record (default: ./records/)")
+    play.add_argument("--save", metavar="FILE",
+                      help="where to save the record (default: ./records/, or the --resume FILE)")
     play.add_argument("--delay", type=float, default=None,
-                      help="seconds to pause after each computer play (default 0.4; 0 with --watch "
-                      "when output is not a terminal)")
+                      help="seconds to pause after each computer play (default 0.4 when output is a "
+                      "terminal, else 0)")
     play.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     play.add_argument("--plain", action="store_true", help="no colours")
 
