@@ -49,6 +49,12 @@ class Game:
     players: int = 4
     options: frozenset[str] = frozenset()
     contracts: tuple[Contract, ...] = field(default=CLASSIC, compare=False)
+    # Derived once, because the state machine reads them on every trick.
+    is_classic: bool = field(init=False, compare=False)
+    hand_size: int = field(init=False, compare=False)  # cards dealt to each player
+    set_aside_count: int = field(init=False, compare=False)  # family: cards left over, face up
+    num_hands: int = field(init=False, compare=False)  # 28 hands, or 7 × players rounds
+    hands_per_declarer: int = field(init=False, compare=False)  # 7 in a row (classic) or 1
 
     def __post_init__(self) -> None:
         if self.ruleset not in RULESETS:
@@ -65,6 +71,15 @@ class Game:
         table = CLASSIC if self.ruleset == "classic" else FAMILY
         object.__setattr__(self, "options", frozenset(self.options))
         object.__setattr__(self, "contracts", with_options(table, self.options))
+        derived = {
+            "is_classic": self.ruleset == "classic",
+            "hand_size": 52 // self.players,
+            "set_aside_count": 52 % self.players,
+            "num_hands": len(table) * self.players,
+            "hands_per_declarer": len(table) if self.ruleset == "classic" else 1,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def classic(cls, options: tuple[str, ...] | frozenset[str] = ()) -> Game:
@@ -73,28 +88,6 @@ class Game:
     @classmethod
     def family(cls, players: int = 4) -> Game:
         return cls("family", players)
-
-    @property
-    def is_classic(self) -> bool:
-        return self.ruleset == "classic"
-
-    @property
-    def hand_size(self) -> int:
-        return 52 // self.players
-
-    @property
-    def set_aside_count(self) -> int:
-        return 52 % self.players
-
-    @property
-    def num_hands(self) -> int:
-        """28 hands (classic) or 7 × players rounds (family)."""
-        return len(self.contracts) * self.players
-
-    @property
-    def hands_per_declarer(self) -> int:
-        """Consecutive hands one declarer plays: 7 (classic) or 1 (family)."""
-        return len(self.contracts) if self.is_classic else 1
 
     def declarer_of(self, first: int, hand_no: int) -> int:
         """Seat of the declarer (chooser) of hand ``hand_no``."""

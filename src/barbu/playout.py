@@ -22,9 +22,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from barbu.cards import HEARTS, KING
 from barbu.contracts import Contract, Kind, Lead
-from barbu.state import Phase, State
+from barbu.state import Phase, State, lead_mask, legal_cards, trick_winner
 
 # RANKS_OF[m]: the ranks present in a 13-bit suit mask, low to high.
 RANKS_OF: tuple[tuple[int, ...], ...] = tuple(
@@ -72,167 +71,69 @@ def finish_hand(state: State, rng: random.Random) -> None:
         state._do(rng.choice(state.legal_actions()))
 
 
-def _take(lists: list[list[int]], total: int, rnd: Callable[[], float]) -> int:
-    """Remove and return a uniformly random card from a hand held as rank lists per suit."""
-    k = int(rnd() * total)
-    for suit in range(4):
-        ranks = lists[suit]
-        if k < len(ranks):
-            return suit * 13 + ranks.pop(k)
-        k -= len(ranks)
-    raise AssertionError("empty hand")
-
-
-def _lead(c: Contract, lists: list[list[int]], first_trick: bool, rnd: Callable[[], float]) -> int:
-    """A random legal lead under the contract's lead rule."""
-    total = len(lists[0]) + len(lists[1]) + len(lists[2]) + len(lists[3])
-    lead = c.lead
-    hearts = lists[HEARTS]
-    if lead == Lead.NO_HEART_UNLESS_ONLY_HEARTS or (
-            lead == Lead.NO_HEART_FIRST_TRICK and first_trick):
-        if total > len(hearts):
-            lists[HEARTS] = []
-            card = _take(lists, total - len(hearts), rnd)
-            lists[HEARTS] = hearts
-            return card
-    elif lead == Lead.NO_KH_UNLESS_LAST_CARD and KING in hearts and total > 1:
-        hearts.remove(KING)
-        card = _take(lists, total - 1, rnd)
-        hearts.append(KING)
-        return card
-    return _take(lists, total, rnd)
-
-
-def _follow(c: Contract, lists: list[list[int]], led: int, trump: int, top_trump: int,
-            rnd: Callable[[], float]) -> int:
-    """A random legal card for a player who is not leading (top_trump: highest trump rank so far)."""
-    ranks = lists[led]
-    if ranks:
-        if c.king_first and led == HEARTS and KING in ranks:
-            ranks.remove(KING)
-            return HEARTS * 13 + KING
-        if c.overtrump and led == trump:
-            return led * 13 + _pop_above(ranks, top_trump, rnd)
-        return led * 13 + ranks.pop(int(rnd() * len(ranks)))
-    if trump >= 0 and lists[trump]:
-        trumps = lists[trump]
-        if c.overtrump:
-            return trump * 13 + _pop_above(trumps, top_trump, rnd)
-        return trump * 13 + trumps.pop(int(rnd() * len(trumps)))
-    if c.king_first and KING in lists[HEARTS]:
-        lists[HEARTS].remove(KING)
-        return HEARTS * 13 + KING
-    return _take(lists, len(lists[0]) + len(lists[1]) + len(lists[2]) + len(lists[3]), rnd)
-
-
-def _pop_above(ranks: list[int], floor: int, rnd: Callable[[], float]) -> int:
-    """Overtrump: a random rank above ``floor`` if there is one, else any rank."""
-    above = [i for i, r in enumerate(ranks) if r > floor]
-    if above:
-        return ranks.pop(above[int(rnd() * len(above))])
-    return ranks.pop(int(rnd() * len(ranks)))
-
-
 def _play_tricks(state: State, c: Contract, rnd: Callable[[], float]) -> None:
-    """The rest of a trick game, trick by trick, from an empty trick.
+    """The rest of a trick game with trumps or a forced K♥, from an empty trick.
 
-    The common cases — following suit, and a free lead — are written out in the loop,
-    because a function call per card would cost as much as the rest of the work.
+    Each card comes from the same :func:`~barbu.state.legal_cards` that the state
+    machine uses, so these rarer rules live in one place.
     """
     n = state.game.players
     size = state.game.hand_size
     hands = state.hands
-    lists = [[list(RANKS_OF[h >> (13 * s) & 0x1FFF]) for s in range(4)] for h in hands]
-    followers = [tuple((leader + k) % n for k in range(1, n)) for leader in range(n)]
-    seats_from = [tuple((leader + k) % n for k in range(n)) for leader in range(n)]
-    actions, actors = state.actions, state.actors
-    table, per_trick, last = c.card_points, c.per_trick, c.last_tricks
-    scored = any(table)
+    seats_from = _SEATS_FROM[n]
+    table, per_trick = c.card_points, c.per_trick
+    bonus = [0] * size
+    for k, extra in enumerate(reversed(c.last_tricks)):
+        bonus[size - 1 - k] = extra
     end_mask = c.ends_when_taken & ~state.set_aside
     trump = state.trump
-    plain = not (c.king_first or c.overtrump)
-    free_lead = c.lead == Lead.FREE
     played = state.played
     leader = state.current
     trick_no = state.trick_no
-    points, captured, tricks_won = state.points, state.captured, state.tricks_won
+    cards: list[int] = []
+    leaders: list[int] = []
     while True:
-        mine = lists[leader]
-        if free_lead:
-            k = int(rnd() * (len(mine[0]) + len(mine[1]) + len(mine[2]) + len(mine[3])))
-            led = 0
-            while k >= len(mine[led]):
-                k -= len(mine[led])
-                led += 1
-            best = mine[led].pop(k)
-        else:
-            card = _lead(c, mine, trick_no == 0, rnd)
-            led, best = divmod(card, 13)
-        base = led * 13
-        trick = [base + best]
-        winner = leader
-        trumped = led == trump
-        top_trump = best if trumped else -1
-        for seat in followers[leader]:
-            ranks = lists[seat][led]
-            if ranks and plain:
-                r = ranks.pop(int(rnd() * len(ranks)))
-                trick.append(base + r)
-                if r > best and not (trumped and led != trump):
-                    best, winner = r, seat
-                    if led == trump:
-                        top_trump = r
-                continue
-            card = _follow(c, lists[seat], led, trump, top_trump, rnd)
+        trick: list[int] = []
+        for seat in seats_from[leader]:
+            hand = hands[seat]
+            card = _random_card(legal_cards(c, hand, trick, trump, trick_no == 0), rnd)
+            hands[seat] = hand ^ _BIT[card]
             trick.append(card)
-            suit, r = divmod(card, 13)
-            if suit == trump and led != trump:
-                if not trumped or r > top_trump:
-                    trumped, top_trump, best, winner = True, r, r, seat
-            elif suit == led and r > best and not (trumped and led != trump):
-                best, winner = r, seat
-                if led == trump:
-                    top_trump = r
+        winner = seats_from[leader][trick_winner(trick, trump)]
         taken = 0
-        for x in trick:
-            taken |= _BIT[x]
-        pts = per_trick
-        if scored:
-            for x in trick:
-                pts += table[x]
-        from_end = size - 1 - trick_no
-        if from_end < len(last):
-            pts += last[-1 - from_end]
-        actions.extend(trick)
-        actors.extend(seats_from[leader])
-        points[winner] += pts
-        captured[winner] |= taken
-        tricks_won[winner] += 1
+        pts = per_trick + bonus[trick_no]
+        for card in trick:
+            taken |= _BIT[card]
+            pts += table[card]
+        state.points[winner] += pts
+        state.captured[winner] |= taken
+        state.tricks_won[winner] += 1
+        cards += trick
+        leaders.append(leader)
         played |= taken
         trick_no += 1
         leader = winner
         if trick_no == size or (end_mask and not end_mask & ~played):
             break
-    for seat in range(n):
-        hands[seat] &= ~played
-    state.played = played
-    state.trick_no = trick_no
-    state.leader = state.current = leader
-    state._finish_hand()
+    _write_back(state, cards, leaders, played, trick_no, leader)
 
 
 def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None:
     """:func:`_play_tricks` for the plain no-trump contracts, the bulk of all playouts.
 
-    With no trumps and no forced card the highest card of the suit led wins and
-    following suit is a single random pop; this loop has nothing else in it.
+    With no trumps and no forced card the highest card of the suit led wins, so a
+    follower's choice is a random rank of one 13-bit slice of his hand mask
+    (``RANKS_OF`` lists them); this loop has nothing else in it.
     """
     n = state.game.players
     size = state.game.hand_size
-    lists = [[list(RANKS_OF[h >> (13 * s) & 0x1FFF]) for s in range(4)] for h in state.hands]
+    hands = state.hands
     followers = _FOLLOWERS[n]
-    table, per_trick, last = c.card_points, c.per_trick, c.last_tricks
+    table, per_trick = c.card_points, c.per_trick
     scored = any(table)
+    bonus = [0] * size  # points for taking each trick besides its cards
+    for k, extra in enumerate(reversed(c.last_tricks)):
+        bonus[size - 1 - k] = extra
     end_mask = c.ends_when_taken & ~state.set_aside
     free_lead = c.lead == Lead.FREE
     played = state.played
@@ -242,46 +143,34 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     cards: list[int] = []
     leaders: list[int] = []
     bit = _BIT
+    ranks_of = RANKS_OF
     while True:
-        mine = lists[leader]
-        if free_lead:
-            k = int(rnd() * (len(mine[0]) + len(mine[1]) + len(mine[2]) + len(mine[3])))
-            led = 0
-            while k >= len(mine[led]):
-                k -= len(mine[led])
-                led += 1
-            best = mine[led].pop(k)
-        else:
-            led, best = divmod(_lead(c, mine, trick_no == 0, rnd), 13)
+        hand = hands[leader]
+        card = _random_card(hand if free_lead else lead_mask(c, hand, trick_no == 0), rnd)
+        led, best = divmod(card, 13)
         base = led * 13
-        card = base + best
+        hands[leader] = hand ^ bit[card]
         cards.append(card)
         leaders.append(leader)
         taken = bit[card]
-        pts = per_trick + table[card] if scored else per_trick
+        pts = per_trick + bonus[trick_no] + (table[card] if scored else 0)
         winner = leader
         for seat in followers[leader]:
-            ranks = lists[seat][led]
+            hand = hands[seat]
+            ranks = ranks_of[hand >> base & 0x1FFF]
             if ranks:
-                r = ranks.pop(int(rnd() * len(ranks)))
+                r = ranks[int(rnd() * len(ranks))]
                 card = base + r
                 if r > best:
                     best, winner = r, seat
             else:  # void: any card of the hand, none of which can win
-                hand = lists[seat]
-                k = int(rnd() * (len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])))
-                suit = 0
-                while k >= len(hand[suit]):
-                    k -= len(hand[suit])
-                    suit += 1
-                card = suit * 13 + hand[suit].pop(k)
+                card = _random_card(hand, rnd)
+            b = bit[card]
+            hands[seat] = hand ^ b
             cards.append(card)
-            taken |= bit[card]
+            taken |= b
             if scored:
                 pts += table[card]
-        from_end = size - 1 - trick_no
-        if from_end < len(last):
-            pts += last[-1 - from_end]
         points[winner] += pts
         captured[winner] |= taken
         tricks_won[winner] += 1
@@ -293,6 +182,18 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     _write_back(state, cards, leaders, played, trick_no, leader)
 
 
+def _random_card(hand: int, rnd: Callable[[], float]) -> int:
+    """A uniformly random card of a non-empty hand mask."""
+    k = int(rnd() * hand.bit_count())
+    suit = 0
+    while True:
+        ranks = RANKS_OF[hand >> (13 * suit) & 0x1FFF]
+        if k < len(ranks):
+            return suit * 13 + ranks[k]
+        k -= len(ranks)
+        suit += 1
+
+
 def _write_back(state: State, cards: list[int], leaders: list[int], played: int, trick_no: int,
                 leader: int) -> None:
     """Store a finished playout's cards, players and counters in the state, and score the hand."""
@@ -302,8 +203,6 @@ def _write_back(state: State, cards: list[int], leaders: list[int], played: int,
     actors = state.actors
     for lead_seat in leaders:
         actors.extend(order[lead_seat])
-    for seat in range(n):
-        state.hands[seat] &= ~played
     state.played = played
     state.trick_no = trick_no
     state.leader = state.current = leader

@@ -48,6 +48,58 @@ if TYPE_CHECKING:
 
 CHANCE = -1
 TERMINAL = -2
+def lead_mask(c: Contract, hand: int, first_trick: bool) -> int:
+    """The cards of ``hand`` that may be led under the contract's lead rule."""
+    lead = c.lead
+    if lead == Lead.FREE:
+        return hand
+    if lead == Lead.NO_HEART_UNLESS_ONLY_HEARTS or (lead == Lead.NO_HEART_FIRST_TRICK and first_trick):
+        return hand & ~HEART_CARDS or hand
+    if lead == Lead.NO_KH_UNLESS_LAST_CARD:
+        return hand & ~KH_MASK or hand
+    return hand
+
+
+def legal_cards(c: Contract, hand: int, trick: Sequence[int], trump: int, first_trick: bool) -> int:
+    """The cards of ``hand`` that may be played to ``trick`` (empty: a lead) in a trick game."""
+    if not trick:
+        return lead_mask(c, hand, first_trick)
+    led = trick[0] // 13
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        if c.overtrump and led == trump:
+            top = max(x for x in trick if x // 13 == led)
+            return follow & ~((2 << top) - 1) or follow
+        if c.king_first and led == HEARTS and follow & KH_MASK:
+            return KH_MASK
+        return follow
+    if c.trumps:
+        trumps = hand & SUIT_MASKS[trump]
+        if trumps:
+            in_trick = [x for x in trick if x // 13 == trump] if c.overtrump else []
+            if in_trick:
+                return trumps & ~((2 << max(in_trick)) - 1) or trumps
+            return trumps
+    if c.king_first and hand & KH_MASK:
+        return KH_MASK
+    return hand
+
+
+def trick_winner(trick: Sequence[int], trump: int) -> int:
+    """Index in ``trick`` of the card that takes it (``trump`` is -1 without trumps)."""
+    best = trick[0]
+    best_at = 0
+    for i in range(1, len(trick)):
+        x = trick[i]
+        # Same suit as the best so far: higher wins; else only a trump takes over.
+        if x // 13 == best // 13:
+            if x > best:
+                best, best_at = x, i
+        elif x // 13 == trump:
+            best, best_at = x, i
+    return best_at
+
+
 _BIT = tuple(1 << c for c in range(52))
 REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
 
@@ -319,6 +371,8 @@ class State:
         assert self.contract is not None
         if self.contract.positive:
             return 1 << self.declarer
+        if not any(self.doubled):
+            return ((1 << self.game.players) - 1) & ~(1 << seat)
         targets = 0
         for t in range(self.game.players):
             # A pair already doubled the other way is settled by a redouble, not a second double.
@@ -339,40 +393,7 @@ class State:
         hand = self.hands[self.current]
         if c.kind != Kind.TRICKS:
             return hand & self.frontier
-        if not self.trick:
-            return self._lead_mask(c, hand)
-        led = self.trick[0] // 13
-        follow = hand & SUIT_MASKS[led]
-        if follow:
-            if c.overtrump and led == self.trump:
-                top = max(x for x in self.trick if x // 13 == led)
-                return follow & ~((2 << top) - 1) or follow
-            if c.king_first and led == HEARTS and follow & KH_MASK:
-                return KH_MASK
-            return follow
-        if c.trumps:
-            trumps = hand & SUIT_MASKS[self.trump]
-            if trumps:
-                if c.overtrump:
-                    in_trick = [x for x in self.trick if x // 13 == self.trump]
-                    if in_trick:
-                        over = trumps & ~((2 << max(in_trick)) - 1)
-                        return over or trumps
-                return trumps
-        if c.king_first and hand & KH_MASK:
-            return KH_MASK
-        return hand
-
-    def _lead_mask(self, c: Contract, hand: int) -> int:
-        lead = c.lead
-        if lead == Lead.FREE:
-            return hand
-        if lead == Lead.NO_HEART_UNLESS_ONLY_HEARTS or (
-                lead == Lead.NO_HEART_FIRST_TRICK and self.trick_no == 0):
-            return hand & ~HEART_CARDS or hand
-        if lead == Lead.NO_KH_UNLESS_LAST_CARD:
-            return hand & ~KH_MASK or hand
-        return hand
+        return legal_cards(c, hand, self.trick, self.trump, self.trick_no == 0)
 
     def legal_actions(self) -> list[int]:
         """The actions the player to act may take now (empty at a chance step or the end)."""
@@ -464,12 +485,13 @@ class State:
             raise IllegalDealError(f"the cards are dealt only before a hand, not now ({self.phase.name})")
         if rng is None:
             rng = random.Random(f"{self.seed}:{self.hand_no}:{self.redeals}")
-        # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle().
-        keys = [rng.random() for _ in _BIT]
-        deck = sorted(range(52), key=keys.__getitem__)
+        # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle();
+        # sorting the cards' bits lets each hand be a plain sum.
+        rnd = rng.random
+        deck = sorted(_BIT, key=lambda _: rnd())
         n, size = self.game.players, self.game.hand_size
-        hands = [sum(map(_BIT.__getitem__, deck[i * size:(i + 1) * size])) for i in range(n)]
-        set_aside = sum(map(_BIT.__getitem__, deck[n * size:]))
+        hands = [sum(deck[i * size:(i + 1) * size]) for i in range(n)]
+        set_aside = sum(deck[n * size:])
         return self._accept_deal(hands, set_aside)
 
     # -- applying actions ----------------------------------------------------
@@ -514,7 +536,12 @@ class State:
         if self.game.is_classic:
             n = self.game.players
             self.phase = Phase.DOUBLE
-            self.forced = sum(1 << s for s in range(n) if self.double_is_compulsory(s))
+            left = self.hands_left_for_declarer()
+            self.forced = 0
+            for s in range(n):
+                owed = REQUIRED_DOUBLES - self.dbl_count[s]
+                if s != self.declarer and owed > 0 and owed >= left:
+                    self.forced |= 1 << s
             self.turn_queue = [(self.declarer + k) % n for k in range(n - 1, 0, -1)]
             self.current = self.turn_queue.pop()
         else:
@@ -641,18 +668,7 @@ class State:
 
     def _finish_trick(self, c: Contract) -> None:
         trick = self.trick
-        trump = self.trump
-        best = trick[0]
-        best_at = 0
-        for i in range(1, len(trick)):
-            x = trick[i]
-            # Same suit as the best so far: higher wins; else only a trump takes over.
-            if x // 13 == best // 13:
-                if x > best:
-                    best, best_at = x, i
-            elif x // 13 == trump:
-                best, best_at = x, i
-        winner = (self.leader + best_at) % self.game.players
+        winner = (self.leader + trick_winner(trick, self.trump)) % self.game.players
         taken = 0
         pts = c.per_trick
         table = c.card_points
