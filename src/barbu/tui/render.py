@@ -180,7 +180,7 @@ def players_table(obs: Observation, names: Sequence[str], totals: bool = True) -
         if tricks:
             row.append(str(obs.tricks_won[seat]))
             if scoring:
-                row.append(cards_text(high_first(obs.captured[seat] & scoring), empty="–"))
+                row.append(cards_text(high_first(obs.scoring_captured(seat)), empty="–"))
             row.append(signed(obs.points[seat]))
         elif playing:
             row.append(ORDINALS[obs.out_order.index(seat)] if seat in obs.out_order else "")
