@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
+from itertools import chain
 
 from barbu.contracts import Contract, Kind, Lead
-from barbu.state import Phase, State, lead_mask, legal_cards, trick_winner
+from barbu.state import PLAY_P, State, lead_mask, legal_cards, trick_winner
 
 # RANKS_OF[m]: the ranks present in a 13-bit suit mask, low to high.
 RANKS_OF: tuple[tuple[int, ...], ...] = tuple(
@@ -52,14 +54,12 @@ def finish_hand(state: State, rng: random.Random) -> None:
     if not state.hand_in_progress:
         return
     hand_no = state.hand_no
-    while state.hand_no == hand_no and state.phase != Phase.PLAY:
+    while state.hand_no == hand_no and state.phase != PLAY_P:
         state.apply(rng.choice(state.legal_actions()))
-    c = state.contract
-    if state.hand_no != hand_no or c is None:
-        return
     while state.trick and state.hand_no == hand_no:  # finish a trick already begun
         state._do(_pick(state.legal_mask(), rng))
-    if state.hand_no != hand_no:
+    c = state.contract
+    if state.hand_no != hand_no or c is None:
         return
     if c.kind == Kind.TRICKS:
         if c.trumps or c.king_first or c.overtrump:
@@ -82,9 +82,7 @@ def _play_tricks(state: State, c: Contract, rnd: Callable[[], float]) -> None:
     hands = state.hands
     seats_from = _SEATS_FROM[n]
     table, per_trick = c.card_points, c.per_trick
-    bonus = [0] * size
-    for k, extra in enumerate(reversed(c.last_tricks)):
-        bonus[size - 1 - k] = extra
+    bonus = _bonus(c.last_tricks, size)
     end_mask = c.ends_when_taken & ~state.set_aside
     trump = state.trump
     played = state.played
@@ -131,9 +129,7 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     followers = _FOLLOWERS[n]
     table, per_trick = c.card_points, c.per_trick
     scored = any(table)
-    bonus = [0] * size  # points for taking each trick besides its cards
-    for k, extra in enumerate(reversed(c.last_tricks)):
-        bonus[size - 1 - k] = extra
+    bonus = _bonus(c.last_tricks, size)
     end_mask = c.ends_when_taken & ~state.set_aside
     free_lead = c.lead == Lead.FREE
     played = state.played
@@ -142,15 +138,28 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     points, captured, tricks_won = state.points, state.captured, state.tricks_won
     cards: list[int] = []
     leaders: list[int] = []
+    append = cards.append
     bit = _BIT
     ranks_of = RANKS_OF
     while True:
         hand = hands[leader]
-        card = _random_card(hand if free_lead else lead_mask(c, hand, trick_no == 0), rnd)
-        led, best = divmod(card, 13)
-        base = led * 13
+        if free_lead:  # written out: a random card of the whole hand
+            k = int(rnd() * hand.bit_count())
+            base = 0
+            while True:
+                ranks = ranks_of[hand >> base & 0x1FFF]
+                m = len(ranks)
+                if k < m:
+                    break
+                k -= m
+                base += 13
+            best = ranks[k]
+            card = base + best
+        else:
+            card = _random_card(lead_mask(c, hand, trick_no == 0), rnd)
+            base, best = card - card % 13, card % 13
         hands[leader] = hand ^ bit[card]
-        cards.append(card)
+        append(card)
         leaders.append(leader)
         taken = bit[card]
         pts = per_trick + bonus[trick_no] + (table[card] if scored else 0)
@@ -163,11 +172,20 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
                 card = base + r
                 if r > best:
                     best, winner = r, seat
-            else:  # void: any card of the hand, none of which can win
-                card = _random_card(hand, rnd)
+            else:  # void: any card of the hand (none can win), as for a free lead above
+                k = int(rnd() * hand.bit_count())
+                shift = 0
+                while True:
+                    ranks = ranks_of[hand >> shift & 0x1FFF]
+                    m = len(ranks)
+                    if k < m:
+                        break
+                    k -= m
+                    shift += 13
+                card = shift + ranks[k]
             b = bit[card]
             hands[seat] = hand ^ b
-            cards.append(card)
+            append(card)
             taken |= b
             if scored:
                 pts += table[card]
@@ -180,6 +198,12 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
         if trick_no == size or (end_mask and not end_mask & ~played):
             break
     _write_back(state, cards, leaders, played, trick_no, leader)
+
+
+@cache
+def _bonus(last_tricks: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """Points for taking each trick of a hand of ``size`` tricks, besides its cards."""
+    return (0,) * (size - len(last_tricks)) + last_tricks
 
 
 def _random_card(hand: int, rnd: Callable[[], float]) -> int:
@@ -199,10 +223,7 @@ def _write_back(state: State, cards: list[int], leaders: list[int], played: int,
     """Store a finished playout's cards, players and counters in the state, and score the hand."""
     n = state.game.players
     state.actions.extend(cards)
-    order = _SEATS_FROM[n]
-    actors = state.actors
-    for lead_seat in leaders:
-        actors.extend(order[lead_seat])
+    state.actors.extend(chain.from_iterable(map(_SEATS_FROM[n].__getitem__, leaders)))
     state.played = played
     state.trick_no = trick_no
     state.leader = state.current = leader

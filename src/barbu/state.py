@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from barbu.cards import (
     ACE,
@@ -46,16 +45,22 @@ from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seat
 if TYPE_CHECKING:
     from barbu.observation import Observation
 
+# Plain names for the hot paths: reading a member off an Enum class costs about 90 ns,
+# and the state machine compares phases, kinds and lead rules on every action.
+_TRICKS, _DOMINOES, _REUSSITE = Kind.TRICKS, Kind.DOMINOES, Kind.REUSSITE
+_FREE, _NO_HEART, _NO_KH, _NO_HEART_FIRST = (Lead.FREE, Lead.NO_HEART_UNLESS_ONLY_HEARTS,
+                                             Lead.NO_KH_UNLESS_LAST_CARD, Lead.NO_HEART_FIRST_TRICK)
+
 CHANCE = -1
 TERMINAL = -2
 def lead_mask(c: Contract, hand: int, first_trick: bool) -> int:
     """The cards of ``hand`` that may be led under the contract's lead rule."""
     lead = c.lead
-    if lead == Lead.FREE:
+    if lead == _FREE:
         return hand
-    if lead == Lead.NO_HEART_UNLESS_ONLY_HEARTS or (lead == Lead.NO_HEART_FIRST_TRICK and first_trick):
+    if lead == _NO_HEART or (lead == _NO_HEART_FIRST and first_trick):
         return hand & ~HEART_CARDS or hand
-    if lead == Lead.NO_KH_UNLESS_LAST_CARD:
+    if lead == _NO_KH:
         return hand & ~KH_MASK or hand
     return hand
 
@@ -126,10 +131,16 @@ PHASE_TASK = {
     Phase.GAME_OVER: "stop: the game is over",
 }
 
+# Plain names for the hot paths (see _TRICKS above).
+DEAL_P, CHOOSE_P, TRUMP_P, RANK_P, DOUBLE_P, REDOUBLE_P, PLAY_P, OVER_P = tuple(Phase)
 
-@dataclass(frozen=True)
-class HandRecord:
-    """Everything about one hand: enough to replay it and its score."""
+
+class HandRecord(NamedTuple):
+    """Everything about one hand: enough to replay it and its score.
+
+    A named tuple rather than a frozen dataclass: one is built at the end of every
+    playout, and a tuple is several times cheaper to make.
+    """
 
     hand_no: int
     declarer: int
@@ -272,9 +283,10 @@ class State:
     # -- bookkeeping ---------------------------------------------------------
 
     def _start_hand(self) -> None:
-        n = self.game.players
-        self.phase = Phase.DEAL
-        self.declarer = self.game.declarer_of(self.first_declarer, self.hand_no)
+        g = self.game
+        n = g.players
+        self.phase = DEAL_P
+        self.declarer = (self.first_declarer + self.hand_no // g.hands_per_declarer) % n
         self.current = CHANCE
         self.hands = [0] * n
         self.dealt = [0] * n
@@ -334,11 +346,11 @@ class State:
 
     @property
     def is_over(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase == OVER_P
 
     @property
     def hand_in_progress(self) -> bool:
-        return self.phase not in (Phase.DEAL, Phase.GAME_OVER)
+        return self.phase not in (DEAL_P, OVER_P)
 
     def available_contracts(self, seat: int) -> list[int]:
         """Indices of the contracts ``seat`` has not yet declared."""
@@ -386,53 +398,53 @@ class State:
 
     def legal_mask(self) -> int:
         """The cards the player to act may play, as a mask (PLAY phase)."""
-        if self.phase != Phase.PLAY:
+        if self.phase != PLAY_P:
             return 0
         c = self.contract
         assert c is not None
         hand = self.hands[self.current]
-        if c.kind != Kind.TRICKS:
+        if c.kind != _TRICKS:
             return hand & self.frontier
         return legal_cards(c, hand, self.trick, self.trump, self.trick_no == 0)
 
     def legal_actions(self) -> list[int]:
         """The actions the player to act may take now (empty at a chance step or the end)."""
         phase = self.phase
-        if phase == Phase.PLAY:
+        if phase == PLAY_P:
             mask = self.legal_mask()
             out = []
             while mask:
                 low = mask & -mask
                 out.append(low.bit_length() - 1)
                 mask ^= low
-            if self.contract is not None and self.contract.kind != Kind.TRICKS and (
+            if self.contract is not None and self.contract.kind != _TRICKS and (
                     not out or self.ace_extra):
                 out.append(PASS)
             return out
-        if phase == Phase.CHOOSE:
+        if phase == CHOOSE_P:
             return [CONTRACT + i for i in range(len(self.game.contracts))
                     if self._contract_allowed(i)]
-        if phase == Phase.TRUMP:
+        if phase == TRUMP_P:
             return [TRUMP + s for s in range(4)]
-        if phase == Phase.START_RANK:
+        if phase == RANK_P:
             return [RANK + r for r in range(13)]
-        if phase == Phase.DOUBLE:
+        if phase == DOUBLE_P:
             targets = self.double_targets(self.current)
             must = 1 << self.declarer if self.forced >> self.current & 1 else 0
             return [DOUBLE + m for m in _submasks(targets) if m & must == must]
-        if phase == Phase.REDOUBLE:
+        if phase == REDOUBLE_P:
             return [REDOUBLE + m for m in _submasks(self.redouble_targets(self.current))]
         return []
 
     def is_legal(self, action: int) -> bool:
         phase = self.phase
-        if phase == Phase.PLAY and 0 <= action < 52:
+        if phase == PLAY_P and 0 <= action < 52:
             return bool(self.legal_mask() >> action & 1)
-        if phase == Phase.DOUBLE and DOUBLE <= action < REDOUBLE:
+        if phase == DOUBLE_P and DOUBLE <= action < REDOUBLE:
             mask = action - DOUBLE
             must = 1 << self.declarer if self.forced >> self.current & 1 else 0
             return not mask & ~self.double_targets(self.current) and mask & must == must
-        if phase == Phase.CHOOSE and CONTRACT <= action < CONTRACT + len(self.game.contracts):
+        if phase == CHOOSE_P and CONTRACT <= action < CONTRACT + len(self.game.contracts):
             return self._contract_allowed(action - CONTRACT)
         return action in self.legal_actions()
 
@@ -444,7 +456,7 @@ class State:
         Family: when the chooser's only challenge left is King of Hearts and K♥
         is set aside, the round is redealt; the state then stays at the deal.
         """
-        if self.phase != Phase.DEAL:
+        if self.phase != DEAL_P:
             raise IllegalDealError(f"the cards are dealt only before a hand, not now ({self.phase.name})")
         g = self.game
         if len(hands) != g.players:
@@ -475,13 +487,13 @@ class State:
         self.hands = list(hands)
         self.dealt = list(hands)
         self.set_aside = set_aside
-        self.phase = Phase.CHOOSE
+        self.phase = CHOOSE_P
         self.current = self.declarer
         return True
 
     def deal_random(self, rng: random.Random | None = None) -> bool:
         """Deal from ``rng``, or reproducibly from the game seed, the hand number and the redeal count."""
-        if self.phase != Phase.DEAL:
+        if self.phase != DEAL_P:
             raise IllegalDealError(f"the cards are dealt only before a hand, not now ({self.phase.name})")
         if rng is None:
             rng = random.Random(f"{self.seed}:{self.hand_no}:{self.redeals}")
@@ -505,19 +517,19 @@ class State:
     def _do(self, action: int) -> None:
         """Apply an action already known to be legal."""
         phase = self.phase
-        if phase == Phase.PLAY:
+        if phase == PLAY_P:
             self._play(action)
-        elif phase == Phase.CHOOSE:
+        elif phase == CHOOSE_P:
             self._choose(action - CONTRACT)
-        elif phase == Phase.TRUMP:
+        elif phase == TRUMP_P:
             self.trump = action - TRUMP
             self._after_naming()
-        elif phase == Phase.START_RANK:
+        elif phase == RANK_P:
             self.start_rank = action - RANK
             self._after_naming()
-        elif phase == Phase.DOUBLE:
+        elif phase == DOUBLE_P:
             self._double(action - DOUBLE)
-        elif phase == Phase.REDOUBLE:
+        elif phase == REDOUBLE_P:
             self.redoubled[self.current] = action - REDOUBLE
             self._next_redoubler()
 
@@ -526,19 +538,19 @@ class State:
         self.contract_idx = index
         self.contract = c
         if c.trumps:
-            self.phase = Phase.TRUMP
-        elif c.kind == Kind.DOMINOES:
-            self.phase = Phase.START_RANK
+            self.phase = TRUMP_P
+        elif c.kind == _DOMINOES:
+            self.phase = RANK_P
         else:
             self._after_naming()
 
     def _after_naming(self) -> None:
         if self.game.is_classic:
             n = self.game.players
-            self.phase = Phase.DOUBLE
+            self.phase = DOUBLE_P
             left = self.hands_left_for_declarer()
             self.forced = 0
-            for s in range(n):
+            for s in range(n) if left <= REQUIRED_DOUBLES else ():
                 owed = REQUIRED_DOUBLES - self.dbl_count[s]
                 if s != self.declarer and owed > 0 and owed >= left:
                     self.forced |= 1 << s
@@ -562,7 +574,7 @@ class State:
         n = self.game.players
         order = [self.declarer] + [(self.declarer + k) % n for k in range(1, n)]
         self.turn_queue = [s for s in reversed(order) if self.redouble_targets(s)]
-        self.phase = Phase.REDOUBLE
+        self.phase = REDOUBLE_P
         self._next_redoubler()
 
     def _next_redoubler(self) -> None:
@@ -574,12 +586,12 @@ class State:
     def _start_play(self) -> None:
         c = self.contract
         assert c is not None
-        self.phase = Phase.PLAY
+        self.phase = PLAY_P
         self.current = self.declarer
         self.leader = self.declarer
-        if c.kind == Kind.DOMINOES:
+        if c.kind == _DOMINOES:
             self.frontier = RANK_MASKS[self.start_rank]
-        elif c.kind == Kind.REUSSITE:
+        elif c.kind == _REUSSITE:
             self.frontier = FULL_DECK  # the chooser opens with any card
         elif c.ends_when_taken and not c.ends_when_taken & ~self.set_aside:
             self._finish_hand()  # nothing to score: every such card is set aside
@@ -590,7 +602,7 @@ class State:
         self.actors.append(seat)
         c = self.contract
         assert c is not None
-        if c.kind == Kind.TRICKS:
+        if c.kind == _TRICKS:
             self.hands[seat] &= ~(1 << action)
             self.played |= 1 << action
             self.trick.append(action)
@@ -609,11 +621,11 @@ class State:
         if not self.hands[seat]:
             self.out_order.append(seat)
             self.ace_extra = False
-            needed = len(c.out_scores) if c.kind == Kind.REUSSITE else self.game.players - 1
+            needed = len(c.out_scores) if c.kind == _REUSSITE else self.game.players - 1
             if len(self.out_order) >= needed:
                 self._finish_hand()
                 return
-        elif c.kind == Kind.REUSSITE and action % 13 == ACE:
+        elif c.kind == _REUSSITE and action % 13 == ACE:
             self.ace_extra = True  # the same player may place one more card or stop
             return
         else:
@@ -692,12 +704,12 @@ class State:
     def contract_scores(self) -> list[int]:
         """Points of the contract alone, for the hand as played so far."""
         c = self.contract
-        if c is None or c.kind == Kind.TRICKS:
+        if c is None or c.kind == _TRICKS:
             return list(self.points)
         scores = [0] * self.game.players
         for place, seat in enumerate(self.out_order):
             scores[seat] = c.out_scores[place]
-        if c.kind == Kind.DOMINOES and len(self.out_order) == self.game.players - 1:
+        if c.kind == _DOMINOES and len(self.out_order) == self.game.players - 1:
             last = next(s for s in range(self.game.players) if s not in self.out_order)
             scores[last] = c.out_scores[-1]
         return scores
@@ -713,29 +725,26 @@ class State:
 
     def current_record(self, finished: bool = False) -> HandRecord:
         """The hand in progress as a record (scores so far)."""
+        c = self.contract
         cs = self.contract_scores()
         return HandRecord(
-            hand_no=self.hand_no, declarer=self.declarer, deal=tuple(self.dealt),
-            set_aside=self.set_aside,
-            contract=self.contract.id if self.contract else "",
-            trump=self.trump if self.trump >= 0 else None,
-            start_rank=(self.start_rank if self.contract and self.contract.kind == Kind.DOMINOES
-                        and self.start_rank >= 0 else None),
-            doubles=tuple(self.doubles_list()), actions=tuple(self.actions),
-            contract_scores=tuple(cs), scores=tuple(settle(cs, self.doubled, self.redoubled)),
-            finished=finished)
+            self.hand_no, self.declarer, tuple(self.dealt), self.set_aside,
+            c.id if c else "",
+            self.trump if self.trump >= 0 else None,
+            self.start_rank if c and c.kind == _DOMINOES and self.start_rank >= 0 else None,
+            tuple(self.doubles_list()), tuple(self.actions),
+            tuple(cs), tuple(settle(cs, self.doubled, self.redoubled)), finished)
 
     def _finish_hand(self) -> None:
         record = self.current_record(finished=True)
         self.history.append(record)
-        for seat, pts in enumerate(record.scores):
-            self.totals[seat] += pts
+        self.totals = [t + p for t, p in zip(self.totals, record.scores, strict=True)]
         self.used[self.declarer] |= 1 << self.contract_idx
         self.hand_no += 1
         if self.game.is_classic and self.hand_no % self.game.hands_per_declarer == 0:
             self.dbl_count = [0] * self.game.players
         if self.hand_no == self.game.num_hands:
-            self.phase = Phase.GAME_OVER
+            self.phase = OVER_P
             self.current = TERMINAL
             return
         self._start_hand()
@@ -770,22 +779,22 @@ class State:
             text = g.action_str(action)
         except ValueError:
             return "unknown-action", f"{action!r} is not an action of Barbu"
-        expects = {Phase.PLAY: (0, 53), Phase.CHOOSE: (CONTRACT, CONTRACT + 8),
-                   Phase.TRUMP: (TRUMP, TRUMP + 4), Phase.START_RANK: (RANK, RANK + 13),
-                   Phase.DOUBLE: (DOUBLE, DOUBLE + 64), Phase.REDOUBLE: (REDOUBLE, REDOUBLE + 64)}
+        expects = {PLAY_P: (0, 53), CHOOSE_P: (CONTRACT, CONTRACT + 8),
+                   TRUMP_P: (TRUMP, TRUMP + 4), RANK_P: (RANK, RANK + 13),
+                   DOUBLE_P: (DOUBLE, DOUBLE + 64), REDOUBLE_P: (REDOUBLE, REDOUBLE + 64)}
         lo, hi = expects.get(phase, (0, 0))
         if not lo <= action < hi:
             return "wrong-phase", f"it is time to {PHASE_TASK[phase]}, not '{text}'"
-        if phase == Phase.PLAY:
+        if phase == PLAY_P:
             return self._why_card_illegal(action)
-        if phase == Phase.CHOOSE:
+        if phase == CHOOSE_P:
             c = g.contracts[action - CONTRACT]
             if self.used[self.declarer] >> (action - CONTRACT) & 1:
                 return "contract-used", f"{c.name} has already been chosen by this player"
             return "king-set-aside", f"{c.name} may not be chosen: K♥ is set aside this round"
-        if phase == Phase.DOUBLE:
+        if phase == DOUBLE_P:
             return self._why_double_illegal(action - DOUBLE)
-        if phase == Phase.REDOUBLE:
+        if phase == REDOUBLE_P:
             return "redouble-target", "you may redouble only players who doubled you"
         return "illegal", f"'{text}' is not allowed now"
 
@@ -813,22 +822,22 @@ class State:
         assert c is not None
         hand = self.hands[self.current]
         if action == PASS:
-            if c.kind == Kind.TRICKS:
+            if c.kind == _TRICKS:
                 return "no-pass", "you cannot pass in a trick game: play a card"
             return "must-place", "you may not pass while you can place a card"
         name = card_pretty(action)
         if not hand >> action & 1:
             return "not-your-card", f"you do not hold {name}"
-        if c.kind != Kind.TRICKS:
+        if c.kind != _TRICKS:
             if self.start_rank < 0:
                 return "placement", f"{name} cannot be placed"
             start = card_pretty(self.start_rank)[:-1]
             return ("placement", f"{name} cannot be placed: a suit opens with its {start} and "
                                  "grows one card at a time at either end")
         if not self.trick:
-            if c.lead == Lead.NO_KH_UNLESS_LAST_CARD:
+            if c.lead == _NO_KH:
                 return "lead-king", f"in {c.name}, K♥ may be led only when it is your last card"
-            if c.lead == Lead.NO_HEART_FIRST_TRICK:
+            if c.lead == _NO_HEART_FIRST:
                 return "lead-heart-first", ("no heart may be led to the first trick "
                                             "while you hold another suit")
             return "lead-heart", (f"in {c.name} a heart may not be led while you hold "
