@@ -171,7 +171,8 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
                 r = ranks[int(rnd() * len(ranks))]
                 card = base + r
                 if r > best:
-                    best, winner = r, seat
+                    best = r
+                    winner = seat
             else:  # void: any card of the hand (none can win), as for a free lead above
                 k = int(rnd() * hand.bit_count())
                 shift = 0
