@@ -1,11 +1,15 @@
 """The ``pimc`` computer player: the field's standard baseline, Perfect Information Monte Carlo.
 
 For each decision it samples 20 deals of the hidden cards consistent with the
-cards it has seen (no inference from the play), plays each candidate action out
-to the end of the hand with uniformly random play, and picks the best average.
+seat's view (the cards seen, and the voids and passes the play revealed), plays
+each candidate action out to the end of the hand with uniformly random play, and
+picks the best average. Every candidate is played out on the same deals with the
+same random numbers, so that the comparison measures the candidates, not luck.
 """
 
 from __future__ import annotations
+
+import random
 
 from barbu.bots import register
 from barbu.bots.base import Bot
@@ -33,11 +37,13 @@ class PimcBot(Bot):
             return obs.legal[0]
         totals = dict.fromkeys(obs.legal, 0.0)
         for _ in range(self.samples):
-            world = sample_state(obs, self.rng, infer=False)
+            world = sample_state(obs, self.rng)
+            seed = self.rng.getrandbits(64)
             for action in obs.legal:
                 trial = world.copy()
                 trial._do(action)
-                finish_hand(trial, self.rng)
+                # The same random numbers for every candidate: the comparison is paired.
+                finish_hand(trial, random.Random(seed))
                 totals[action] += hand_value(trial, obs.seat, obs.hand_no)
         return max(obs.legal, key=lambda a: (totals[a], -a))
 
