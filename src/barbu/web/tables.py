@@ -354,9 +354,10 @@ class Table:
             raise TableError(f"illegal:{e.rule or 'illegal'}", str(e)) from e
 
     def _apply(self, seat: int, action: int) -> None:
+        hand_no = self.state.hand_no
         self.state.apply(action)  # raises before anything is stored or sent
         self.store.append_event(self.id, "act", {"seat": seat, "action": action})
-        self.last = {"seat": seat, "action": self.game.action_str(action)}
+        self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
         self._deal_if_needed()
         self.turn_since = self.clock()
         self.broadcast()

@@ -1,0 +1,346 @@
+"""The web tables without the web: setup checks, seats and tokens, acting, computer players, storage."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.web_helpers import Recorder, cards_in, mask_cards
+
+from barbu.record import replay, to_record
+from barbu.state import Phase
+from barbu.web.store import Store
+from barbu.web.tables import Lobby, Setup, Table, TableError
+
+HUMANS4 = {"seats": [{"kind": "human"}] * 4}
+
+
+def make(store: Store, body: dict[str, Any], **kw: Any) -> Table:
+    return Table.create(store, Setup.parse(body), **kw)
+
+
+def attach_all(table: Table) -> tuple[list[Recorder], Recorder]:
+    """A recorder on every human seat (by its token, taking it with a name) and one spectator."""
+    players = []
+    for s in table.seats:
+        if s.row.token:
+            r = Recorder(table)
+            table.attach(r, s.row.token, f"P{s.row.seat}")
+            players.append(r)
+    watcher = Recorder(table)
+    table.attach(watcher, None)
+    return players, watcher
+
+
+def play_by_views(table: Table, players: list[Recorder], rng: random.Random, hands: int) -> int:
+    """People at every seat play random legal actions taken from their own last view."""
+    steps = 0
+    by_seat = {p.seat: p for p in players}
+    while not table.state.is_over and table.state.hand_no < hands:
+        while table.auto_step():
+            steps += 1
+        if table.state.is_over or table.state.hand_no >= hands:
+            break
+        client = by_seat[table.state.current]
+        view = client.last_state["view"]
+        assert view["current"] == client.seat and view["legal"]
+        table.act(client, rng.choice(view["legal"]))
+        steps += 1
+    return steps
+
+
+def code(e: pytest.ExceptionInfo[TableError]) -> str:
+    return e.value.code
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(str(tmp_path / "t.db"))
+    yield s  # type: ignore[misc]
+    s.close()
+
+
+# -- setup -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, words", [
+    ([], "JSON object"),
+    ({"ruleset": "poker"}, "classic' or 'family"),
+    ({"ruleset": "classic", "players": 5}, "exactly 4"),
+    ({"ruleset": "family", "players": 7}, "3 to 6"),
+    ({"players": "4"}, "whole number"),
+    ({"options": ["speedy"]}, "options are a list"),
+    ({"ruleset": "family", "players": 3, "options": ["overtrump"]}, "classic rules"),
+    ({"seats": [{"kind": "human"}]}, "each of the 4"),
+    ({"seats": [{"kind": "human"}, {"kind": "robot"}, {"kind": "bot"}, {"kind": "bot"}]}, "each seat"),
+    ({"seats": [{"kind": "human"}] + [{"kind": "bot", "level": "godlike"}] * 3}, "unknown computer level"),
+    ({"seed": "x"}, "seed"),
+    ({"name": "   "}, "give a name"),
+])
+def test_bad_setups_are_refused_with_a_reason(body: Any, words: str) -> None:
+    with pytest.raises(TableError) as e:
+        Setup.parse(body)
+    assert e.value.code in ("bad-setup", "bad-name") and words in e.value.message
+
+
+def test_default_setup_is_one_person_against_the_default_computer() -> None:
+    setup = Setup.parse({"name": "Ann"})
+    assert (setup.ruleset, setup.players, setup.creator) == ("classic", 4, "Ann")
+    assert [s["kind"] for s in setup.seats] == ["human", "bot", "bot", "bot"]
+    assert setup.seats[1]["level"] == "basic"
+
+
+def test_a_new_table_is_stored_dealt_and_its_creator_seated(store: Store) -> None:
+    table = make(store, {"name": "Ann", "seed": 4})
+    assert store.journal_mode == "wal"
+    assert table.state.phase == Phase.CHOOSE  # dealt at once
+    assert [e.kind for e in store.events(table.id)] == ["deal"]
+    rows = store.load_seats(table.id)
+    assert rows[0].name == "Ann" and rows[0].claimed and len(rows[0].token) >= 20
+    assert all(r.kind == "bot" and not r.token for r in rows[1:])
+
+
+# -- seats ------------------------------------------------------------------------
+
+def test_seats_are_taken_by_token_and_a_free_seat_needs_a_name(store: Store) -> None:
+    table = make(store, {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]})
+    token = table.seats[1].row.token
+    client = Recorder(table)
+    with pytest.raises(TableError) as e:
+        table.attach(client, "not-a-token")
+    assert code(e) == "bad-token" and e.value.status == 403
+    with pytest.raises(TableError) as e:
+        table.attach(client, token)
+    assert code(e) == "name-required"
+    assert client not in table.clients
+    table.attach(client, token, " Ben\x07  Smith ")
+    assert client.seat == 1 and table.seats[1].row.name == "Ben Smith"
+    assert store.load_seats(table.id)[1].name == "Ben Smith"
+    welcome = client.messages[0]
+    assert welcome["type"] == "welcome" and welcome["you"] == 1
+    assert token not in str(client.messages)  # no message carries a seat token
+
+
+def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(store: Store) -> None:
+    table = make(store, {"seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}]})
+    old = table.seats[0].row.token
+    seat, token = table.join("Cleo")
+    assert seat == 0 and token != old and table.seat_of_token(old) is None
+    assert table.seat_of_token(token) == 0
+    with pytest.raises(TableError) as e:
+        table.join("Dan")
+    assert code(e) == "no-free-seat" and e.value.status == 409
+
+
+def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> None:
+    lobby = Lobby(store)
+    t = lobby.create(Setup.parse({"name": "Ann"}))
+    assert [x["id"] for x in lobby.listing()] == [t.id]
+    assert lobby.listing()[0]["names"][0] == "Ann"
+    for bad in ("nope", "../etc", "x" * 100):
+        with pytest.raises(TableError) as e:
+            lobby.get(bad)
+        assert code(e) == "no-table" and e.value.status == 404
+
+
+# -- acting ------------------------------------------------------------------------
+
+def test_every_bad_action_is_refused_and_changes_nothing(store: Store) -> None:
+    table = make(store, {**HUMANS4, "seed": 11})
+    players, watcher = attach_all(table)
+    declarer = table.state.declarer
+    other = players[(declarer + 1) % 4]
+    before = (len(store.events(table.id)), table.state.observe(declarer).to_json())
+
+    cases = [
+        (watcher, "no-queens", "not-seated"),
+        (other, "no-queens", "not-your-turn"),
+        (players[declarer], 42, "bad-action"),
+        (players[declarer], "x" * 100, "bad-action"),
+        (players[declarer], "flibber", "bad-action"),
+        (players[declarer], "QS", "illegal:wrong-phase"),
+    ]
+    for client, action, expected in cases:
+        with pytest.raises(TableError) as e:
+            table.act(client, action)
+        assert code(e) == expected, (action, e.value.message)
+        assert e.value.message
+    assert (len(store.events(table.id)), table.state.observe(declarer).to_json()) == before
+
+    table.act(players[declarer], "no-hearts")
+    with pytest.raises(TableError) as e:
+        table.act(players[declarer], "no-hearts")
+    assert code(e) == "not-your-turn"
+
+
+def test_an_illegal_card_gets_the_rule_that_forbids_it(store: Store) -> None:
+    table = make(store, {**HUMANS4, "seed": 3})
+    players, _ = attach_all(table)
+    rng = random.Random(1)
+    table.act(players[table.state.declarer], "no-tricks")
+    while table.state.phase != Phase.PLAY:
+        table.act(players[table.state.current], "double none")
+    leader = players[table.state.current]
+    table.act(leader, rng.choice(leader.last_state["view"]["legal"]))
+    seat = table.state.current
+    view = players[seat].last_state["view"]
+    not_mine = sorted(mask_cards(table.state.hands[(seat + 1) % 4]))[0]
+    with pytest.raises(TableError) as e:
+        table.act(players[seat], not_mine)
+    assert code(e) == "illegal:not-your-card"
+    off_suit = [c for c in view["hand"] if c not in view["legal"]]
+    if off_suit:
+        with pytest.raises(TableError) as e:
+            table.act(players[seat], off_suit[0])
+        assert code(e) == "illegal:follow-suit" and "follow suit" in e.value.message
+
+
+def test_computer_players_finish_a_whole_game_and_it_replays(store: Store) -> None:
+    table = make(store, {"seats": [{"kind": "bot", "level": "random"}] * 4, "seed": 8})
+    steps = 0
+    while table.auto_step():
+        steps += 1
+    assert table.state.is_over and table.auto_seat() is None
+    assert store.table_ids(include_over=False) == []
+    kinds = [e.kind for e in store.events(table.id)]
+    assert kinds.count("deal") == 28 and kinds.count("act") == steps
+    result = replay(table.public_record())
+    assert result.state.totals == table.state.totals and result.state.is_over
+
+
+def test_a_forced_pass_is_played_for_a_person(store: Store) -> None:
+    """In Dominoes a player with no card to place passes without being asked."""
+    table = make(store, {**HUMANS4, "seed": 5})
+    players, _ = attach_all(table)
+    table.act(players[table.state.declarer], "dominoes")
+    table.act(players[table.state.declarer], "rank 2")
+    while table.state.phase != Phase.PLAY:
+        table.act(players[table.state.current], "double none")
+    passes = 0
+    for _ in range(200):
+        if table.auto_seat() is not None:
+            assert table.state.legal_actions() == [52]
+            table.auto_step()
+            passes += 1
+        elif table.state.phase == Phase.PLAY:
+            player = players[table.state.current]
+            table.act(player, player.last_state["view"]["legal"][0])
+        else:
+            break
+    assert passes > 0
+
+
+# -- idle seats --------------------------------------------------------------------
+
+def test_an_idle_seat_can_be_handed_to_the_computer_and_taken_back(store: Store) -> None:
+    now = [1000.0]
+    table = make(store, {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}],
+                         "seed": 2}, idle_seconds=30, clock=lambda: now[0])
+    players, watcher = attach_all(table)
+    while table.auto_step():
+        pass
+    idle = table.state.current
+    other = players[1 - idle]
+    with pytest.raises(TableError) as e:
+        table.takeover(watcher, idle)
+    assert code(e) == "not-seated"
+    with pytest.raises(TableError) as e:
+        table.takeover(other, other.seat)
+    assert code(e) == "bad-seat"
+    with pytest.raises(TableError) as e:
+        table.takeover(other, 9)
+    assert code(e) == "bad-seat"
+    with pytest.raises(TableError) as e:
+        table.takeover(other, idle)
+    assert code(e) == "not-idle" and "30 s" in e.value.message
+    now[0] += 31
+    with pytest.raises(TableError) as e:
+        table.takeover(other, idle, "wizard")
+    assert code(e) == "bad-level"
+    table.takeover(other, idle, "random")
+    assert table.seats[idle].is_bot and store.load_seats(table.id)[idle].kind == "bot"
+    with pytest.raises(TableError) as e:
+        table.act(players[idle], "no-tricks")
+    assert code(e) == "seat-is-bot"
+    assert table.auto_step()  # the computer acts for the idle seat
+    table.reclaim(players[idle])
+    assert not table.seats[idle].is_bot and store.load_seats(table.id)[idle].kind == "human"
+    with pytest.raises(TableError) as e:
+        table.reclaim(players[idle])
+    assert code(e) == "not-bot"
+
+
+# -- what each reader sees ---------------------------------------------------------
+
+@pytest.mark.parametrize("body, seed", [
+    ({**HUMANS4, "ruleset": "classic"}, 21),
+    ({"ruleset": "family", "players": 5, "seats": [{"kind": "human"}] * 5}, 22),
+    ({"ruleset": "family", "players": 3,
+      "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"}, {"kind": "human"}]}, 23),
+])
+def test_no_message_ever_shows_a_card_its_reader_may_not_see(store: Store, body: dict[str, Any],
+                                                            seed: int) -> None:
+    """Whole games: every message to every seat and spectator is checked the moment it is sent."""
+    table = make(store, {**body, "seed": seed})
+    players, watcher = attach_all(table)  # Recorder checks each message against the hands as they are
+    steps = play_by_views(table, players, random.Random(seed), hands=table.game.num_hands)
+    assert table.state.is_over and steps > 100
+    assert all(not p.errors() for p in [*players, watcher])
+    assert watcher.last_state["view"]["hand"] == [] and watcher.last_state["view"]["seat"] is None
+    assert all(len(p.messages) > steps for p in players)
+    # Each player's view is exactly its own observation.
+    for p in players:
+        assert p.last_state["view"]["totals"] == table.state.totals
+
+
+def test_the_record_during_play_holds_only_finished_hands_and_no_seed(store: Store) -> None:
+    table = make(store, {**HUMANS4, "seed": 31})
+    players, _ = attach_all(table)
+    play_by_views(table, players, random.Random(2), hands=1)
+    table.act(players[table.state.declarer], table.state.observe(table.state.declarer).to_json()["legal"][0])
+    while table.state.phase != Phase.PLAY:
+        table.act(players[table.state.current], players[table.state.current].last_state["view"]["legal"][0])
+    doc = table.public_record()
+    assert "seed" not in doc and len(doc["hands"]) == 1  # to_record would add the hand in play
+    assert len(to_record(table.state, table.names())["hands"]) == 2
+    assert replay(doc).state.totals == table.state.totals
+    assert list(cards_in(doc["hands"][0]["actions"]))
+
+
+# -- restart -------------------------------------------------------------------------
+
+def test_a_table_is_rebuilt_from_the_store_exactly(tmp_path: Path) -> None:
+    path = str(tmp_path / "r.db")
+    store = Store(path)
+    table = make(store, {"seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}, {"kind": "bot"}],
+                         "seed": 41, "name": "Ann"})
+    players, _ = attach_all(table)
+    play_by_views(table, players, random.Random(3), hands=2)
+    for _ in range(7):
+        while table.auto_step():
+            pass
+        seat = table.state.current
+        table.act(players[[p.seat for p in players].index(seat)],
+                  table.state.observe(seat).to_json()["legal"][0])
+    views = [table.state.observe(s).to_json() for s in range(4)]
+    record, meta = table.public_record(), table.meta()
+    store.close()
+
+    store2 = Store(path)
+    again = Table.load(store2, table.id)
+    assert again is not None
+    assert [again.state.observe(s).to_json() for s in range(4)] == views
+    assert again.public_record() == record
+    assert again.state.seed == table.state.seed and again.state.hands == table.state.hands
+    rebuilt = again.meta()
+    # Only the moment-to-moment facts differ: nobody is connected yet, and the turn clock restarted.
+    assert {**rebuilt, "turn_age": 0, "seats": None} == {**meta, "turn_age": 0, "seats": None}
+    assert [{**s, "connected": False} for s in rebuilt["seats"]] == \
+        [{**s, "connected": False} for s in meta["seats"]]
+    assert Table.load(store2, "missing") is None
+    # Play goes on from there.
+    players2, _ = attach_all(again)
+    play_by_views(again, players2, random.Random(4), hands=3)
+    assert again.state.hand_no == 3
+    store2.close()

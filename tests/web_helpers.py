@@ -1,0 +1,78 @@
+"""Helpers of the web tests: a test client that records what it is sent, and the hidden-card check."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from barbu.cards import card_str, parse_card
+from barbu.web.tables import Table
+
+CARD_RE = re.compile(r"^(?:[2-9TJQKA][SHDC])$")
+# A card anywhere in a JSON text: found even in a field nobody thought of.
+CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][SHDC](?![A-Za-z0-9])")
+
+
+def cards_in(obj: Any) -> set[str]:
+    """Every card named anywhere in a JSON value (as a string, or a word of an action text)."""
+    return set(CARD_IN_TEXT.findall(json.dumps(obj, ensure_ascii=False)))
+
+
+def mask_cards(mask: int) -> set[str]:
+    return {card_str(c) for c in range(52) if mask >> c & 1}
+
+
+@dataclass
+class Recorder:
+    """A table client that keeps every message, checking each against the table at the moment it is sent."""
+
+    table: Table
+    seat: int | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def send_text(self, text: str) -> None:
+        msg = json.loads(text)
+        check_hidden(msg, self.seat, self.table.state.hands)
+        self.messages.append(msg)
+
+    @property
+    def last_state(self) -> dict[str, Any]:
+        return next(m for m in reversed(self.messages) if m["type"] == "state")
+
+    def errors(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == "error"]
+
+
+def check_hidden(msg: dict[str, Any], seat: int | None, hands: list[int]) -> None:
+    """No card held now by another seat appears in a message to ``seat``; its own hand is exact."""
+    hidden: set[str] = set()
+    for s, h in enumerate(hands):
+        if s != seat:
+            hidden |= mask_cards(h)
+    last = msg.get("last")
+    if last and msg.get("type") == "state" and last["hand_no"] != msg["view"]["hand_no"]:
+        msg = {k: v for k, v in msg.items() if k != "last"}  # played face up in an earlier hand
+    leaked = hidden & cards_in(msg)
+    assert not leaked, f"seat {seat} was sent cards it may not see: {sorted(leaked)}"
+    if msg.get("type") == "state":
+        own = {parse_card(c) for c in msg["view"]["hand"]}
+        expected = {c for c in range(52) if seat is not None and hands[seat] >> c & 1}
+        if msg["view"]["phase"] not in ("deal", "game_over"):
+            assert own == expected
+
+
+def check_received(msg: dict[str, Any], dealt: set[str]) -> None:
+    """Receiver-side check: a message holds only the reader's own dealt cards and cards shown face up."""
+    if msg.get("type") != "state":
+        return
+    view = msg["view"]
+    public = set(view["set_aside"]) | {a for _, a in view["history"] if CARD_RE.match(a)}
+    for trick in (view["trick"], view["last_trick"]):
+        public |= {c for _, c in trick}
+    extra = cards_in(msg) - dealt - public
+    last = msg.get("last")
+    if last and last["hand_no"] != view["hand_no"]:
+        extra -= {last["action"]}  # the card that ended the previous hand, played face up
+    assert not extra, f"a message showed cards that were neither the reader's nor played: {sorted(extra)}"
