@@ -256,17 +256,19 @@ class Table:
             out["legal"] = []
         return out
 
-    def state_event(self, seat: int | None) -> dict[str, Any]:
-        return {"type": "state", "ts": time.time(), "view": self.view(seat), "table": self.meta(),
-                "last": self.last}
+    def state_event(self, seat: int | None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {"type": "state", "ts": time.time(), "view": self.view(seat),
+                "table": self.meta() if meta is None else meta, "last": self.last}
 
     def broadcast(self) -> None:
         """Send each client its own view of the table as it is now."""
         texts: dict[int | None, str] = {}
+        meta = self.meta() if self.clients else None
         for client in list(self.clients):
             text = texts.get(client.seat)
             if text is None:
-                text = texts[client.seat] = json.dumps(self.state_event(client.seat), ensure_ascii=False)
+                event = self.state_event(client.seat, meta)
+                text = texts[client.seat] = json.dumps(event, ensure_ascii=False)
             client.send_text(text)
         for hook in self.on_change:
             hook(self)

@@ -135,7 +135,10 @@ async function createTable(ev) {
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   $("create-button").disabled = true;
   try {
-    const res = await api("/api/tables", { ruleset: ruleset(), players, options, seats, name });
+    const body = { ruleset: ruleset(), players, options, seats, name };
+    const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
+    if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
+    const res = await api("/api/tables", body);
     const links = res.seats.filter((s) => !res.you || s.seat !== res.you.seat);
     remember(`barbu.links.${res.id}`, links);
     const url = res.you.link;
@@ -313,6 +316,8 @@ function onState(msg) {
     const done = lt.length && lt[lt.length - 1][1] === msg.last.action
       ? lt : old.trick.concat([[msg.last.seat, msg.last.action]]);
     T.shownTrick = done.length === T.meta.players ? done : null;
+    T.shownCaption = msg.last.hand_no === view.hand_no
+      ? `Taken by ${seatName(view.leader)}` : `Last trick of hand ${msg.last.hand_no + 1}`;
   } else if (view.trick.length) {
     T.shownTrick = null;
   }
@@ -359,21 +364,26 @@ function renderInfo(v) {
     parts.push(h("strong", {}, text));
   }
   parts.push(` ${m.ruleset === "classic" ? "declarer" : "chooser"}: ${seatName(v.declarer)}`);
-  if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles)}`));
+  if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles, v.declarer)}`));
   fill($("info-contract"), ...parts);
 }
 
-function doublesText(pairs) {
+function doublesText(pairs, declarer) {
+  // Where a pair went both ways, the first to speak doubled and the other redoubled: a non-declarer
+  // before the declarer, otherwise the earlier seat from the declarer's left (RULES.md 1.4).
+  const n = T.meta.players;
+  const order = (s) => (s - declarer + n) % n;
   const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
   const out = [];
   for (const [a, b] of pairs) {
-    if (set.has(`${b},${a}`)) {
-      if (a < b) out.push(`${seatName(a)} ⇄ ${seatName(b)} (redoubled)`);
-    } else {
+    if (!set.has(`${b},${a}`)) {
       out.push(`${seatName(a)} doubles ${seatName(b)}`);
+      continue;
     }
+    const first = a === declarer ? b : b === declarer ? a : order(a) < order(b) ? a : b;
+    if (a === first) out.push(`${seatName(a)} doubles ${seatName(b)}, redoubled`);
   }
-  return out.join(", ");
+  return out.join("; ");
 }
 
 function renderStatus(v) {
@@ -452,6 +462,7 @@ function renderCenter(v) {
   const aside = $("set-aside");
   aside.hidden = !v.set_aside.length;
   if (v.set_aside.length) fill(aside, "Set aside: ", ...v.set_aside.map((c) => cardEl(c, { small: true })));
+  $("btn-last").textContent = T.showLast ? "Current trick" : "Last trick";
   const layout = $("layout");
   const trick = $("trick");
   if (kind === "tricks" || v.phase !== "play") {
@@ -464,6 +475,7 @@ function renderCenter(v) {
       caption = cards.length ? "Last trick" : "No trick yet in this hand";
     } else if (!cards.length && T.shownTrick) {
       cards = T.shownTrick;
+      caption = T.shownCaption;
     }
     fill(trick,
       caption ? h("div", { class: "caption" }, caption) : null,
@@ -603,7 +615,7 @@ function renderSheet() {
     if (r.start_rank) name += ` from ${rankText(r.start_rank)}`;
     return h("tr", { class: "hand-row" }, h("td", {}, r.hand_no + 1),
       h("td", {}, name, h("div", { class: "muted" }, `by ${seatName(r.declarer)}`)),
-      h("td", { class: "small" }, r.doubles.length ? doublesText(r.doubles) : "—"),
+      h("td", { class: "small" }, r.doubles.length ? doublesText(r.doubles, r.declarer) : "—"),
       ...r.scores.map((x, i) => h("td", { class: "num" }, signed(x), h("div", { class: "total" }, running[i]))));
   });
   const totals = h("tr", { class: "totals" }, h("td", { colspan: 3 }, "Totals"),

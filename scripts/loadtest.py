@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Load check of ``barbu serve``: K tables of four computer players, watched over real WebSockets.
+
+Starts a server on 127.0.0.1 (or targets one given with --url, which must be on this machine),
+creates K tables whose four seats are computer players, connects W watchers to each table and
+follows them until each has seen --hands hands end or --seconds have passed. Reports the actions
+played per second and the delivery latency of the server's events (the time from the server making
+an event to a watcher reading it) as percentiles.
+
+    .venv/bin/python scripts/loadtest.py --tables 50 --seconds 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from websockets.asyncio.client import connect
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass
+class Watch:
+    """What one watcher saw of its table."""
+
+    table: str
+    events: int = 0
+    actions: int = 0
+    hands_seen: int = 0
+    latencies: list[float] = field(default_factory=list)
+    leaks: int = 0
+    errors: int = 0
+    first: float = 0.0  # when the first and the last event arrived
+    last: float = 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(port: int, db: Path, log: Path, bot_delay: float) -> subprocess.Popen[bytes]:
+    out = open(log, "wb")  # noqa: SIM115 - kept open for the server's whole life
+    return subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
+                             "--bot-delay", str(bot_delay)], stdout=out, stderr=subprocess.STDOUT)
+
+
+def wait_until_up(url: str, proc: subprocess.Popen[bytes] | None, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/info", timeout=1).close()
+            return
+        except OSError:
+            if (proc is not None and proc.poll() is not None) or time.monotonic() > deadline:
+                raise SystemExit(f"loadtest: no server answers at {url}") from None
+            time.sleep(0.1)
+
+
+def create_table(url: str, level: str, seed: int) -> str:
+    body = json.dumps({"seats": [{"kind": "bot", "level": level}] * 4, "seed": seed}).encode()
+    req = urllib.request.Request(url + "/api/tables", data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as res:
+        table_id: str = json.load(res)["id"]
+        return table_id
+
+
+async def watch(url: str, watch_: Watch, hands: int, stop: asyncio.Event) -> None:
+    """Follow one table as a spectator until it has finished ``hands`` hands or time is up."""
+    ws_url = url.replace("http", "ws", 1) + f"/ws/{watch_.table}"
+    async with connect(ws_url, max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello"}))
+        last: Any = None
+        first_results: int | None = None
+        while not stop.is_set():
+            try:
+                text = await asyncio.wait_for(ws.recv(), timeout=1.0)
+            except TimeoutError:
+                continue
+            now = time.time()
+            msg = json.loads(text)
+            watch_.events += 1
+            watch_.first = watch_.first or now
+            watch_.last = now
+            if msg["type"] == "error":
+                watch_.errors += 1
+                continue
+            if msg["type"] != "state":
+                continue
+            watch_.latencies.append(now - msg["ts"])
+            view = msg["view"]
+            if view["hand"] or view["legal"]:
+                watch_.leaks += 1  # a spectator must never be shown a hand
+            if msg["last"] is not None and msg["last"] != last:
+                watch_.actions += 1
+                last = msg["last"]
+            results = len(view["results"])
+            first_results = results if first_results is None else first_results
+            watch_.hands_seen = results - first_results
+            if watch_.hands_seen >= hands or msg["table"]["over"]:
+                return
+
+
+async def run_table(url: str, index: int, args: argparse.Namespace, stop: asyncio.Event) -> list[Watch]:
+    table = await asyncio.to_thread(create_table, url, args.level, args.seed + index)
+    watches = [Watch(table) for _ in range(args.watchers)]
+    await asyncio.gather(*(watch(url, w, args.hands, stop) for w in watches))
+    return watches
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+async def run(url: str, args: argparse.Namespace) -> tuple[list[Watch], float]:
+    stop = asyncio.Event()
+    start = time.monotonic()
+    tasks = [asyncio.create_task(run_table(url, i, args, stop)) for i in range(args.tables)]
+    done, pending = await asyncio.wait(tasks, timeout=args.seconds)
+    stop.set()  # every watcher stops within a second
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    elapsed = time.monotonic() - start
+    watches: list[Watch] = []
+    for r in results:
+        if isinstance(r, BaseException):
+            print(f"loadtest: a table failed: {r!r}", file=sys.stderr)
+        else:
+            watches.extend(r)
+    del done, pending
+    return watches, elapsed
+
+
+def report(watches: list[Watch], elapsed: float, args: argparse.Namespace) -> bool:
+    per_table: dict[str, int] = {}
+    for w in watches:
+        per_table[w.table] = max(per_table.get(w.table, 0), w.actions)
+    actions = sum(per_table.values())
+    events = sum(w.events for w in watches)
+    lat = [x * 1000 for w in watches for x in w.latencies]
+    finished = sum(1 for w in watches if w.hands_seen >= args.hands)
+    # Throughput over the time the tables were watched (they start playing the moment they are made).
+    seen = [w for w in watches if w.events]
+    window = max(w.last for w in seen) - min(w.first for w in seen) if seen else 0.0
+    window = max(window, 1e-3)
+    print(f"barbu load check: {args.tables} tables x 4 computer players ({args.level}), "
+          f"{args.watchers} watcher(s) each, bot delay {args.bot_delay:g} s")
+    print(f"ran {elapsed:.1f} s ({window:.2f} s watched); {finished}/{len(watches)} watchers saw "
+          f"{args.hands} hand(s) end")
+    print(f"actions: {actions} watched, {actions / window:.0f} actions per second")
+    print(f"events delivered: {events}, {events / window:.0f} per second")
+    if lat:
+        print(f"delivery latency (server event -> watcher): p50 {percentile(lat, 50):.1f} ms, "
+              f"p95 {percentile(lat, 95):.1f} ms, p99 {percentile(lat, 99):.1f} ms, "
+              f"max {max(lat):.1f} ms, mean {statistics.fmean(lat):.1f} ms")
+    leaks = sum(w.leaks for w in watches)
+    errors = sum(w.errors for w in watches)
+    print(f"hidden cards shown to watchers: {leaks}; error events: {errors}")
+    return bool(watches) and actions > 0 and leaks == 0 and errors == 0 and len(watches) == \
+        args.tables * args.watchers
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tables", type=int, default=50, help="number of tables K (default 50)")
+    p.add_argument("--watchers", type=int, default=1, help="WebSocket spectators per table (default 1)")
+    p.add_argument("--hands", type=int, default=1, help="stop a table after this many hands (default 1)")
+    p.add_argument("--seconds", type=float, default=60.0, help="stop everything after this (default 60)")
+    p.add_argument("--level", default="basic", help="computer level (default basic)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first table's deals")
+    p.add_argument("--bot-delay", type=float, default=0.0,
+                   help="computer players' delay of the server started here (default 0: flat out)")
+    p.add_argument("--url", default=None, help="a running server on this machine (default: start one)")
+    args = p.parse_args(argv)
+    if not 1 <= args.tables <= 500 or not 1 <= args.watchers <= 20 or not 0 < args.seconds <= 600:
+        p.error("keep it bounded: 1-500 tables, 1-20 watchers, at most 600 s")
+    proc = None
+    with tempfile.TemporaryDirectory(prefix="barbu-load-") as tmp:
+        if args.url:
+            url = args.url.rstrip("/")
+            if urlparse(url).hostname not in LOOPBACK:
+                p.error("the load check only targets a server on this machine (127.0.0.1)")
+        else:
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            proc = start_server(port, Path(tmp) / "load.db", Path(tmp) / "server.log", args.bot_delay)
+        try:
+            wait_until_up(url, proc)
+            watches, elapsed = asyncio.run(run(url, args))
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(15)
+        ok = report(watches, elapsed, args)
+        if proc is not None and os.environ.get("BARBU_LOAD_LOG"):
+            print((Path(tmp) / "server.log").read_text()[-4000:])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

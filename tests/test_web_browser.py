@@ -1,0 +1,186 @@
+"""The page in a real browser: Debian's chromium, driven by Playwright, against a real ``barbu serve``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from barbu.game import Game
+from barbu.state import State
+from tests.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--no-first-run", "--disable-sync"]
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real uvicorn server on 127.0.0.1 with computer players that do not wait."""
+    port = free_port()
+    db = tmp_path_factory.mktemp("web") / "browser.db"
+    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - open for the server's whole life
+    proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
+                             "--bot-delay", "0"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/info", timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the server did not start: " + db.with_suffix(".log").read_text())
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="barbu-chromium-")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": 1100, "height": 820})
+        try:
+            yield context
+        finally:
+            context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def seed_with_declarer(seat: int) -> int:
+    return next(s for s in range(1000) if State(Game.classic(), seed=s).first_declarer == seat)
+
+
+ACTIONABLE = """() => document.querySelector(
+  '#decision:not([hidden]) button, #hand button.card.legal, #hand-actions button')
+  || (typeof T !== 'undefined' && T.view && T.view.results.length > 0)"""
+
+
+def new_table(page: Any, url: str, seed: int) -> None:
+    page.goto(f"{url}/?seed={seed}")
+    page.fill("#create-name", "Ann")
+    page.click("#create-button")
+    page.wait_for_url("**/table/**")
+    page.wait_for_selector("#hand .card")
+
+
+def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None) -> dict[str, int]:
+    """Click through one hand: a contract when asked, the doubles dialog, then legal cards only."""
+    clicks = {"contract": 0, "double": 0, "card": 0, "other": 0}
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        page.wait_for_function(ACTIONABLE, timeout=30000)
+        if page.evaluate("T.view.results.length") > 0:
+            return clicks
+        box = page.locator("#decision:not([hidden])")
+        if box.count():
+            title = box.locator("h3").inner_text()
+            if title.startswith("Choose"):
+                # A trick contract, so that the hand is played card by card.
+                target = box.locator("button[data-action=no-last-two], button[data-action=no-tricks]").first
+                clicks["contract"] += 1
+            elif page.locator("#double-submit").count():
+                if on_double == "declarer":
+                    box.locator("input[data-target]:not([disabled])").last.check()
+                target = page.locator("#double-submit")
+                clicks["double"] += 1
+            else:
+                target = box.locator("button").first
+                clicks["other"] += 1
+        elif page.locator("#hand button.card.legal").count():
+            if screenshot is not None and clicks["card"] == 3:
+                page.screenshot(path=str(screenshot))
+            dimmed = page.locator("#hand .card.dim").count()
+            legal = page.locator("#hand button.card.legal").count()
+            assert legal + dimmed == page.locator("#hand .card").count()
+            target = page.locator("#hand button.card.legal").first
+            clicks["card"] += 1
+        else:
+            target = page.locator("#hand-actions button").first
+            clicks["other"] += 1
+        element = target.element_handle()
+        element.click()
+        # Every state from the server redraws what was clicked: wait for that answer.
+        page.wait_for_function("el => !el.isConnected", arg=element, timeout=15000)
+    raise AssertionError("the hand did not end in time")
+
+
+def test_a_whole_hand_by_clicking_then_the_score_sheet(server: str, browser: Any) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    new_table(page, server, seed_with_declarer(0))
+    assert page.inner_text("#status").startswith("Your turn: choose a contract")
+    # Only contracts not yet declared are offered: all seven at the start.
+    assert page.locator("#decision button[data-action]").count() == 7
+    # The server refuses what the rules forbid, and the page says why.
+    page.evaluate("act('trump S')")
+    page.wait_for_selector("#toast.error:not([hidden])")
+    assert "it is time to choose a contract" in page.inner_text("#toast")
+    clicks = play_hand(page, screenshot=ARTIFACTS / "table.png")
+    assert clicks["contract"] == 1 and clicks["card"] >= 10
+    page.click("#btn-sheet")
+    sheet = page.locator("#sheet")
+    sheet.locator("tr.hand-row").first.wait_for()
+    text = sheet.inner_text()
+    assert ("No Last Two" in text or "No Tricks" in text) and "by Ann" in text
+    scores = [int(x) for x in sheet.locator("tr.totals td.num").all_inner_texts()]
+    assert len(scores) == 4 and sum(scores) in (-26, -30)
+    page.screenshot(path=str(ARTIFACTS / "score-sheet.png"))
+    page.click("#sheet-close")
+    record = page.evaluate("fetch(document.getElementById('btn-record').href).then(r => r.json())")
+    assert record["format"] == "barbu-record/1" and len(record["hands"]) == 1
+    assert not errors
+    page.close()
+
+
+def test_the_doubles_dialog_then_a_hand_on_a_phone_screen(server: str, browser: Any) -> None:
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    new_table(page, server, seed_with_declarer(1))
+    page.wait_for_selector("#double-submit", timeout=30000)
+    dialog = page.locator("#decision")
+    assert "Double" in dialog.inner_text() and "(declarer)" in dialog.inner_text()
+    clicks = play_hand(page, on_double="declarer")
+    assert clicks["double"] >= 1 and clicks["card"] >= 1  # a redouble dialog may follow
+    page.click("#btn-sheet")
+    page.locator("#sheet tr.hand-row").first.wait_for()
+    assert "Ann doubles" in page.inner_text("#sheet")
+    page.click("#sheet-close")
+    # Narrow screen: nothing runs off the side.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
+    page.screenshot(path=str(ARTIFACTS / "table-phone.png"))
+    page.close()
