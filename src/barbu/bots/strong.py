@@ -28,9 +28,9 @@ class StrongBot(Bot):
     """Paired evaluation of every candidate on consistent sampled deals."""
 
     name = "strong"
-    play_samples = 40  # deals per card decision
-    bid_samples = 24  # deals per contract / trump / starting-rank decision
-    double_samples = 48  # playouts behind a doubling decision
+    play_samples = 100  # deals per card decision
+    bid_samples = 60  # deals per contract / trump / starting-rank decision
+    double_samples = 100  # playouts behind a doubling decision
     rank_candidates = 5  # Dominoes starting ranks worth simulating
     double_margin = 2.0  # expected edge (points) a double needs, against noise and redoubles
 
