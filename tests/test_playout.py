@@ -1,0 +1,73 @@
+"""The playout kernel and the benchmark: same rules as State.apply, and the bench prints its figures."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from barbu.bench import barbu_hand, classic_game
+from barbu.bench import main as bench_main
+from barbu.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, Game
+from barbu.playout import finish_hand
+from barbu.state import Phase, State, split_doubles
+
+GAMES = [Game.classic(), Game.classic(("heart-lead", "king-first", "overtrump", "dominoes-40")),
+         *(Game.family(n) for n in (3, 4, 5, 6))]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: f"{g.ruleset}-{g.players}-{len(g.options)}")
+def test_kernel_plays_only_legal_cards_and_scores_like_apply(game: Game) -> None:
+    for seed in range(60):
+        state = State(game, seed=seed)
+        while not state.deal_random():
+            pass
+        start = state.copy()
+        finish_hand(state, random.Random(seed))
+        record = state.history[-1]
+        # The same hand through apply(): every action must be legal, and the record identical.
+        check = start
+        check.apply(CONTRACT + game.contract_index(record.contract))
+        if check.phase == Phase.TRUMP:
+            assert record.trump is not None
+            check.apply(TRUMP + record.trump)
+        if check.phase == Phase.START_RANK:
+            assert record.start_rank is not None
+            check.apply(RANK + record.start_rank)
+        doubles, redoubles = split_doubles(record.doubles, record.declarer, game.players)
+        while check.phase == Phase.DOUBLE:
+            check.apply(DOUBLE + doubles[check.current])
+        while check.phase == Phase.REDOUBLE:
+            check.apply(REDOUBLE + redoubles[check.current])
+        for action in record.actions:
+            check.apply(action)
+        assert check.history[-1] == record
+        assert state.totals == check.totals
+
+
+def test_kernel_finishes_a_hand_begun_mid_trick() -> None:
+    rng = random.Random(3)
+    state = State(Game.classic(), seed=3, first_declarer=0)
+    state.deal_random()
+    state.apply(CONTRACT + 1)  # No Queens
+    for _ in range(3):
+        state.apply(DOUBLE)
+    for _ in range(6):  # a trick and a half
+        state.apply(rng.choice(state.legal_actions()))
+    finish_hand(state, rng)
+    assert state.hand_no == 1 and sum(state.history[0].contract_scores) == -24
+
+
+def test_finish_hand_is_a_no_op_between_hands() -> None:
+    state = State(Game.classic(), seed=1)
+    finish_hand(state, random.Random(1))
+    assert state.phase == Phase.DEAL and state.hand_no == 0
+
+
+def test_bench_figures_count_real_work(capsys: pytest.CaptureFixture[str]) -> None:
+    rng = random.Random(1)
+    assert barbu_hand(rng) == 4 + 13 * 4  # contract, three doubles, 52 cards of No Tricks
+    assert classic_game(rng) > 28 * 40
+    assert bench_main(["--seconds", "0.2", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "complete classic games" in out and "hands/s" in out
