@@ -111,7 +111,7 @@ async def watch(url: str, watch_: Watch, hands: int, stop: asyncio.Event) -> Non
             if msg["last"] is not None and msg["last"] != last:
                 watch_.actions += 1
                 last = msg["last"]
-            results = len(view["results"])
+            results = view["hands_done"]
             first_results = results if first_results is None else first_results
             watch_.hands_seen = results - first_results
             if watch_.hands_seen >= hands or msg["table"]["over"]:

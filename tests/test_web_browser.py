@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -15,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import ROOT
 
 from barbu.game import Game
 from barbu.state import State
-from tests.conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -36,30 +37,38 @@ def free_port() -> int:
         return port
 
 
+def start_server(port: int, db: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """``barbu serve`` on 127.0.0.1, with computer players that do not wait; returns once it answers."""
+    log = open(db.with_suffix(".log"), "ab")  # noqa: SIM115 - the server writes to it for its whole life
+    proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
+                             "--bot-delay", "0", *extra], stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                log_text = db.with_suffix(".log").read_text()
+                raise RuntimeError("the server did not start: " + log_text) from None
+            time.sleep(0.1)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real uvicorn server on 127.0.0.1 with computer players that do not wait."""
     port = free_port()
-    db = tmp_path_factory.mktemp("web") / "browser.db"
-    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - open for the server's whole life
-    proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
-                             "--bot-delay", "0"], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, tmp_path_factory.mktemp("web") / "browser.db")
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                urllib.request.urlopen(url + "/api/info", timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the server did not start: " + db.with_suffix(".log").read_text())
-                time.sleep(0.1)
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        proc.wait(10)
-        log.close()
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +93,7 @@ def seed_with_declarer(seat: int) -> int:
 
 ACTIONABLE = """() => document.querySelector(
   '#decision:not([hidden]) button, #hand button.card.legal, #hand-actions button')
-  || (typeof T !== 'undefined' && T.view && T.view.results.length > 0)"""
+  || (typeof T !== 'undefined' && T.results && T.results.length > 0)"""
 
 
 def new_table(page: Any, url: str, seed: int) -> None:
@@ -101,7 +110,7 @@ def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         page.wait_for_function(ACTIONABLE, timeout=30000)
-        if page.evaluate("T.view.results.length") > 0:
+        if page.evaluate("T.results.length") > 0:
             return clicks
         box = page.locator("#decision:not([hidden])")
         if box.count():
@@ -184,3 +193,47 @@ def test_the_doubles_dialog_then_a_hand_on_a_phone_screen(server: str, browser: 
     assert width <= 390
     page.screenshot(path=str(ARTIFACTS / "table-phone.png"))
     page.close()
+
+
+def post(url: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as res:
+        return json.load(res)
+
+
+def test_a_friends_link_a_server_restart_and_an_idle_seat(browser: Any, tmp_path: Path) -> None:
+    """A friend opens an invitation, the server restarts under the page, the idle host is replaced."""
+    port, db = free_port(), tmp_path / "restart.db"
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, db)
+    made = post(url + "/api/tables", {"name": "Ann", "seed": seed_with_declarer(0),
+                                      "seats": [{"kind": "human"}, {"kind": "human"},
+                                                {"kind": "bot"}, {"kind": "bot"}]})
+    friend = next(s for s in made["seats"] if s["seat"] == 1)
+    page = browser.new_page()
+    try:
+        page.goto(url + friend["link"])
+        page.wait_for_selector("#name-form:not([hidden])")
+        page.fill("#seat-name", "Ben")
+        page.click("#name-form button")
+        page.wait_for_selector("#hand .card")
+        assert "Ann is to choose a contract" in page.inner_text("#status")
+        hand = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        assert len(hand) == 13
+
+        stop_server(proc)
+        page.wait_for_selector("#conn:not([hidden])")  # the page notices, and keeps trying
+        proc = start_server(port, db, "--idle", "0")
+        page.wait_for_selector("#conn", state="hidden", timeout=20000)
+        page.wait_for_function("document.querySelectorAll('#hand .card').length === 13")
+        again = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        assert again == hand and "Ann is to choose a contract" in page.inner_text("#status")
+
+        # Ann never came: with --idle 0, Ben may hand her seat to a computer player.
+        page.click(".seat[data-seat='0'] button.takeover")
+        page.wait_for_selector(".seat[data-seat='0'] .badge.bot")
+        page.wait_for_function("T.view && T.view.contract !== null", timeout=20000)
+    finally:
+        page.close()
+        stop_server(proc)

@@ -289,6 +289,10 @@ def test_no_message_ever_shows_a_card_its_reader_may_not_see(store: Store, body:
     assert all(not p.errors() for p in [*players, watcher])
     assert watcher.last_state["view"]["hand"] == [] and watcher.last_state["view"]["seat"] is None
     assert all(len(p.messages) > steps for p in players)
+    sheets = [m for m in watcher.messages if m["type"] == "sheet"]
+    assert len(sheets) == table.game.num_hands + 1  # one on arrival, then one per hand
+    assert [len(s["results"]) for s in sheets] == list(range(table.game.num_hands + 1))
+    assert sheets[-1]["winners"] == table.state.winners() and sheets[-1]["totals"] == table.state.totals
     # Each player's view is exactly its own observation.
     for p in players:
         assert p.last_state["view"]["totals"] == table.state.totals

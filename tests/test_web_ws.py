@@ -69,7 +69,7 @@ def until_my_turn(ws: Session, seat: int) -> dict[str, Any]:
         msg = receive(ws, "state")
         v = msg["view"]
         if (v["current"] == seat and v["legal"] and msg["table"]["seats"][seat]["kind"] == "human") \
-                or v["results"]:
+                or v["hands_done"]:
             return msg
 
 
@@ -214,18 +214,22 @@ def test_an_illegal_action_gets_the_rule_and_a_legal_one_is_broadcast(client: Te
 # -- WebSocket: playing ------------------------------------------------------------
 
 def play_hand(ws: Session, seat: int, rng: random.Random, dealt: Any = None) -> dict[str, Any]:
-    """Play this seat's turns with random legal actions until the first hand is scored."""
+    """Play this seat's turns with random legal actions until the first hand is scored; its sheet."""
+    sheet: dict[str, Any] = {}
     while True:
         msg = receive(ws)
         if msg["type"] == "error":
             raise AssertionError(msg)
+        if msg["type"] == "sheet":
+            sheet = msg
         if msg["type"] != "state":
             continue
         if dealt is not None:
             dealt(msg)
         v = msg["view"]
-        if v["results"]:
-            return msg
+        if v["hands_done"]:
+            assert len(sheet["results"]) == v["hands_done"] and sheet["totals"] == v["totals"]
+            return sheet
         if v["current"] == seat and v["legal"]:
             ws.send_json({"type": "act", "action": rng.choice(v["legal"])})
 
@@ -246,7 +250,7 @@ def test_a_whole_hand_against_three_computers_over_the_socket(client: TestClient
     with client.websocket_connect(f"/ws/{tid}") as ws:
         ws.send_json({"type": "hello", "token": made["you"]["token"]})
         final = play_hand(ws, 0, random.Random(1), check)
-    result = final["view"]["results"][0]
+    result = final["results"][0]
     assert sum(result["scores"]) == sum(result["contract_scores"])
     assert len(seen) > 13
 
@@ -278,14 +282,14 @@ def test_four_people_and_a_watcher_see_only_their_own_cards(client: TestClient,
                           "name": f"P{i}"})
             assert receive(ws)["type"] == "welcome"
         # Each attach is broadcast to everyone already there.
-        latest = [[receive(ws) for _ in range(5 - i)][-1] for i, ws in enumerate(entered)]
-        while not latest[4]["view"]["results"]:
+        latest = [[receive(ws, "state") for _ in range(5 - i)][-1] for i, ws in enumerate(entered)]
+        while not latest[4]["view"]["hands_done"]:
             seat = latest[4]["view"]["current"]
             legal = latest[seat]["view"]["legal"]
             if latest[seat]["view"]["phase"] == "choose":
                 legal = [a for a in legal if a not in ("dominoes", "trumps")]  # no automatic passes
             entered[seat].send_json({"type": "act", "action": rng.choice(legal)})
-            latest = [receive(ws) for ws in entered]  # one broadcast per action, to every reader
+            latest = [receive(ws, "state") for ws in entered]  # one per action, to every reader
             for i, msg in enumerate(latest[:4]):
                 assert msg["type"] == "state" and msg["view"]["seat"] == i
     finally:
@@ -327,4 +331,4 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
             if v["legal"]:  # play goes on where it stopped: this seat was to act
                 ws.send_json({"type": "act", "action": rng.choice(v["legal"])})
             final = play_hand(ws, 0, rng)
-        assert final["view"]["results"][0]["hand_no"] == 0
+        assert final["results"][0]["hand_no"] == 0

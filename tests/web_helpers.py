@@ -34,7 +34,7 @@ class Recorder:
 
     def send_text(self, text: str) -> None:
         msg = json.loads(text)
-        check_hidden(msg, self.seat, self.table.state.hands)
+        check_hidden(msg, self.seat, self.table.state.hands, text)
         self.messages.append(msg)
 
     @property
@@ -45,16 +45,21 @@ class Recorder:
         return [m for m in self.messages if m["type"] == "error"]
 
 
-def check_hidden(msg: dict[str, Any], seat: int | None, hands: list[int]) -> None:
-    """No card held now by another seat appears in a message to ``seat``; its own hand is exact."""
+def check_hidden(msg: dict[str, Any], seat: int | None, hands: list[int], text: str | None = None) -> None:
+    """No card held now by another seat appears in a message to ``seat``; its own hand is exact.
+
+    ``text`` is the message as sent (searched as is); ``msg`` is what it decodes to.
+    """
     hidden: set[str] = set()
     for s, h in enumerate(hands):
         if s != seat:
             hidden |= mask_cards(h)
+    found = CARD_IN_TEXT.findall(json.dumps(msg) if text is None else text)
     last = msg.get("last")
-    if last and msg.get("type") == "state" and last["hand_no"] != msg["view"]["hand_no"]:
-        msg = {k: v for k, v in msg.items() if k != "last"}  # played face up in an earlier hand
-    leaked = hidden & cards_in(msg)
+    if last and msg.get("type") == "state" and last["hand_no"] != msg["view"]["hand_no"] and \
+            CARD_RE.match(last["action"]):
+        found.remove(last["action"])  # played face up in an earlier hand: that one mention is fine
+    leaked = hidden & set(found)
     assert not leaked, f"seat {seat} was sent cards it may not see: {sorted(leaked)}"
     if msg.get("type") == "state":
         own = {parse_card(c) for c in msg["view"]["hand"]}

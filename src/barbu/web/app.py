@@ -4,7 +4,8 @@ Client to server, each a JSON object with a ``type``: ``hello`` (first, with the
 none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-queens",
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
 ``reclaim``, ``sync``, ``ping``. Server to client: ``welcome``, ``state`` (the reader's own view),
-``error`` (``code``, ``message``), ``pong``. Anything malformed gets an ``error`` and changes nothing.
+``sheet`` (the finished hands, when one ends), ``error`` (``code``, ``message``), ``pong``.
+Anything malformed gets an ``error`` and changes nothing.
 """
 
 from __future__ import annotations
@@ -318,6 +319,7 @@ def _handle(server: Server, table: Table, conn: Connection, text: str, attached:
     elif kind == "reclaim":
         table.reclaim(conn)
     else:
+        table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))
     server.kick(table)
     return True

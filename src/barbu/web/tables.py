@@ -9,6 +9,7 @@ action is written to the :class:`~barbu.web.store.Store` before anyone is told o
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import json
 import logging
@@ -163,7 +164,6 @@ class Table:
     clients: list[Client] = field(default_factory=list)
     turn_since: float = 0.0
     last: dict[str, Any] | None = None
-    on_change: list[Callable[[Table], None]] = field(default_factory=list)
 
     # -- creating and loading ------------------------------------------------------
 
@@ -248,8 +248,10 @@ class Table:
     def view(self, seat: int | None) -> dict[str, Any]:
         """The game as ``seat`` sees it (None: a spectator sees no hand), from an observation only."""
         obs = self.state.observe(0 if seat is None else seat)
-        out = obs.to_json()
-        out["results"] = _results(obs)
+        # The finished hands go out once, in a "sheet" event, not again with every card played.
+        out = dataclasses.replace(obs, results=()).to_json()
+        del out["results"]
+        out["hands_done"] = len(obs.results)
         if seat is None:
             out["seat"] = None
             out["hand"] = []
@@ -260,8 +262,18 @@ class Table:
         return {"type": "state", "ts": time.time(), "view": self.view(seat),
                 "table": self.meta() if meta is None else meta, "last": self.last}
 
-    def broadcast(self) -> None:
-        """Send each client its own view of the table as it is now."""
+    def sheet_event(self) -> dict[str, Any]:
+        """The score sheet: every finished hand (from an observation: no cards), and the winners."""
+        obs = self.state.observe(0)
+        return {"type": "sheet", "results": _results(obs), "totals": list(obs.totals),
+                "winners": self.state.winners()}
+
+    def broadcast(self, sheet: bool = False) -> None:
+        """Send each client its own view of the table as it is now (after the score sheet, if asked)."""
+        if sheet and self.clients:
+            sheet_text = json.dumps(self.sheet_event(), ensure_ascii=False)
+            for client in list(self.clients):
+                client.send_text(sheet_text)
         texts: dict[int | None, str] = {}
         meta = self.meta() if self.clients else None
         for client in list(self.clients):
@@ -270,8 +282,6 @@ class Table:
                 event = self.state_event(client.seat, meta)
                 text = texts[client.seat] = json.dumps(event, ensure_ascii=False)
             client.send_text(text)
-        for hook in self.on_change:
-            hook(self)
 
     def send(self, client: Client, event: dict[str, Any]) -> None:
         client.send_text(json.dumps(event, ensure_ascii=False))
@@ -307,6 +317,7 @@ class Table:
         self.clients.append(client)
         self.send(client, {"type": "welcome", "you": client.seat, "levels": levels(),
                            "default_level": default_level(), "table": self.meta()})
+        self.send(client, self.sheet_event())
         self.broadcast()
 
     def detach(self, client: Client) -> None:
@@ -362,7 +373,7 @@ class Table:
         self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
         self._deal_if_needed()
         self.turn_since = self.clock()
-        self.broadcast()
+        self.broadcast(sheet=self.state.hand_no != hand_no or self.state.is_over)
 
     def auto_seat(self) -> int | None:
         """The seat that acts without a person now: a computer, or a player whose only move is to pass."""

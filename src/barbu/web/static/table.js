@@ -196,6 +196,7 @@ async function joinTable(id) {
 const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   prevTrick: [], shownTrick: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
+  results: null, winners: [],
   pingTimer: null, levels: [], defaultLevel: "basic", named: null,
 };
 
@@ -275,6 +276,8 @@ function onMessage(msg) {
       mine[T.id] = T.token;
       remember("barbu.mine", mine);
     }
+  } else if (msg.type === "sheet") {
+    onSheet(msg);
   } else if (msg.type === "state") {
     onState(msg);
   } else if (msg.type === "error") {
@@ -321,17 +324,24 @@ function onState(msg) {
   } else if (view.trick.length) {
     T.shownTrick = null;
   }
-  if (old && view.results.length > old.results.length) {
-    const r = view.results[view.results.length - 1];
+  T.view = view;
+  render();
+  if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
+    T.resultsSeen = T.results.length;
+    openSheet();
+  }
+}
+
+function onSheet(msg) {
+  const before = T.results;
+  T.results = msg.results;
+  T.winners = msg.winners;
+  if (before && T.meta && msg.results.length > before.length) {
+    const r = msg.results[msg.results.length - 1];
     toast(`Hand ${r.hand_no + 1} (${contractName(r.contract)}): `
       + r.scores.map((s, i) => `${seatName(i)} ${signed(s)}`).join(", "), "info");
   }
-  T.view = view;
-  render();
-  if (T.meta.over && T.resultsSeen !== view.results.length) {
-    T.resultsSeen = view.results.length;
-    openSheet();
-  }
+  if ($("sheet-dialog").open) renderSheet();
 }
 
 function seatName(i) { return T.meta ? T.meta.seats[i].name : `Seat ${i + 1}`; }
@@ -603,12 +613,12 @@ function openSheet() {
 function renderSheet() {
   const v = T.view;
   const m = T.meta;
-  if (!v || !m) return;
+  if (!v || !m || !T.results) return;
   const n = m.players;
   const running = new Array(n).fill(0);
   const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "Contract"), h("th", {}, "Doubles"),
     ...m.seats.map((s) => h("th", {}, s.name)));
-  const rows = v.results.map((r) => {
+  const rows = T.results.map((r) => {
     r.scores.forEach((x, i) => { running[i] += x; });
     let name = contractName(r.contract);
     if (r.trump) name += ` ${SUIT_SYMBOL[r.trump]}`;
@@ -621,7 +631,7 @@ function renderSheet() {
   const totals = h("tr", { class: "totals" }, h("td", { colspan: 3 }, "Totals"),
     ...v.totals.map((t, i) => h("td", { class: `num${m.winners.includes(i) ? " winner" : ""}` }, t)));
   const parts = [h("table", { class: "sheet" }, h("thead", {}, head), h("tbody", {}, rows, totals))];
-  if (!v.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
+  if (!T.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
   if (m.over) {
     parts.unshift(h("p", { class: "winner-line" },
       `Winner${m.winners.length > 1 ? "s" : ""}: ${m.winners.map(seatName).join(", ")}`
