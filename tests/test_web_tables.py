@@ -136,8 +136,15 @@ def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(stor
 def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> None:
     lobby = Lobby(store)
     t = lobby.create(Setup.parse({"name": "Ann"}))
+    done = lobby.create(Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 4}))
+    while done.auto_step():
+        pass
     assert [x["id"] for x in lobby.listing()] == [t.id]
     assert lobby.listing()[0]["names"][0] == "Ann"
+    # After a restart only unfinished tables are rebuilt at once; a finished one when asked for.
+    again = Lobby(store)
+    assert [x.id for x in again.load_all()] == [t.id]
+    assert again.get(done.id).state.is_over and again.get(done.id).state.totals == done.state.totals
     for bad in ("nope", "../etc", "x" * 100):
         with pytest.raises(TableError) as e:
             lobby.get(bad)

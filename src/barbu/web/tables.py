@@ -477,19 +477,21 @@ class Lobby:
         self.tables: dict[str, Table] = {}
 
     def load_all(self) -> list[Table]:
-        """Rebuild every stored table; one that fails to replay is logged and left out."""
-        loaded = []
-        for table_id in self.store.table_ids():
-            try:
-                table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
-            except (ValueError, KeyError, TypeError) as e:
-                log.error("table %s cannot be restored: %s", table_id, e)
-                continue
-            if table is not None:
-                self.tables[table_id] = table
-                loaded.append(table)
+        """Rebuild every unfinished stored table (finished ones are loaded when asked for)."""
+        loaded = [t for t in map(self._load, self.store.table_ids(include_over=False)) if t is not None]
         log.info("%d tables restored from %s", len(loaded), self.store.path)
         return loaded
+
+    def _load(self, table_id: str) -> Table | None:
+        """One stored table, rebuilt; one that fails to replay is logged and left out."""
+        try:
+            table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
+        except (ValueError, KeyError, TypeError) as e:
+            log.error("table %s cannot be restored: %s", table_id, e)
+            return None
+        if table is not None:
+            self.tables[table_id] = table
+        return table
 
     def create(self, setup: Setup) -> Table:
         table = Table.create(self.store, setup, idle_seconds=self.idle_seconds)
@@ -497,7 +499,9 @@ class Lobby:
         return table
 
     def get(self, table_id: str) -> Table:
-        table = self.tables.get(table_id) if valid_id(table_id) else None
+        table = None
+        if valid_id(table_id):
+            table = self.tables.get(table_id) or self._load(table_id)
         if table is None:
             raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
         return table

@@ -590,6 +590,10 @@ function renderMe(v) {
     v.captured[s].length ? h("span", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human";
   const legal = new Set(playing ? v.legal : []);
+  // Redraw the hand only when it changes, so that a card is not replaced under the pointer.
+  const key = JSON.stringify([v.hand, playing ? v.legal : [], v.ace_extra]);
+  if ($("hand").dataset.key === key) return;
+  $("hand").dataset.key = key;
   const groups = HAND_SUITS.map((suit) => v.hand.filter((c) => c[1] === suit)).filter((g) => g.length);
   fill($("hand"), ...groups.map((g) => h("div", { class: "suit-group" }, g.map((c) => {
     if (!playing) return cardEl(c);
