@@ -14,6 +14,8 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from tests.web_helpers import check_hidden, check_received, mask_cards
 
+from barbu.game import Game
+from barbu.state import State
 from barbu.web.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
 from barbu.web.store import Store
 
@@ -28,6 +30,10 @@ def app_for(db: Path, **kw: Any) -> Any:
 def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(app_for(tmp_path / "ws.db")) as c:
         yield c
+
+
+def seed_for_declarer(seat: int) -> int:
+    return next(s for s in range(1000) if State(Game.classic(), seed=s).first_declarer == seat)
 
 
 def server_of(client: TestClient) -> Server:
@@ -332,3 +338,28 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
                 ws.send_json({"type": "act", "action": rng.choice(v["legal"])})
             final = play_hand(ws, 0, rng)
         assert final["results"][0]["hand_no"] == 0
+
+
+def test_an_idle_seat_is_handed_to_the_computer_and_taken_back_over_the_socket(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "idle.db", idle=0.0)) as c:
+        made = create(c, name="Ann", seed=seed_for_declarer(0),
+                      seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}])
+        tid = made["id"]
+        with c.websocket_connect(f"/ws/{tid}") as ann, c.websocket_connect(f"/ws/{tid}") as ben:
+            ann.send_json({"type": "hello", "token": made["you"]["token"]})
+            assert receive(ann, "state")["view"]["current"] == 0  # Ann is to choose, and waits
+            ben.send_json({"type": "hello", "token": made["seats"][1]["token"], "name": "Ben"})
+            receive(ben, "state")
+            ben.send_json({"type": "takeover", "seat": 0, "level": "random"})
+            msg = receive(ann, "state")
+            while msg["table"]["seats"][0]["kind"] != "bot":
+                msg = receive(ann, "state")
+            assert msg["table"]["seats"][0]["level"] == "random"
+            ann.send_json({"type": "act", "action": "no-queens"})
+            assert receive(ann, "error")["code"] in ("seat-is-bot", "not-your-turn")
+            ann.send_json({"type": "reclaim"})
+            while receive(ann, "state")["table"]["seats"][0]["kind"] != "human":
+                pass
+        table = server_of(c).tables.get(tid)
+        assert table.state.history or table.state.contract is not None  # the computer chose for Ann
+        assert not table.seats[0].is_bot
