@@ -155,6 +155,7 @@ def test_doubles_become_compulsory_when_owed_equals_hands_left() -> None:
     drive(state, rng, _no_voluntary_doubles, until=lambda s: s.hand_no == 5)
     drive(state, rng, until=lambda s: s.phase == Phase.DOUBLE)
     assert state.hands_left_for_declarer() == 2
+    assert [state.double_is_compulsory(s) for s in range(4)] == [False, True, True, True]
     for seat in range(4):
         obs = state.observe(seat)
         assert obs.compulsory == (1, 2, 3) and obs.owed == (0, 2, 2, 2)
@@ -181,6 +182,7 @@ def test_one_double_made_early_defers_the_obligation() -> None:
     drive(state, rng, _no_voluntary_doubles, until=lambda s: s.hand_no == 5)
     drive(state, rng, until=lambda s: s.phase == Phase.DOUBLE)
     assert state.observe(0).compulsory == (2, 3) and state.observe(0).owed == (0, 1, 2, 2)
+    assert [state.double_is_compulsory(s) for s in range(4)] == [False, False, True, True]
     assert "double none" in legal_str(state)
     drive(state, rng, _no_voluntary_doubles, until=lambda s: s.hand_no == 6)
     drive(state, rng, until=lambda s: s.phase == Phase.DOUBLE)

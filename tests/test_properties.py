@@ -20,6 +20,7 @@ from tests.oracle import CLASSIC_TOTALS, contract_scores, family_total
 
 from barbu.cards import parse_card
 from barbu.contracts import CLASSIC_OPTIONS
+from barbu.errors import IllegalActionError
 from barbu.game import PASS, Game
 from barbu.record import replay, to_record
 from barbu.state import REQUIRED_DOUBLES, Phase, State
@@ -234,3 +235,33 @@ def test_the_seed_fixes_every_deal(ruleset: str, players: int, seed: int) -> Non
     if game.is_classic:  # classic deals do not depend on the play (family redeals may)
         other = quick_game(game, seed, seed + 1)
         assert [h.deal for h in other.history] == [h.deal for h in a.history]
+
+
+KNOWN_RULES = {"wrong-phase", "unknown-action", "not-your-card", "no-pass", "must-place", "placement",
+               "lead-king", "lead-heart-first", "lead-heart", "king-first", "follow-suit", "must-trump",
+               "overtrump", "contract-used", "king-set-aside", "double-self", "double-positive",
+               "double-twice", "compulsory-double", "redouble-target"}
+
+
+@pytest.mark.parametrize(("ruleset", "players"), TABLES)
+@CHEAP
+@given(seed=SEEDS, options=OPTIONS, steps=st.integers(min_value=0, max_value=2000),
+       tries=st.lists(st.integers(min_value=-3, max_value=260), min_size=1, max_size=8))
+def test_illegal_actions_are_refused_and_change_nothing(ruleset: str, players: int, seed: int,
+                                                       options: frozenset[str], steps: int,
+                                                       tries: list[int]) -> None:
+    game = make_game(ruleset, players, options)
+    state = quick_game(game, seed, seed, steps)
+    legal = state.legal_actions()
+    assert [a for a in range(-3, 261) if state.is_legal(a)] == sorted(legal)
+    if state.phase == Phase.PLAY:  # the held cards the rules forbid now, and a pass
+        tries += [c for c in range(52) if state.hands[state.current] >> c & 1] + [PASS]
+    before = snapshot(state)
+    for action in tries:
+        if action in legal:
+            continue
+        with pytest.raises(IllegalActionError) as info:
+            state.apply(action)
+        assert info.value.rule in KNOWN_RULES and str(info.value)
+        assert info.value.seat == (state.current if state.current >= 0 else None)
+        assert snapshot(state) == before
