@@ -212,15 +212,17 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     """
     game, _ = game_of(doc)
     hands = _field(doc, "hands", list, None)
-    first = 0
+    seed = doc.get("seed")
+    seeded = isinstance(seed, int) and not isinstance(seed, bool)
+    # With no hand recorded yet, the seed draws the first declarer, as it did in the game.
+    first: int | None = None if seeded else 0
     if hands:
         if not isinstance(hands[0], dict):
             raise RecordError("each hand must be a JSON object", hand=0)
         first = _field(hands[0], "declarer", int, 0)
         if not 0 <= first < game.players:
             raise RecordError(f"no seat {first} at this table", hand=0)
-    seed = doc.get("seed")
-    state = State(game, seed=seed if isinstance(seed, int) else 0, first_declarer=first)
+    state = State(game, seed=seed if seeded else 0, first_declarer=first)
     if len(hands) > game.num_hands:
         raise RecordError(f"a game has {game.num_hands} hands, this record has {len(hands)}",
                           hand=game.num_hands)
