@@ -185,6 +185,7 @@ def test_record_round_trip_gives_the_same_scores(ruleset: str, players: int, see
                          "contract_scores": list(current.contract_scores),
                          "scores": list(current.scores), "finished": False})
     assert out["hands"] == expected
+    assert (result.state.hand_no, result.state.declarer) == (state.hand_no, state.declarer)
     if state.phase == Phase.PLAY:
         assert result.state.hands == state.hands and result.state.current == state.current
     again = replay(json.loads(json.dumps(to_record(result.state, NAMES[:players]))))

@@ -128,6 +128,20 @@ def test_options_may_be_omitted_and_an_empty_record_is_valid() -> None:
                                        "complete": False, "winners": []}
 
 
+def test_record_saved_before_any_hand_keeps_the_seeded_first_declarer() -> None:
+    for seed in range(8):
+        state = State(CLASSIC, seed=seed)
+        state.deal_random()
+        doc = json.loads(json.dumps(to_record(state, NAMES[:4])))
+        assert doc["hands"] == []
+        resumed = replay(doc).state
+        assert resumed.declarer == state.declarer and resumed.seed == seed
+        resumed.deal_random()
+        assert resumed.hands == state.hands
+    del doc["seed"]
+    assert replay(doc).state.declarer == 0
+
+
 def test_unfinished_last_hand_is_reported_with_scores_so_far() -> None:
     doc = record_of(CLASSIC, 5, 3)
     full = replay(doc).to_json()
