@@ -104,44 +104,49 @@ def new_table(page: Any, url: str, seed: int) -> None:
     page.wait_for_selector("#hand .card")
 
 
+def take_turn(page: Any, clicks: dict[str, int], on_double: str = "none") -> None:
+    """One click on what the page offers now: a contract, the doubles dialog, or a legal card."""
+    box = page.locator("#decision:not([hidden])")
+    if box.count():
+        title = box.locator("h3").inner_text()
+        if title.startswith("Choose"):
+            # A trick contract, so that the hand is played card by card.
+            target = box.locator("button[data-action=no-last-two], button[data-action=no-tricks]").first
+            clicks["contract"] += 1
+        elif page.locator("#double-submit").count():
+            if on_double == "declarer":
+                box.locator("input[data-target]:not([disabled])").last.check()
+            target = page.locator("#double-submit")
+            clicks["double"] += 1
+        else:
+            target = box.locator("button").first
+            clicks["other"] += 1
+    elif page.locator("#hand button.card.legal").count():
+        dimmed = page.locator("#hand .card.dim").count()
+        legal = page.locator("#hand button.card.legal").count()
+        assert legal + dimmed == page.locator("#hand .card").count()
+        target = page.locator("#hand button.card.legal").first
+        clicks["card"] += 1
+    else:
+        target = page.locator("#hand-actions button").first
+        clicks["other"] += 1
+    element = target.element_handle()
+    element.click()
+    # Every state from the server redraws what was clicked: wait for that answer.
+    page.wait_for_function("el => !el.isConnected", arg=element, timeout=15000)
+
+
 def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None) -> dict[str, int]:
-    """Click through one hand: a contract when asked, the doubles dialog, then legal cards only."""
+    """Click through one hand, until its score is on the sheet."""
     clicks = {"contract": 0, "double": 0, "card": 0, "other": 0}
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         page.wait_for_function(ACTIONABLE, timeout=30000)
         if page.evaluate("T.results.length") > 0:
             return clicks
-        box = page.locator("#decision:not([hidden])")
-        if box.count():
-            title = box.locator("h3").inner_text()
-            if title.startswith("Choose"):
-                # A trick contract, so that the hand is played card by card.
-                target = box.locator("button[data-action=no-last-two], button[data-action=no-tricks]").first
-                clicks["contract"] += 1
-            elif page.locator("#double-submit").count():
-                if on_double == "declarer":
-                    box.locator("input[data-target]:not([disabled])").last.check()
-                target = page.locator("#double-submit")
-                clicks["double"] += 1
-            else:
-                target = box.locator("button").first
-                clicks["other"] += 1
-        elif page.locator("#hand button.card.legal").count():
-            if screenshot is not None and clicks["card"] == 3:
-                page.screenshot(path=str(screenshot))
-            dimmed = page.locator("#hand .card.dim").count()
-            legal = page.locator("#hand button.card.legal").count()
-            assert legal + dimmed == page.locator("#hand .card").count()
-            target = page.locator("#hand button.card.legal").first
-            clicks["card"] += 1
-        else:
-            target = page.locator("#hand-actions button").first
-            clicks["other"] += 1
-        element = target.element_handle()
-        element.click()
-        # Every state from the server redraws what was clicked: wait for that answer.
-        page.wait_for_function("el => !el.isConnected", arg=element, timeout=15000)
+        if screenshot is not None and clicks["card"] == 3 and page.locator("#hand button.card.legal").count():
+            page.screenshot(path=str(screenshot))
+        take_turn(page, clicks, on_double)
     raise AssertionError("the hand did not end in time")
 
 
@@ -207,33 +212,42 @@ def test_a_friends_link_a_server_restart_and_an_idle_seat(browser: Any, tmp_path
     port, db = free_port(), tmp_path / "restart.db"
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
-    made = post(url + "/api/tables", {"name": "Ann", "seed": seed_with_declarer(0),
-                                      "seats": [{"kind": "human"}, {"kind": "human"},
-                                                {"kind": "bot"}, {"kind": "bot"}]})
+    made = post(url + "/api/tables", {"name": "Ann", "seats": [{"kind": "human"}, {"kind": "human"},
+                                                               {"kind": "bot"}, {"kind": "bot"}]})
     friend = next(s for s in made["seats"] if s["seat"] == 1)
     page = browser.new_page()
+    cards = "cards => cards.map(c => c.dataset.card)"
     try:
         page.goto(url + friend["link"])
         page.wait_for_selector("#name-form:not([hidden])")
         page.fill("#seat-name", "Ben")
         page.click("#name-form button")
         page.wait_for_selector("#hand .card")
-        assert "Ann is to choose a contract" in page.inner_text("#status")
-        hand = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
-        assert len(hand) == 13
+        page.wait_for_function("T.view && (T.view.current === 0 || T.view.current === 1)")  # people wait
+        hand = page.locator("#hand .card").evaluate_all(cards)
+        status = page.inner_text("#status")
+        assert len(hand) == 13 and "Ben" in page.inner_text("#me-info")
 
         stop_server(proc)
         page.wait_for_selector("#conn:not([hidden])")  # the page notices, and keeps trying
         proc = start_server(port, db, "--idle", "0")
         page.wait_for_selector("#conn", state="hidden", timeout=20000)
         page.wait_for_function("document.querySelectorAll('#hand .card').length === 13")
-        again = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
-        assert again == hand and "Ann is to choose a contract" in page.inner_text("#status")
+        assert page.locator("#hand .card").evaluate_all(cards) == hand
+        assert page.inner_text("#status") == status
 
-        # Ann never came: with --idle 0, Ben may hand her seat to a computer player.
-        page.click(".seat[data-seat='0'] button.takeover")
+        # Ann never came: with --idle 0, Ben may hand her seat to a computer once she is to act.
+        takeover = ".seat[data-seat='0'] button.takeover"
+        clicks = {"contract": 0, "double": 0, "card": 0, "other": 0}
+        deadline = time.monotonic() + 60
+        either = f"{takeover}, #decision:not([hidden]) button, #hand button.card.legal, #hand-actions button"
+        while not page.locator(takeover).count() and time.monotonic() < deadline:
+            page.wait_for_function(f"() => document.querySelector(\"{either}\")", timeout=30000)
+            if not page.locator(takeover).count():
+                take_turn(page, clicks)
+        page.click(takeover)
         page.wait_for_selector(".seat[data-seat='0'] .badge.bot")
-        page.wait_for_function("T.view && T.view.contract !== null", timeout=20000)
+        page.wait_for_function("T.last && T.last.seat === 0")  # the computer played for Ann
     finally:
         page.close()
         stop_server(proc)

@@ -186,6 +186,9 @@ def build_app(config: Config) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         setup = Setup.parse(await _json_body(request))
+        if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
+            raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
+                             "for a game of one person against computer players")
         table = server.tables.create(setup)
         server.kick(table)
         seats = [{"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"}
