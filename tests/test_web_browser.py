@@ -143,15 +143,19 @@ def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None
     while time.monotonic() < deadline:
         page.wait_for_function(ACTIONABLE, timeout=30000)
         if page.evaluate("T.results.length") > 0:
+            if screenshot is not None and not screenshot.exists():
+                page.screenshot(path=str(screenshot))
             return clicks
-        if screenshot is not None and clicks["card"] == 3 and page.locator("#hand button.card.legal").count():
-            page.screenshot(path=str(screenshot))
+        if screenshot is not None and not screenshot.exists() and page.locator("#hand .card.dim").count() \
+                and page.locator("#trick .played").count():
+            page.screenshot(path=str(screenshot))  # following suit: legal cards raised, others dimmed
         take_turn(page, clicks, on_double)
     raise AssertionError("the hand did not end in time")
 
 
 def test_a_whole_hand_by_clicking_then_the_score_sheet(server: str, browser: Any) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "table.png").unlink(missing_ok=True)
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

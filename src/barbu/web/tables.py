@@ -170,7 +170,8 @@ class Table:
     @classmethod
     def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
         game = Game(setup.ruleset, setup.players, frozenset(setup.options))
-        state = State(game, seed=setup.seed)
+        # The seed decides every deal: unguessable unless a practice game chose its own.
+        state = State(game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
         table_id = secrets.token_urlsafe(6)
         rows = []
         creator_seat = next((i for i, s in enumerate(setup.seats) if s["kind"] == "human"), None)
