@@ -2,8 +2,13 @@
 # Set up barbu in ./.venv (first run, or when pyproject.toml changed) and run it:
 #   ./run.sh            serve card tables in the browser (barbu serve; it prints the address to open)
 #   ./run.sh play       play in the terminal; any other arguments go to the barbu command
+#   ./run.sh bench      the engine benchmark, beside OpenSpiel's Hearts (installed for it)
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh
-ensure_venv "tui,web"
+if [ "${1:-}" = bench ]; then
+  ensure_venv "tui,web,bench"  # OpenSpiel, the reference the benchmark compares with
+else
+  ensure_venv "tui,web"
+fi
 exec .venv/bin/barbu "${@:-serve}"

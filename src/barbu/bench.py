@@ -98,13 +98,20 @@ def _best_of(work: Callable[[], int], seconds: float, rounds: int) -> tuple[floa
     return max((_rate(work, seconds / rounds) for _ in range(rounds)), key=lambda r: r[0])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m barbu.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per figure")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
     parser.add_argument("--rounds", type=int, default=5,
                         help="measurements per figure, best kept (default 5)")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m barbu.bench", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     rounds = max(1, args.rounds)
     print(f"barbu engine benchmark — Python {platform.python_version()} on {platform.machine()}, "

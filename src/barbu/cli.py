@@ -42,9 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="a barbu-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    bench = sub.add_parser("bench", help="measure the engine's random-playout speed")
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    bench.add_argument("--seed", type=int, default=1)
+    from barbu.bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(sub.add_parser(
+        "bench", help="measure the engine's random-playout speed (beside OpenSpiel's when installed)"))
 
     serve = sub.add_parser("serve", help="serve card tables in the browser (friends and computer players)")
     from barbu.web.server import add_arguments
@@ -68,9 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return cmd_replay(args)
     if args.command == "bench":
-        from barbu.bench import main as bench_main
+        from barbu.bench import run as bench
 
-        return bench_main(["--seconds", str(args.seconds), "--seed", str(args.seed)])
+        return bench(args)
     if args.command == "play":
         from barbu.tui import run
 
