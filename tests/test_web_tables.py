@@ -216,6 +216,20 @@ def test_computer_players_finish_a_whole_game_and_it_replays(store: Store) -> No
     assert result.state.totals == table.state.totals and result.state.is_over
 
 
+def test_a_computer_decision_taken_off_the_loop_is_dropped_once_the_table_moved_on(store: Store) -> None:
+    """The server lets a bot think in a worker thread; its answer must not land on a newer position."""
+    table = make(store, {"seats": [{"kind": "bot", "level": "basic"}] * 4, "seed": 9})
+    move = table.auto_move()
+    assert move is not None and move.obs == table.state.observe(move.seat)
+    action = move.decide()
+    assert table.auto_step()  # meanwhile the table went on without this decision
+    before = table.state.observe(0)
+    assert not table.auto_apply(move, action)
+    assert table.state.observe(0) == before
+    fresh = table.auto_move()
+    assert fresh is not None and table.auto_apply(fresh, fresh.decide())
+
+
 def test_a_forced_pass_is_played_for_a_person(store: Store) -> None:
     """In Dominoes a player with no card to place passes without being asked."""
     table = make(store, {**HUMANS4, "seed": 5})

@@ -116,14 +116,15 @@ class Server:
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
 
     async def _drive(self, table: Table) -> None:
-        while (seat := table.auto_seat()) is not None:
+        while (move := table.auto_move()) is not None:
             await asyncio.sleep(self.config.bot_delay)
-            if table.auto_seat() != seat:
-                continue  # a person took the seat back meanwhile
             try:
-                table.auto_step()
+                # A search bot thinks for a good part of a second: in a worker thread, so the
+                # event loop goes on serving the other tables meanwhile.
+                action = await asyncio.to_thread(move.decide)
+                table.auto_apply(move, action)  # ignored if a person took the seat back meanwhile
             except Exception:
-                log.exception("table %s: computer player at seat %d failed", table.id, seat)
+                log.exception("table %s: computer player at seat %d failed", table.id, move.seat)
                 return
 
 

@@ -77,6 +77,20 @@ def valid_id(table_id: str) -> bool:
     return bool(_ID_RE.match(table_id))
 
 
+@dataclass(frozen=True)
+class AutoMove:
+    """A computer player's (or a forced pass's) turn: its seat's view, and who decides."""
+
+    seat: int
+    moves: int  # the table's move count when the view was taken
+    obs: Observation
+    bot: Bot | None  # None: a person whose only legal action is to pass
+
+    def decide(self) -> int:
+        """The action; the bot sees only ``obs``, so this may run in another thread."""
+        return self.bot.act(self.obs) if self.bot is not None else PASS
+
+
 @dataclass
 class Seat:
     """A seat at a table: its stored row, and its computer player when a computer plays it."""
@@ -164,6 +178,7 @@ class Table:
     clients: list[Client] = field(default_factory=list)
     turn_since: float = 0.0
     last: dict[str, Any] | None = None
+    moves: int = 0  # actions applied since the table was opened: tells a stale decision apart
 
     # -- creating and loading ------------------------------------------------------
 
@@ -370,6 +385,7 @@ class Table:
     def _apply(self, seat: int, action: int) -> None:
         hand_no = self.state.hand_no
         self.state.apply(action)  # raises before anything is stored or sent
+        self.moves += 1
         self.store.append_event(self.id, "act", {"seat": seat, "action": action})
         self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
         self._deal_if_needed()
@@ -387,16 +403,25 @@ class Table:
             return s.current
         return None
 
-    def auto_step(self) -> bool:
-        """Take one automatic action (see :meth:`auto_seat`); False when nothing is automatic now."""
+    def auto_move(self) -> AutoMove | None:
+        """The automatic action due now (see :meth:`auto_seat`), to be decided off the event loop."""
         seat = self.auto_seat()
         if seat is None:
+            return None
+        bot = self.seats[seat].bot if self.seats[seat].is_bot else None
+        return AutoMove(seat, self.moves, self.state.observe(seat), bot)
+
+    def auto_apply(self, move: AutoMove, action: int) -> bool:
+        """Apply a decided automatic action, unless the table has moved on since it was asked for."""
+        if self.moves != move.moves or self.auto_seat() != move.seat:
             return False
-        bot = self.seats[seat].bot
-        obs: Observation = self.state.observe(seat)
-        action = bot.act(obs) if self.seats[seat].is_bot and bot is not None else PASS
-        self._apply(seat, action)
+        self._apply(move.seat, action)
         return True
+
+    def auto_step(self) -> bool:
+        """Take one automatic action at once; False when nothing is automatic now."""
+        move = self.auto_move()
+        return move is not None and self.auto_apply(move, move.decide())
 
     def takeover(self, client: Client, target: object, level: object = None) -> None:
         """Hand an idle person's seat to a computer player (asked by another player at the table)."""
