@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,20 @@ def error_of(ws: Session, payload: str) -> dict[str, Any]:
     msg = receive(ws, "error")
     assert msg["message"]
     return msg
+
+
+def people_to_act(client: TestClient, table_id: str, timeout: float = 20.0) -> None:
+    """Wait until the computer players have played up to a person's turn (they think in threads)."""
+    table = server_of(client).tables.get(table_id)
+    deadline = time.monotonic() + timeout
+    while table.auto_seat() is not None or server_busy(client, table_id):
+        assert time.monotonic() < deadline, "the computer players never reached a person's turn"
+        time.sleep(0.01)
+
+
+def server_busy(client: TestClient, table_id: str) -> bool:
+    task = server_of(client).drivers.get(table_id)
+    return task is not None and not task.done()
 
 
 def events_count(client: TestClient, table_id: str) -> int:
@@ -152,6 +167,7 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient,
     caplog.set_level(logging.INFO, "barbu.web")
     made = create(client, name="Ann", seats=TWO_PEOPLE)
     tid = made["id"]
+    people_to_act(client, tid)
     before = events_count(client, tid)
     with client.websocket_connect(f"/ws/{tid}") as ws:
         assert error_of(ws, json.dumps({"type": "act", "action": "QS"}))["code"] == "hello-first"
