@@ -134,14 +134,13 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     free_lead = c.lead == Lead.FREE
     played = state.played
     leader = state.current
-    trick_no = state.trick_no
     points, captured, tricks_won = state.points, state.captured, state.tricks_won
     cards: list[int] = []
     leaders: list[int] = []
     append = cards.append
     bit = _BIT
     ranks_of = RANKS_OF
-    while True:
+    for trick_no in range(state.trick_no, size):
         hand = hands[leader]
         if free_lead:  # written out: a random card of the whole hand
             k = int(rnd() * hand.bit_count())
@@ -194,11 +193,10 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
         captured[winner] |= taken
         tricks_won[winner] += 1
         played |= taken
-        trick_no += 1
         leader = winner
-        if trick_no == size or (end_mask and not end_mask & ~played):
+        if end_mask and not end_mask & ~played:
             break
-    _write_back(state, cards, leaders, played, trick_no, leader)
+    _write_back(state, cards, leaders, played, trick_no + 1, leader)
 
 
 @cache

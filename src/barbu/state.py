@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from enum import IntEnum
@@ -475,17 +476,20 @@ class State:
             seen |= h
         if seen != FULL_DECK:
             raise IllegalDealError("the deal does not hold all 52 cards")
-        return self._accept_deal(hands, set_aside)
+        return self._accept_deal(list(hands), set_aside)
 
-    def _accept_deal(self, hands: Sequence[int], set_aside: int) -> bool:
-        """Take a deal known to partition the deck (checked by :meth:`deal`, or shuffled here)."""
+    def _accept_deal(self, hands: list[int], set_aside: int) -> bool:
+        """Take a deal known to partition the deck (checked by :meth:`deal`, or shuffled here).
+
+        ``hands`` becomes the state's own list.
+        """
         g = self.game
         if (not g.is_classic and set_aside & KH_MASK
                 and self.available_contracts(self.declarer) == [g.contract_index("king")]):
             self.redeals += 1
             return False
-        self.hands = list(hands)
-        self.dealt = list(hands)
+        self.hands = hands
+        self.dealt = hands[:]
         self.set_aside = set_aside
         self.phase = CHOOSE_P
         self.current = self.declarer
@@ -726,19 +730,20 @@ class State:
     def current_record(self, finished: bool = False) -> HandRecord:
         """The hand in progress as a record (scores so far)."""
         c = self.contract
-        cs = self.contract_scores()
+        cs = tuple(self.points) if c is not None and c.kind == _TRICKS else tuple(self.contract_scores())
+        doubled = any(self.doubled)
         return HandRecord(
             self.hand_no, self.declarer, tuple(self.dealt), self.set_aside,
             c.id if c else "",
             self.trump if self.trump >= 0 else None,
             self.start_rank if c and c.kind == _DOMINOES and self.start_rank >= 0 else None,
-            tuple(self.doubles_list()), tuple(self.actions),
-            tuple(cs), tuple(settle(cs, self.doubled, self.redoubled)), finished)
+            tuple(self.doubles_list()) if doubled else (), tuple(self.actions),
+            cs, tuple(settle(cs, self.doubled, self.redoubled)) if doubled else cs, finished)
 
     def _finish_hand(self) -> None:
         record = self.current_record(finished=True)
         self.history.append(record)
-        self.totals = [t + p for t, p in zip(self.totals, record.scores, strict=True)]
+        self.totals = list(map(operator.add, self.totals, record.scores))
         self.used[self.declarer] |= 1 << self.contract_idx
         self.hand_no += 1
         if self.game.is_classic and self.hand_no % self.game.hands_per_declarer == 0:
