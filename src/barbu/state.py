@@ -52,8 +52,12 @@ _TRICKS, _DOMINOES, _REUSSITE = Kind.TRICKS, Kind.DOMINOES, Kind.REUSSITE
 _FREE, _NO_HEART, _NO_KH, _NO_HEART_FIRST = (Lead.FREE, Lead.NO_HEART_UNLESS_ONLY_HEARTS,
                                              Lead.NO_KH_UNLESS_LAST_CARD, Lead.NO_HEART_FIRST_TRICK)
 
-CHANCE = -1
-TERMINAL = -2
+CHANCE = -1  # State.current while the cards are being dealt
+TERMINAL = -2  # State.current once the game is over
+_BIT = tuple(1 << c for c in range(52))
+REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
+
+
 def lead_mask(c: Contract, hand: int, first_trick: bool) -> int:
     """The cards of ``hand`` that may be led under the contract's lead rule."""
     lead = c.lead
@@ -106,11 +110,9 @@ def trick_winner(trick: Sequence[int], trump: int) -> int:
     return best_at
 
 
-_BIT = tuple(1 << c for c in range(52))
-REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
-
-
 class Phase(IntEnum):
+    """The phases of a hand, in the order they come (Dominoes names a rank, Trumps a suit)."""
+
     DEAL = 0
     CHOOSE = 1
     TRUMP = 2
@@ -224,44 +226,46 @@ class State:
 
     __slots__ = _SLOTS
 
+    # The game as a whole.
     game: Game
-    seed: int
+    seed: int  # deals (and the first declarer) derive from it
     first_declarer: int
-    hand_no: int
+    hand_no: int  # hands finished so far
     phase: Phase
-    declarer: int
-    current: int
-    used: list[int]
-    dbl_count: list[int]
-    hands: list[int]
-    dealt: list[int]
-    set_aside: int
+    declarer: int  # family: the chooser
+    current: int  # seat to act, or CHANCE / TERMINAL
+    used: list[int]  # per seat, mask of contract indices already declared
+    dbl_count: list[int]  # per seat, doubles of the current declarer in his block of 7
+    history: list[HandRecord]  # finished hands
+    totals: list[int]
+    # The hand in progress.
+    hands: list[int]  # per seat, mask of cards still held (hidden information)
+    dealt: list[int]  # per seat, mask of the cards dealt
+    set_aside: int  # family: cards left over by the deal, face up
+    redeals: int  # family: deals redrawn for this hand so far
     contract_idx: int
     contract: Contract | None
-    trump: int
-    start_rank: int
-    doubled: list[int]
-    redoubled: list[int]
-    turn_queue: list[int]
-    leader: int
-    trick: list[int]
-    played: int
-    captured: list[int]
+    trump: int  # -1 without trumps
+    start_rank: int  # Dominoes/Réussite starting rank, -1 until known
+    doubled: list[int]  # doubled[a] has bit b when a doubled b
+    redoubled: list[int]  # redoubled[a] has bit b when a redoubled b
+    forced: int  # seats that must double the declarer in this hand (classic obligation)
+    turn_queue: list[int]  # seats still to speak in the doubling round, next last
+    leader: int  # seat that led the trick in progress
+    trick: list[int]  # cards of the trick in progress, from the leader on
+    played: int  # mask of every card played in this hand
+    captured: list[int]  # per seat, mask of the cards in the tricks it took
     tricks_won: list[int]
     trick_no: int
-    points: list[int]
-    lo: list[int]
-    hi: list[int]
-    frontier: int
-    out_order: list[int]
-    ace_extra: bool
-    actions: list[int]
-    actors: list[int]
-    history: list[HandRecord]
-    totals: list[int]
-    redeals: int
-    forced: int  # seats that must double the declarer in this hand (classic obligation)
-    _undo: list[tuple[object, ...]]
+    points: list[int]  # contract points so far (trick games)
+    lo: list[int]  # Dominoes/Réussite: lowest rank of each suit's line, -1 while shut
+    hi: list[int]  # ... and its highest rank
+    frontier: int  # Dominoes/Réussite: mask of the cards that fit the layout now
+    out_order: list[int]  # seats in the order they went out
+    ace_extra: bool  # Réussite: the player to act has just placed an ace
+    actions: list[int]  # play actions of this hand, in order (the record's "actions")
+    actors: list[int]  # the seat that took each of them
+    _undo: list[tuple[object, ...]]  # snapshots for pop()
 
     def __init__(self, game: Game, seed: int | None = None,
                  first_declarer: int | None = None) -> None:
