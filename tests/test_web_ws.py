@@ -388,3 +388,18 @@ def test_a_chosen_seed_is_only_for_a_game_against_the_computer(client: TestClien
                                                                    {"kind": "bot"}, {"kind": "bot"}]})
     assert res.status_code == 400 and "only for a game of one person" in res.json()["error"]["message"]
     assert create(client, seed=3)["id"]
+
+
+def test_searching_computer_players_think_in_worker_processes(client: TestClient) -> None:
+    """pimc and strong decide in a process pool, so that a search never blocks the event loop."""
+    made = create(client, seats=[{"kind": "bot", "level": "pimc"}] * 4)
+    tid = made["id"]
+    deadline = time.monotonic() + 60
+    while events_count(client, tid) < 12:  # the deal, the contract, the doubles, some cards
+        assert time.monotonic() < deadline, "the computer players made no progress"
+        time.sleep(0.05)
+        res = client.get("/api/tables")  # the event loop keeps answering meanwhile
+        assert res.status_code == 200
+    assert server_of(client).pool is not None
+    kinds = [e.kind for e in server_of(client).store.events(tid)]  # type: ignore[union-attr]
+    assert kinds[0] == "deal" and kinds.count("act") >= 11

@@ -14,7 +14,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import multiprocessing
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,10 +29,11 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from barbu.bots import levels
+from barbu.bots import levels, make_bot
 from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.observation import Observation
 from barbu.web.store import Store
-from barbu.web.tables import Lobby, Setup, Table, TableError, default_level
+from barbu.web.tables import AutoMove, Lobby, Setup, Table, TableError, default_level
 
 log = logging.getLogger("barbu.web")
 
@@ -37,6 +41,7 @@ STATIC = Path(__file__).with_name("static")
 MAX_MESSAGE = 4096  # bytes of one client message; a real one is under 100
 MAX_BODY = 16384  # bytes of an HTTP request body
 MAX_QUEUE = 2000  # events waiting for one slow client before it is cut off
+SEARCH_LEVELS = frozenset({"pimc", "strong"})  # computer levels that search: decided in a process
 CLOSE_NO_TABLE = 4404
 CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
@@ -85,6 +90,7 @@ class Server:
         self.store: Store | None = None
         self.lobby: Lobby | None = None
         self.drivers: dict[str, asyncio.Task[None]] = {}
+        self.pool: ProcessPoolExecutor | None = None  # for the searching computer players
 
     def open(self) -> None:
         self.store = Store(self.config.db_path)
@@ -99,6 +105,9 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self.drivers.clear()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
         if self.store is not None:
             self.store.close()
 
@@ -119,13 +128,35 @@ class Server:
         while (move := table.auto_move()) is not None:
             await asyncio.sleep(self.config.bot_delay)
             try:
-                # A search bot thinks for a good part of a second: in a worker thread, so the
-                # event loop goes on serving the other tables meanwhile.
-                action = await asyncio.to_thread(move.decide)
+                action = await self._decide(move)
                 table.auto_apply(move, action)  # ignored if a person took the seat back meanwhile
             except Exception:
                 log.exception("table %s: computer player at seat %d failed", table.id, move.seat)
                 return
+
+
+    async def _decide(self, move: AutoMove) -> int:
+        """A computer player's action, decided away from the event loop.
+
+        The quick levels answer in a worker thread. The searching ones (``pimc``, ``strong``)
+        think for up to a second, which in a thread would hold the interpreter lock that every
+        table shares: they get a worker process, with a seed drawn from the seat's own bot so
+        that its play stays reproducible.
+        """
+        bot = move.bot
+        if bot is None or bot.name not in SEARCH_LEVELS:
+            return await asyncio.to_thread(move.decide)
+        if self.pool is None:
+            workers = max(1, min(4, os.cpu_count() or 1))
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        seed = bot.rng.getrandbits(64)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
+
+
+def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
+    """A fresh bot's action for ``obs``, in a worker process (module level: it is pickled by name)."""
+    return make_bot(level, seed).act(obs)
 
 
 # -- HTTP ----------------------------------------------------------------------------
