@@ -54,10 +54,6 @@ class Contract:
     king_first: bool = False  # option king-first: K♥ must go at the first legal chance
     description: str = ""
 
-    @property
-    def is_trick_game(self) -> bool:
-        return self.kind == Kind.TRICKS
-
 
 def _points(per_card: dict[int, int]) -> tuple[int, ...]:
     table = [0] * 52

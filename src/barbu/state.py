@@ -291,7 +291,7 @@ class State:
         g = self.game
         n = g.players
         self.phase = DEAL_P
-        self.declarer = (self.first_declarer + self.hand_no // g.hands_per_declarer) % n
+        self.declarer = g.declarer_of(self.first_declarer, self.hand_no)
         self.current = CHANCE
         self.hands = [0] * n
         self.dealt = [0] * n
