@@ -110,6 +110,52 @@ def trick_winner(trick: Sequence[int], trump: int) -> int:
     return best_at
 
 
+def place_card(lo: list[int], hi: list[int], card: int, start: int, set_aside: int) -> int:
+    """Put ``card`` on its suit's line of a Dominoes/Réussite layout; return the starting rank.
+
+    ``lo``/``hi`` hold each suit's lowest and highest rank (-1 while the suit is shut) and
+    are updated in place. ``start`` is -1 until the first Réussite card fixes it. Set-aside
+    cards count as placed: lines run on past them, and one of the starting rank opens its
+    suit as soon as that rank is known.
+    """
+    suit, rank = divmod(card, 13)
+    if start < 0:
+        start = rank
+        for s in range(4):
+            if set_aside >> (s * 13 + rank) & 1:
+                lo[s] = hi[s] = rank
+                _run_on(lo, hi, s, set_aside)
+    if lo[suit] < 0:
+        lo[suit] = hi[suit] = rank
+    elif rank < lo[suit]:
+        lo[suit] = rank
+    else:
+        hi[suit] = rank
+    _run_on(lo, hi, suit, set_aside)
+    return start
+
+
+def _run_on(lo: list[int], hi: list[int], suit: int, set_aside: int) -> None:
+    while lo[suit] > 0 and set_aside >> (suit * 13 + lo[suit] - 1) & 1:
+        lo[suit] -= 1
+    while hi[suit] < ACE and set_aside >> (suit * 13 + hi[suit] + 1) & 1:
+        hi[suit] += 1
+
+
+def fitting_cards(lo: Sequence[int], hi: Sequence[int], start: int) -> int:
+    """The cards that may be placed on a layout: each line's two next cards, or a shut suit's opener."""
+    mask = 0
+    for s in range(4):
+        if lo[s] < 0:
+            mask |= RANK_MASKS[start] & SUIT_MASKS[s]
+            continue
+        if lo[s] > 0:
+            mask |= 1 << (s * 13 + lo[s] - 1)
+        if hi[s] < ACE:
+            mask |= 1 << (s * 13 + hi[s] + 1)
+    return mask
+
+
 class Phase(IntEnum):
     """The phases of a hand, in the order they come (Dominoes names a rank, Trumps a suit)."""
 
@@ -650,41 +696,9 @@ class State:
                 return
 
     def _place(self, card: int) -> None:
-        """Add a card to its suit's line in Dominoes/Réussite and recompute what may follow."""
-        suit, rank = divmod(card, 13)
-        if self.start_rank < 0:  # Réussite: the first card fixes the starting rank
-            self.start_rank = rank
-            self.frontier = 0
-            for s in range(4):
-                if self.set_aside >> (s * 13 + rank) & 1:
-                    self.lo[s] = self.hi[s] = rank
-                    self._extend(s)
-        if self.lo[suit] < 0:
-            self.lo[suit] = self.hi[suit] = rank
-        elif rank < self.lo[suit]:
-            self.lo[suit] = rank
-        else:
-            self.hi[suit] = rank
-        self._extend(suit)
-        opening = RANK_MASKS[self.start_rank]
-        for s in range(4):
-            if self.lo[s] < 0:
-                self.frontier |= opening & SUIT_MASKS[s]
-
-    def _extend(self, suit: int) -> None:
-        """Run a line on past set-aside cards, then mark its two ends as playable."""
-        base = suit * 13
-        lo, hi = self.lo[suit], self.hi[suit]
-        while lo > 0 and self.set_aside >> (base + lo - 1) & 1:
-            lo -= 1
-        while hi < ACE and self.set_aside >> (base + hi + 1) & 1:
-            hi += 1
-        self.lo[suit], self.hi[suit] = lo, hi
-        self.frontier &= ~SUIT_MASKS[suit]
-        if lo > 0:
-            self.frontier |= 1 << (base + lo - 1)
-        if hi < ACE:
-            self.frontier |= 1 << (base + hi + 1)
+        """Add a card to the Dominoes/Réussite layout and recompute what may follow."""
+        self.start_rank = place_card(self.lo, self.hi, card, self.start_rank, self.set_aside)
+        self.frontier = fitting_cards(self.lo, self.hi, self.start_rank)
 
     def _finish_trick(self, c: Contract) -> None:
         trick = self.trick

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import random
 
-from barbu.cards import ACE, FULL_DECK, HEARTS, KH_MASK, RANK_MASKS, SUIT_MASKS
+from barbu.cards import ACE, FULL_DECK, HEARTS, KH_MASK, SUIT_MASKS
 from barbu.contracts import Contract, Kind, Lead
 from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
 from barbu.observation import Observation
-from barbu.state import Phase, State, split_doubles
+from barbu.state import Phase, State, fitting_cards, place_card, split_doubles
 
 _NOT_HEARTS = FULL_DECK & ~SUIT_MASKS[HEARTS]
 
@@ -75,50 +75,16 @@ def _trick_constraints(obs: Observation, c: Contract, out: list[int]) -> None:
 def _layout_constraints(obs: Observation, c: Contract, out: list[int]) -> None:
     """Replay the public layout; a forced pass shows the passer held none of the fitting cards."""
     lo, hi = [-1] * 4, [-1] * 4
-    start = obs.start_rank if c.kind == Kind.DOMINOES else None
-    set_aside = obs.set_aside
+    start = obs.start_rank if c.kind == Kind.DOMINOES and obs.start_rank is not None else -1
     extra = False  # the next action is the optional one after an ace
     for seat, action in obs.history:
         if action == PASS:
-            if not extra and start is not None:
-                out[seat] |= _fitting(lo, hi, start, set_aside)
+            if not extra and start >= 0:
+                out[seat] |= fitting_cards(lo, hi, start)
             extra = False
             continue
-        suit, rank = divmod(action, 13)
-        if start is None:
-            start = rank
-            for s in range(4):
-                if set_aside >> (s * 13 + rank) & 1:
-                    lo[s] = hi[s] = rank
-                    _run_on(lo, hi, s, set_aside)
-        if lo[suit] < 0:
-            lo[suit] = hi[suit] = rank
-        elif rank < lo[suit]:
-            lo[suit] = rank
-        else:
-            hi[suit] = rank
-        _run_on(lo, hi, suit, set_aside)
-        extra = c.kind == Kind.REUSSITE and rank == ACE
-
-
-def _run_on(lo: list[int], hi: list[int], suit: int, set_aside: int) -> None:
-    while lo[suit] > 0 and set_aside >> (suit * 13 + lo[suit] - 1) & 1:
-        lo[suit] -= 1
-    while hi[suit] < ACE and set_aside >> (suit * 13 + hi[suit] + 1) & 1:
-        hi[suit] += 1
-
-
-def _fitting(lo: list[int], hi: list[int], start: int, set_aside: int) -> int:
-    mask = 0
-    for s in range(4):
-        if lo[s] < 0:
-            mask |= RANK_MASKS[start] & SUIT_MASKS[s]
-            continue
-        if lo[s] > 0:
-            mask |= 1 << (s * 13 + lo[s] - 1)
-        if hi[s] < ACE:
-            mask |= 1 << (s * 13 + hi[s] + 1)
-    return mask & ~set_aside
+        start = place_card(lo, hi, action, start, obs.set_aside)
+        extra = c.kind == Kind.REUSSITE and action % 13 == ACE
 
 
 def sample_hands(obs: Observation, rng: random.Random, tries: int = 20, infer: bool = True) -> list[int]:
