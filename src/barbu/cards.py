@@ -27,6 +27,7 @@ RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "ki
 TWO, TEN, JACK, QUEEN, KING, ACE = 0, 8, 9, 10, 11, 12
 
 FULL_DECK = (1 << 52) - 1
+CARD_BITS = tuple(1 << c for c in range(52))  # CARD_BITS[c] == 1 << c, a lookup in hot loops
 SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
 RANK_MASKS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 QUEENS = RANK_MASKS[QUEEN]

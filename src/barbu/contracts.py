@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 
 from barbu.cards import ACE_OF_HEARTS, HEART_CARDS, KH_MASK, KING_OF_HEARTS, QUEENS, bits
 
@@ -53,6 +54,11 @@ class Contract:
     overtrump: bool = False  # option overtrump: must beat the highest trump when able
     king_first: bool = False  # option king-first: K♥ must go at the first legal chance
     description: str = ""
+
+    @cached_property
+    def scoring_cards(self) -> int:
+        """Mask of the cards worth points when taken (queens, hearts, K♥ …)."""
+        return sum(1 << c for c, p in enumerate(self.card_points) if p)
 
 
 def _points(per_card: dict[int, int]) -> tuple[int, ...]:

@@ -88,8 +88,7 @@ class Observation:
         c = self.contract
         if c is None:
             return 0
-        scoring = sum(1 << i for i, p in enumerate(c.card_points) if p)
-        return self.captured[seat] & scoring
+        return self.captured[seat] & c.scoring_cards
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict with cards in RECORD.md notation."""

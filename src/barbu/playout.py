@@ -1,9 +1,10 @@
 """Fast random playouts: finish a hand with uniformly random legal plays, for search and benchmarks.
 
-The trick-game loop keeps each hand as four lists of ranks (one per suit), so
-following suit is one ``pop`` and a lead is a weighted pick of a suit; it applies
-the same rules as :meth:`State.apply`, and tests replay its actions through
-``apply`` to check that every one was legal and the scores agree.
+The trick-game loops work on the hands' 52-bit masks: a follower's choice is a
+random rank of one 13-bit suit slice, read from a table. They apply the same rules
+as :meth:`State.apply` (sharing its ``legal_cards``, ``lead_mask`` and
+``trick_winner``), and tests replay their actions through ``apply`` to check that
+every one was legal and the scores agree.
 
 >>> import random
 >>> from barbu.game import Game, CONTRACT, DOUBLE
@@ -24,25 +25,17 @@ from collections.abc import Callable
 from functools import cache
 from itertools import chain
 
+from barbu.cards import CARD_BITS
 from barbu.contracts import Contract, Kind, Lead
 from barbu.state import PLAY_P, State, lead_mask, legal_cards, trick_winner
 
 # RANKS_OF[m]: the ranks present in a 13-bit suit mask, low to high.
 RANKS_OF: tuple[tuple[int, ...], ...] = tuple(
     tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
-_BIT = tuple(1 << c for c in range(52))
+_BIT = CARD_BITS
 # For each table size and leader: the seats that follow, and all seats from the leader.
 _FOLLOWERS = {n: tuple(tuple((lead + k) % n for k in range(1, n)) for lead in range(n)) for n in range(3, 7)}
 _SEATS_FROM = {n: tuple(tuple((lead + k) % n for k in range(n)) for lead in range(n)) for n in range(3, 7)}
-
-
-def _pick(mask: int, rng: random.Random) -> int:
-    """A uniformly random card of a non-empty mask."""
-    k = int(rng.random() * mask.bit_count())
-    while k:
-        mask &= mask - 1
-        k -= 1
-    return (mask & -mask).bit_length() - 1
 
 
 def finish_hand(state: State, rng: random.Random) -> None:
@@ -57,7 +50,7 @@ def finish_hand(state: State, rng: random.Random) -> None:
     while state.hand_no == hand_no and state.phase != PLAY_P:
         state.apply(rng.choice(state.legal_actions()))
     while state.trick and state.hand_no == hand_no:  # finish a trick already begun
-        state._do(_pick(state.legal_mask(), rng))
+        state._do(random_card(state.legal_mask(), rng.random))
     c = state.contract
     if state.hand_no != hand_no or c is None:
         return
@@ -94,7 +87,7 @@ def _play_tricks(state: State, c: Contract, rnd: Callable[[], float]) -> None:
         trick: list[int] = []
         for seat in seats_from[leader]:
             hand = hands[seat]
-            card = _random_card(legal_cards(c, hand, trick, trump, trick_no == 0), rnd)
+            card = random_card(legal_cards(c, hand, trick, trump, trick_no == 0), rnd)
             hands[seat] = hand ^ _BIT[card]
             trick.append(card)
         winner = seats_from[leader][trick_winner(trick, trump)]
@@ -155,7 +148,7 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
             best = ranks[k]
             card = base + best
         else:
-            card = _random_card(lead_mask(c, hand, trick_no == 0), rnd)
+            card = random_card(lead_mask(c, hand, trick_no == 0), rnd)
             base, best = card - card % 13, card % 13
         hands[leader] = hand ^ bit[card]
         append(card)
@@ -205,8 +198,9 @@ def _bonus(last_tricks: tuple[int, ...], size: int) -> tuple[int, ...]:
     return (0,) * (size - len(last_tricks)) + last_tricks
 
 
-def _random_card(hand: int, rnd: Callable[[], float]) -> int:
-    """A uniformly random card of a non-empty hand mask."""
+def random_card(hand: int, rnd: Callable[[], float]) -> int:
+    """A uniformly random card of a non-empty mask (``rnd``: a uniform float source such as
+    ``Random.random``). The kernel's loops write this out for a lead and a discard."""
     k = int(rnd() * hand.bit_count())
     suit = 0
     while True:

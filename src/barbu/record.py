@@ -24,6 +24,7 @@ from typing import Any
 from barbu.cards import (
     RANKS,
     SUITS,
+    bits,
     card_str,
     mask_str,
     parse_card,
@@ -284,17 +285,13 @@ def hand_to_json(h: HandRecord, game: Game) -> dict[str, Any]:
     return {
         "declarer": h.declarer,
         "deal": [mask_str(m) for m in h.deal],
-        "set_aside": [card_str(c) for c in _cards(h.set_aside)],
+        "set_aside": [card_str(c) for c in bits(h.set_aside)],
         "contract": h.contract,
         "trump": SUITS[h.trump] if h.trump is not None else None,
         "start_rank": RANKS[h.start_rank] if h.start_rank is not None else None,
         "doubles": [list(p) for p in h.doubles],
         "actions": [game.action_str(a) for a in h.actions],
     }
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(52) if mask >> c & 1]
 
 
 def to_record(state: State, players: Sequence[str]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from barbu.cards import (
     ACE,
+    CARD_BITS,
     FULL_DECK,
     HEART_CARDS,
     HEARTS,
@@ -54,7 +55,6 @@ _FREE, _NO_HEART, _NO_KH, _NO_HEART_FIRST = (Lead.FREE, Lead.NO_HEART_UNLESS_ONL
 
 CHANCE = -1  # State.current while the cards are being dealt
 TERMINAL = -2  # State.current once the game is over
-_BIT = tuple(1 << c for c in range(52))
 REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
 
 
@@ -429,6 +429,10 @@ class State:
         owed = self.owed_doubles(seat)
         return owed > 0 and owed >= self.hands_left_for_declarer()
 
+    def _compulsory_target(self) -> int:
+        """The declarer's bit when the player to act must double him, else 0."""
+        return 1 << self.declarer if self.forced >> self.current & 1 else 0
+
     def double_targets(self, seat: int) -> int:
         """Seats that ``seat`` may double now, as a mask."""
         assert self.contract is not None
@@ -481,7 +485,7 @@ class State:
             return [RANK + r for r in range(13)]
         if phase == DOUBLE_P:
             targets = self.double_targets(self.current)
-            must = 1 << self.declarer if self.forced >> self.current & 1 else 0
+            must = self._compulsory_target()
             return [DOUBLE + m for m in _submasks(targets) if m & must == must]
         if phase == REDOUBLE_P:
             return [REDOUBLE + m for m in _submasks(self.redouble_targets(self.current))]
@@ -493,7 +497,7 @@ class State:
             return bool(self.legal_mask() >> action & 1)
         if phase == DOUBLE_P and DOUBLE <= action < REDOUBLE:
             mask = action - DOUBLE
-            must = 1 << self.declarer if self.forced >> self.current & 1 else 0
+            must = self._compulsory_target()
             return not mask & ~self.double_targets(self.current) and mask & must == must
         if phase == CHOOSE_P and CONTRACT <= action < CONTRACT + len(self.game.contracts):
             return self._contract_allowed(action - CONTRACT)
@@ -554,7 +558,7 @@ class State:
         # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle();
         # sorting the cards' bits lets each hand be a plain sum.
         rnd = rng.random
-        deck = sorted(_BIT, key=lambda _: rnd())
+        deck = sorted(CARD_BITS, key=lambda _: rnd())
         n, size = self.game.players, self.game.hand_size
         hands = [sum(deck[i * size:(i + 1) * size]) for i in range(n)]
         set_aside = sum(deck[n * size:])
@@ -602,12 +606,10 @@ class State:
         if self.game.is_classic:
             n = self.game.players
             self.phase = DOUBLE_P
-            left = self.hands_left_for_declarer()
-            self.forced = 0
-            for s in range(n) if left <= REQUIRED_DOUBLES else ():
-                owed = REQUIRED_DOUBLES - self.dbl_count[s]
-                if s != self.declarer and owed > 0 and owed >= left:
-                    self.forced |= 1 << s
+            # Nothing can be compulsory while the declarer has more hands left than anyone owes.
+            early = self.hands_left_for_declarer() > REQUIRED_DOUBLES
+            self.forced = 0 if early else sum(
+                1 << s for s in range(n) if self.double_is_compulsory(s))
             self.turn_queue = [(self.declarer + k) % n for k in range(n - 1, 0, -1)]
             self.current = self.turn_queue.pop()
         else:

@@ -11,20 +11,11 @@ from __future__ import annotations
 import random
 
 from barbu.bots.basic import best_start_rank, best_trump
-from barbu.cards import ACE, SUIT_MASKS
+from barbu.cards import ACE, SUIT_MASKS, bits
 from barbu.contracts import Kind
 from barbu.game import PASS, RANK, TRUMP
-from barbu.playout import _pick
+from barbu.playout import random_card
 from barbu.state import Phase, State
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
@@ -35,8 +26,8 @@ def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
         return _placement(state, rng, noise)
     legal = state.legal_mask()
     if legal & (legal - 1) == 0 or rng.random() < noise:
-        return _pick(legal, rng)
-    cards = _cards(legal)
+        return random_card(legal, rng.random)
+    cards = list(bits(legal))
     trick = state.trick
     table = c.card_points
     if not trick:
@@ -77,10 +68,10 @@ def _placement(state: State, rng: random.Random, noise: float) -> int:
     if not legal:
         return PASS
     if legal & (legal - 1) == 0 or rng.random() < noise:
-        return _pick(legal, rng)
+        return random_card(legal, rng.random)
     hand = state.hands[state.current]
     best, best_value = -1, -1e9
-    for x in _cards(legal):
+    for x in bits(legal):
         suit, rank = divmod(x, 13)
         lo = state.lo[suit]
         steps = (-1, 1) if lo < 0 else (-1,) if rank < lo else (1,)
