@@ -59,10 +59,14 @@ def card_str(c: int) -> str:
     return RANKS[c % 13] + SUITS[c // 13]
 
 
+def rank_pretty(r: int) -> str:
+    """A rank for people: ``10`` rather than ``T``."""
+    return "10" if r == TEN else RANKS[r]
+
+
 def card_pretty(c: int) -> str:
     """Notation for people: ``10♦``, ``Q♠``."""
-    r = c % 13
-    return ("10" if r == TEN else RANKS[r]) + SUIT_SYMBOLS[c // 13]
+    return rank_pretty(c % 13) + SUIT_SYMBOLS[c // 13]
 
 
 def parse_suit(text: str) -> int:

@@ -33,6 +33,14 @@ class HandSummary:
     doubles: tuple[tuple[int, int], ...]
     contract_scores: tuple[int, ...]
     scores: tuple[int, ...]
+    finished: bool = True  # always, in an observation; the score sheet also takes unfinished hands
+
+    def to_json(self) -> dict[str, object]:
+        return {"hand_no": self.hand_no, "declarer": self.declarer, "contract": self.contract,
+                "trump": SUITS[self.trump] if self.trump is not None else None,
+                "start_rank": RANKS[self.start_rank] if self.start_rank is not None else None,
+                "doubles": [list(p) for p in self.doubles],
+                "contract_scores": list(self.contract_scores), "scores": list(self.scores)}
 
 
 @dataclass(frozen=True)
@@ -116,10 +124,7 @@ class Observation:
             "lines": [list(x) for x in self.lines], "out_order": list(self.out_order),
             "ace_extra": self.ace_extra,
             "history": [[s, g.action_str(a)] for s, a in self.history],
-            "results": [{"hand_no": r.hand_no, "declarer": r.declarer, "contract": r.contract,
-                         "doubles": [list(p) for p in r.doubles],
-                         "contract_scores": list(r.contract_scores), "scores": list(r.scores)}
-                        for r in self.results],
+            "results": [r.to_json() for r in self.results],
             "totals": list(self.totals),
             "legal": [g.action_str(a) for a in self.legal],
         }

@@ -294,18 +294,23 @@ def hand_to_json(h: HandRecord, game: Game) -> dict[str, Any]:
     }
 
 
-def to_record(state: State, players: Sequence[str]) -> dict[str, Any]:
+def to_record(state: State, players: Sequence[str], public: bool = False) -> dict[str, Any]:
     """The record of a game so far; a hand still in play is included once its doubles are done.
 
     The extension field ``seed`` lets ``barbu play --resume`` deal the hands still to come
-    exactly as the original game would have.
+    exactly as the original game would have. ``public=True`` leaves out what would tell a
+    player hidden cards: the hand in play (its deal) and, until the game is over, the seed.
     """
     g = state.game
     hands = [hand_to_json(h, g) for h in state.history]
-    if state.phase == Phase.PLAY:
+    if state.phase == Phase.PLAY and not public:
         hands.append(hand_to_json(state.current_record(), g))
-    return {"format": FORMAT, "ruleset": g.ruleset, "options": sorted(g.options),
-            "players": list(players), "seed": state.seed, "hands": hands}
+    doc: dict[str, Any] = {"format": FORMAT, "ruleset": g.ruleset, "options": sorted(g.options),
+                           "players": list(players)}
+    if not public or state.is_over:
+        doc["seed"] = state.seed
+    doc["hands"] = hands
+    return doc
 
 
 def dump(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:

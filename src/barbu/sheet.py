@@ -14,15 +14,37 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
-from barbu.cards import RANKS, SUIT_SYMBOLS
+from barbu.cards import SUIT_SYMBOLS, rank_pretty
 from barbu.game import Game
-from barbu.state import HandRecord, split_doubles
+from barbu.state import split_doubles
 
 SEAT_LETTERS = "ABCDEF"
 
 
-def contract_label(game: Game, h: HandRecord) -> str:
+class SheetHand(Protocol):
+    """What the sheet reads of a hand: a full HandRecord, or an observation's HandSummary."""
+
+    @property
+    def hand_no(self) -> int: ...
+    @property
+    def declarer(self) -> int: ...
+    @property
+    def contract(self) -> str: ...
+    @property
+    def trump(self) -> int | None: ...
+    @property
+    def start_rank(self) -> int | None: ...
+    @property
+    def doubles(self) -> tuple[tuple[int, int], ...]: ...
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+    @property
+    def finished(self) -> bool: ...
+
+
+def contract_label(game: Game, h: SheetHand) -> str:
     """``Trumps ♥``, ``Dominoes from J``, ``No Queens`` …"""
     try:
         name = game.contracts[game.contract_index(h.contract)].name
@@ -31,11 +53,11 @@ def contract_label(game: Game, h: HandRecord) -> str:
     if h.trump is not None:
         name += " " + SUIT_SYMBOLS[h.trump]
     if h.start_rank is not None:
-        name += " from " + RANKS[h.start_rank].replace("T", "10")
+        name += " from " + rank_pretty(h.start_rank)
     return name
 
 
-def doubles_label(h: HandRecord, players: int) -> str:
+def doubles_label(h: SheetHand, players: int) -> str:
     """``B×A`` when B doubled A, ``B××A`` when A also redoubled B."""
     doubles, redoubles = split_doubles(h.doubles, h.declarer, players)
     out = []
@@ -51,7 +73,7 @@ def _num(x: int) -> str:
     return f"{x:+d}" if x else "0"
 
 
-def format_sheet(game: Game, hands: Sequence[HandRecord], names: Sequence[str],
+def format_sheet(game: Game, hands: Sequence[SheetHand], names: Sequence[str],
                  winners: Sequence[int]) -> str:
     """The score sheet of ``hands`` (an unfinished last hand is marked and not totalled)."""
     n = game.players

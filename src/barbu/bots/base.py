@@ -12,6 +12,7 @@ class Bot(ABC):
     """A computer player. It sees only what :func:`barbu.observation.observe` gives its seat."""
 
     name = "bot"
+    searches = False  # True for levels that think long enough to want a process of their own
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

@@ -30,6 +30,7 @@ class PimcBot(Bot):
     """Sample deals, play every candidate out at random, keep the best average."""
 
     name = "pimc"
+    searches = True
     samples = 20
 
     def act(self, obs: Observation) -> int:

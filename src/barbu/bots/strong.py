@@ -28,6 +28,7 @@ class StrongBot(Bot):
     """Paired evaluation of every candidate on consistent sampled deals."""
 
     name = "strong"
+    searches = True
     play_samples = 100  # deals per card decision
     bid_samples = 60  # deals per contract / trump / starting-rank decision
     double_samples = 100  # playouts behind a doubling decision

@@ -41,7 +41,6 @@ STATIC = Path(__file__).with_name("static")
 MAX_MESSAGE = 4096  # bytes of one client message; a real one is under 100
 MAX_BODY = 16384  # bytes of an HTTP request body
 MAX_QUEUE = 2000  # events waiting for one slow client before it is cut off
-SEARCH_LEVELS = frozenset({"pimc", "strong"})  # computer levels that search: decided in a process
 CLOSE_NO_TABLE = 4404
 CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
@@ -144,7 +143,7 @@ class Server:
         that its play stays reproducible.
         """
         bot = move.bot
-        if bot is None or bot.name not in SEARCH_LEVELS:
+        if bot is None or not bot.searches:
             return await asyncio.to_thread(move.decide)
         if self.pool is None:
             workers = max(1, min(4, os.cpu_count() or 1))

@@ -26,7 +26,7 @@ from barbu.contracts import CLASSIC_OPTIONS
 from barbu.errors import IllegalActionError
 from barbu.game import PASS, Game
 from barbu.observation import Observation
-from barbu.record import FORMAT, hand_to_json, to_record
+from barbu.record import to_record
 from barbu.state import Phase, State
 from barbu.web.store import SeatRow, Store
 
@@ -467,11 +467,7 @@ class Table:
 
         The seed, which would tell the hands to come, is given only once the game is over.
         """
-        if self.state.is_over:
-            return to_record(self.state, self.names())
-        return {"format": FORMAT, "ruleset": self.game.ruleset, "options": sorted(self.game.options),
-                "players": self.names(),
-                "hands": [hand_to_json(h, self.game) for h in self.state.history]}
+        return to_record(self.state, self.names(), public=True)
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists about this table."""
