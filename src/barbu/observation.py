@@ -14,8 +14,9 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
-from barbu.cards import RANKS, SUITS, card_str, sorted_cards
+from barbu.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
 from barbu.contracts import Contract, Kind
 from barbu.game import Game
 from barbu.state import Phase, State
@@ -82,7 +83,7 @@ class Observation:
     def my_turn(self) -> bool:
         return self.current == self.seat
 
-    @property
+    @cached_property
     def played(self) -> int:
         """Every card played so far in this hand."""
         m = 0
@@ -90,6 +91,11 @@ class Observation:
             if a < 52:
                 m |= 1 << a
         return m
+
+    @cached_property
+    def unseen(self) -> int:
+        """The cards this seat has not seen: the others' hands, together."""
+        return FULL_DECK & ~self.hand & ~self.played & ~self.set_aside
 
     def scoring_captured(self, seat: int) -> int:
         """The cards ``seat`` has taken that score in this contract (queens, hearts, K♥ …)."""

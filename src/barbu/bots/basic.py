@@ -16,7 +16,6 @@ from barbu.bots import register
 from barbu.bots.base import Bot
 from barbu.cards import (
     ACE,
-    FULL_DECK,
     KING,
     KING_OF_HEARTS,
     QUEEN,
@@ -27,7 +26,7 @@ from barbu.cards import (
 from barbu.contracts import Contract, Kind
 from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
 from barbu.observation import Observation
-from barbu.state import Phase
+from barbu.state import Phase, trick_winner
 
 HIGH_WEIGHT = {TEN: 0.2, TEN + 1: 0.35, QUEEN: 0.5, KING: 0.7, ACE: 0.9}
 
@@ -140,7 +139,7 @@ def expected_gain(contract: Contract, hand: int, players: int, hand_size: int) -
     The sign convention is the player's: for classic scores and family penalties alike,
     more risk is worse and more strength (positive contracts, Réussite) is better.
     """
-    table_total = _table_total(contract, hand_size, players)
+    table_total = _table_total(contract, hand_size)
     average = table_total / players
     ratio = relative(contract, hand, hand_size)
     if contract.positive or contract.kind != Kind.TRICKS:
@@ -151,7 +150,7 @@ def expected_gain(contract: Contract, hand: int, players: int, hand_size: int) -
     return gain
 
 
-def _table_total(contract: Contract, hand_size: int, players: int) -> float:
+def _table_total(contract: Contract, hand_size: int) -> float:
     if contract.kind != Kind.TRICKS:
         return float(sum(contract.out_scores))
     return (contract.per_trick * hand_size + sum(contract.card_points) + sum(contract.last_tricks))
@@ -224,15 +223,9 @@ class BasicBot(Bot):
             return max(legal, key=lambda x: (x % 13, -x))  # early tricks are free: shed high cards
         return self._play_to_lose(obs, legal, c)
 
-    def _unseen(self, obs: Observation) -> int:
-        return FULL_DECK & ~obs.hand & ~obs.played & ~obs.set_aside
-
     def _danger(self, obs: Observation, c: Contract, card: int) -> float:
         """How bad it is to keep ``card`` (higher: get rid of it sooner)."""
-        unseen = self._unseen(obs)
-        suit_unseen = unseen & SUIT_MASKS[card // 13]
-        higher = sum(1 for x in bits(suit_unseen) if x > card)
-        lower = suit_unseen.bit_count() - higher
+        higher, lower = _unseen_around(obs.unseen, card)
         danger = abs(c.card_points[card]) * 1.5
         danger += (card % 13) / 12 * 4 + lower * 0.3 - higher * 0.4
         if c.king_first and card == KING_OF_HEARTS:
@@ -241,11 +234,8 @@ class BasicBot(Bot):
 
     def _winning(self, obs: Observation) -> tuple[int, int]:
         """The card winning the trick so far and the suit led."""
-        led = obs.trick[0][1] // 13
-        trump = obs.trump if obs.trump is not None else -1
-        best = max((x for _, x in obs.trick),
-                   key=lambda x: (2 if x // 13 == trump else 1 if x // 13 == led else 0, x % 13))
-        return best, led
+        cards = [x for _, x in obs.trick]
+        return cards[trick_winner(cards, -1 if obs.trump is None else obs.trump)], cards[0] // 13
 
     def _beats(self, card: int, best: int, led: int, trump: int) -> bool:
         if card // 13 == best // 13:
@@ -267,12 +257,8 @@ class BasicBot(Bot):
         return min(legal, key=lambda x: (abs(c.card_points[x]), x % 13))
 
     def _lead_low(self, obs: Observation, legal: list[int], c: Contract) -> int:
-        unseen = self._unseen(obs)
-
         def risk(card: int) -> tuple[float, int]:
-            suit_unseen = unseen & SUIT_MASKS[card // 13]
-            higher = sum(1 for x in bits(suit_unseen) if x > card)
-            lower = suit_unseen.bit_count() - higher
+            higher, lower = _unseen_around(obs.unseen, card)
             win = 1.0 if higher == 0 else (lower / (lower + higher)) ** 2
             return win * 3 + abs(c.card_points[card]) * 0.5 + (card % 13) * 0.01, card
 
@@ -280,7 +266,7 @@ class BasicBot(Bot):
 
     def _play_to_win(self, obs: Observation, legal: list[int]) -> int:
         trump = obs.trump if obs.trump is not None else -1
-        unseen = self._unseen(obs)
+        unseen = obs.unseen
         if not obs.trick:
             def top(card: int) -> bool:
                 return not any(x > card for x in bits(unseen & SUIT_MASKS[card // 13]))
@@ -336,6 +322,13 @@ class BasicBot(Bot):
         if obs.contract is not None and obs.contract.kind == Kind.REUSSITE and rank == ACE:
             value += 1.5  # an ace earns another placement
         return value
+
+
+def _unseen_around(unseen: int, card: int) -> tuple[int, int]:
+    """How many unseen cards of ``card``'s suit are higher, and how many lower."""
+    suit_unseen = unseen & SUIT_MASKS[card // 13]
+    higher = (suit_unseen >> card >> 1).bit_count()
+    return higher, suit_unseen.bit_count() - higher
 
 
 def _played_by(obs: Observation, seat: int) -> int:

@@ -15,7 +15,7 @@ from barbu.cards import ACE, SUIT_MASKS, bits
 from barbu.contracts import Kind
 from barbu.game import PASS, RANK, TRUMP
 from barbu.playout import random_card
-from barbu.state import Phase, State
+from barbu.state import Phase, State, trick_winner
 
 
 def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
@@ -37,13 +37,7 @@ def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
         return min(cards, key=lambda x: (table[x] != 0, x % 13))
     led = trick[0] // 13
     trump = state.trump
-    best = trick[0]
-    for x in trick[1:]:
-        if x // 13 == best // 13:
-            if x > best:
-                best = x
-        elif x // 13 == trump:
-            best = x
+    best = trick[trick_winner(trick, trump)]
 
     def beats(x: int) -> bool:
         return x > best if x // 13 == best // 13 else x // 13 == trump

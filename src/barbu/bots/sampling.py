@@ -95,7 +95,7 @@ def sample_hands(obs: Observation, rng: random.Random, tries: int = 20, infer: b
     the constraints are dropped rather than fail.
     """
     n = obs.game.players
-    unseen = FULL_DECK & ~obs.hand & ~obs.played & ~obs.set_aside
+    unseen = obs.unseen
     excluded = excluded_cards(obs) if infer else [0] * n
     need = [0 if s == obs.seat else obs.hand_sizes[s] for s in range(n)]
     cards = [c for c in range(52) if unseen >> c & 1]
