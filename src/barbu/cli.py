@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -64,31 +65,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Each front end is imported only when its command runs: the engine needs none of their packages.
+RUNNERS = {
+    "play": ("barbu.tui", "run"),
+    "bench": ("barbu.bench", "run"),
+    "arena": ("barbu.arena", "main"),
+    "analyze": ("barbu.analyze", "run"),
+    "serve": ("barbu.web.server", "run"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "replay":
         return cmd_replay(args)
-    if args.command == "bench":
-        from barbu.bench import run as bench
-
-        return bench(args)
-    if args.command == "play":
-        from barbu.tui import run
-
-        return run(args)
-    if args.command == "arena":
-        from barbu.arena import main as arena_main
-
-        return arena_main(args)
-    if args.command == "analyze":
-        from barbu.analyze import run as analyze
-
-        return analyze(args)
-    if args.command == "serve":
-        from barbu.web.server import run as serve
-
-        return serve(args)
-    return 2
+    module, function = RUNNERS[args.command]
+    return int(getattr(importlib.import_module(module), function)(args))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
