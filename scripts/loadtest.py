@@ -136,7 +136,7 @@ async def run(url: str, args: argparse.Namespace) -> tuple[list[Watch], float]:
     stop = asyncio.Event()
     start = time.monotonic()
     tasks = [asyncio.create_task(run_table(url, i, args, stop)) for i in range(args.tables)]
-    done, pending = await asyncio.wait(tasks, timeout=args.seconds)
+    await asyncio.wait(tasks, timeout=args.seconds)
     stop.set()  # every watcher stops within a second
     results = await asyncio.gather(*tasks, return_exceptions=True)
     elapsed = time.monotonic() - start
@@ -146,7 +146,6 @@ async def run(url: str, args: argparse.Namespace) -> tuple[list[Watch], float]:
             print(f"loadtest: a table failed: {r!r}", file=sys.stderr)
         else:
             watches.extend(r)
-    del done, pending
     return watches, elapsed
 
 

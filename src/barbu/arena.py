@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -76,7 +77,7 @@ class Config:
     def players(self) -> int:
         return len(self.bots)
 
-    @property
+    @cached_property
     def game(self) -> Game:
         return Game(self.ruleset, self.players, frozenset(self.options))
 
@@ -222,15 +223,11 @@ class Interval:
         return {"mean": self.mean, "half_width": self.half if ok else None,
                 "low": self.low if ok else None, "high": self.high if ok else None, "n": self.n}
 
-    def text(self, digits: int = 2) -> str:
-        half = "n/a" if math.isnan(self.half) else f"{self.half:.{digits}f}"
-        return f"{self.mean:+.{digits}f} ± {half}"
-
 
 def interval(xs: Sequence[float]) -> Interval:
     """Mean ± 1.96·sd/√n, with the sample standard deviation (n − 1).
 
-    >>> interval([1.0, 2.0, 3.0, 4.0]).text(4)
+    >>> _iv(interval([1.0, 2.0, 3.0, 4.0]).to_json(), 4)
     '+2.5000 ± 1.2652'
     """
     n = len(xs)
@@ -243,20 +240,20 @@ def interval(xs: Sequence[float]) -> Interval:
     return Interval(mean, Z95 * math.sqrt(var / n), n)
 
 
-def board_means(results: Sequence[TaskResult], bots: int,
-                contract: str | None = None) -> list[float] | None:
-    """Each bot's mean score per hand over one board's results (all rotations); None if a bot
-    played no hand of ``contract`` there."""
-    sums, counts = [0.0] * bots, [0] * bots
+def board_means(results: Sequence[TaskResult], bots: int) -> dict[str | None, list[float]]:
+    """Each bot's mean score per hand over one board's results (all rotations): over every hand
+    (key None) and over the hands of each contract; left out where some bot played no such hand."""
+    sums: dict[str | None, list[float]] = {}
+    counts: dict[str | None, list[int]] = {}
     for res in results:
         for cid, scores in res.hands:
-            if contract is None or cid == contract:
+            for key in (None, cid):
+                s, c = sums.setdefault(key, [0.0] * bots), counts.setdefault(key, [0] * bots)
                 for seat, score in enumerate(scores):
-                    sums[res.seats[seat]] += score
-                    counts[res.seats[seat]] += 1
-    if not all(counts):
-        return None
-    return [s / c for s, c in zip(sums, counts, strict=True)]
+                    s[res.seats[seat]] += score
+                    c[res.seats[seat]] += 1
+    return {key: [s / c for s, c in zip(sums[key], counts[key], strict=True)]
+            for key in sums if all(counts[key])}
 
 
 def win_shares(results: Sequence[TaskResult], bots: int) -> list[float]:
@@ -308,11 +305,11 @@ def _group(results: Sequence[TaskResult], kind: str) -> list[list[TaskResult]]:
 def mode_summary(cfg: Config, boards: Sequence[Sequence[TaskResult]]) -> dict[str, Any]:
     """Overall, per-contract and (games) win-rate comparisons for the boards of one mode."""
     n = cfg.players
-    rows = [board_means(b, n) for b in boards]
-    out = compare([r for r in rows if r is not None], cfg.bots, cfg.sign)
+    means = [board_means(b, n) for b in boards]
+    out = compare([m[None] for m in means if None in m], cfg.bots, cfg.sign)
     contracts: dict[str, Any] = {}
     for c in cfg.game.contracts:
-        crows = [r for r in (board_means(b, n, c.id) for b in boards) if r is not None]
+        crows = [m[c.id] for m in means if c.id in m]
         if crows:
             contracts[c.id] = compare(crows, cfg.bots, cfg.sign)
     out["contracts"] = contracts

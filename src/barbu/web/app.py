@@ -222,11 +222,9 @@ def build_app(config: Config) -> Starlette:
                              "for a game of one person against computer players")
         table = server.tables.create(setup)
         server.kick(table)
-        seats = [{"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"}
-                 for s, t in server.tables.tokens(table)]
-        mine = next((x for x, (s, _) in zip(seats, server.tables.tokens(table), strict=True)
-                     if table.seats[s].row.claimed), None)
-        return JSONResponse({"id": table.id, "seats": seats, "you": mine}, status_code=201)
+        links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
+        mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
+        return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
 
     async def table_info(request: Request) -> Response:
         table = server.tables.get(request.path_params["table_id"])

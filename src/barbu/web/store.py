@@ -111,6 +111,10 @@ class Store:
     def mark_over(self, table_id: str) -> None:
         self.db.execute("UPDATE tables SET over = 1 WHERE id = ?", (table_id,))
 
+    def is_over(self, table_id: str) -> bool:
+        row = self.db.execute("SELECT over FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return row is not None and bool(row[0])
+
     def table_ids(self, *, include_over: bool = True) -> list[str]:
         sql = "SELECT id FROM tables" + ("" if include_over else " WHERE over = 0") + " ORDER BY created"
         return [str(r[0]) for r in self.db.execute(sql)]

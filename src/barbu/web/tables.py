@@ -16,12 +16,11 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from barbu.bots import Bot, levels, make_bot
-from barbu.cards import RANKS, SUITS
 from barbu.contracts import CLASSIC_OPTIONS
 from barbu.errors import IllegalActionError
 from barbu.game import PASS, Game
@@ -113,14 +112,20 @@ class Seat:
 
 @dataclass
 class Setup:
-    """What a new table is asked for: rules, players, options, and who sits where."""
+    """What a new table is asked for: the game (rules, players, options), and who sits where."""
 
-    ruleset: str
-    players: int
-    options: tuple[str, ...]
+    game: Game
     seats: list[dict[str, Any]]
     creator: str | None = None
     seed: int | None = None
+
+    @property
+    def ruleset(self) -> str:
+        return self.game.ruleset
+
+    @property
+    def players(self) -> int:
+        return self.game.players
 
     @classmethod
     def parse(cls, body: object) -> Setup:
@@ -137,7 +142,7 @@ class Setup:
         if not isinstance(options, list) or not all(o in CLASSIC_OPTIONS for o in options):
             raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
         try:
-            Game(ruleset, players, frozenset(options))
+            game = Game(ruleset, players, frozenset(options))
         except ValueError as e:
             raise TableError("bad-setup", str(e)) from e
         seats = body.get("seats")
@@ -149,7 +154,7 @@ class Setup:
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise TableError("bad-setup", "the seed must be a whole number")
-        return cls(ruleset, players, tuple(options), [_seat_spec(s) for s in seats],
+        return cls(game, [_seat_spec(s) for s in seats],
                    clean_name(creator) if creator is not None else None, seed)
 
 
@@ -179,12 +184,17 @@ class Table:
     turn_since: float = 0.0
     last: dict[str, Any] | None = None
     moves: int = 0  # actions applied since the table was opened: tells a stale decision apart
+    contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
+
+    def __post_init__(self) -> None:
+        self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower()}
+                          for c in self.game.contracts]
 
     # -- creating and loading ------------------------------------------------------
 
     @classmethod
     def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
-        game = Game(setup.ruleset, setup.players, frozenset(setup.options))
+        game = setup.game
         # The seed decides every deal: unguessable unless a practice game chose its own.
         state = State(game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
         table_id = secrets.token_urlsafe(6)
@@ -194,16 +204,13 @@ class Table:
             if spec["kind"] == "bot":
                 rows.append(SeatRow(i, f"Computer {i + 1}", "", "bot", spec["level"], True))
             else:
-                mine = i == creator_seat and setup.creator is not None
-                rows.append(SeatRow(i, setup.creator if mine and setup.creator else f"Seat {i + 1}",
-                                    secrets.token_urlsafe(18), "human", "", mine))
+                creator = setup.creator if i == creator_seat else None
+                rows.append(SeatRow(i, creator or f"Seat {i + 1}", secrets.token_urlsafe(18), "human", "",
+                                    creator is not None))
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
                   "seed": state.seed, "first_declarer": state.first_declarer}
         store.create_table(table_id, record, rows)
-        table = cls(table_id, game, state, [Seat(r) for r in rows], store, **kw)
-        table._make_bots()
-        table._deal_if_needed()
-        table.turn_since = table.clock()
+        table = cls._open(store, table_id, game, state, rows, **kw)
         log.info("table %s created: %s, %d players, seats %s", table_id, game.ruleset, game.players,
                  [r.kind for r in rows])
         return table
@@ -224,7 +231,15 @@ class Table:
                 if state.current != ev.data["seat"]:
                     raise ValueError(f"table {table_id}: stored action {ev.seq} is out of turn")
                 state.apply(ev.data["action"])
-        table = cls(table_id, game, state, [Seat(r) for r in store.load_seats(table_id)], store, **kw)
+        if state.is_over and not store.is_over(table_id):  # ended just before a crash: mark it now
+            store.mark_over(table_id)
+        return cls._open(store, table_id, game, state, store.load_seats(table_id), **kw)
+
+    @classmethod
+    def _open(cls, store: Store, table_id: str, game: Game, state: State, rows: list[SeatRow],
+              **kw: Any) -> Table:
+        """The table of a stored game: its computer players seated and, if due, the next hand dealt."""
+        table = cls(table_id, game, state, [Seat(r) for r in rows], store, **kw)
         table._make_bots()
         table._deal_if_needed()
         table.turn_since = table.clock()
@@ -240,8 +255,6 @@ class Table:
             if self.state.deal_random():
                 self.store.append_event(self.id, "deal", {"hands": list(self.state.dealt),
                                                           "set_aside": self.state.set_aside})
-        if self.state.is_over:
-            self.store.mark_over(self.id)
 
     # -- what each reader may see ------------------------------------------------
 
@@ -253,8 +266,7 @@ class Table:
         g = self.game
         return {
             "id": self.id, "ruleset": g.ruleset, "players": g.players, "options": sorted(g.options),
-            "contracts": [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower()}
-                          for c in g.contracts],
+            "contracts": self.contracts,
             "seats": [s.public for s in self.seats], "hand_no": self.state.hand_no,
             "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
             "idle_seconds": self.idle_seconds,
@@ -281,7 +293,7 @@ class Table:
     def sheet_event(self) -> dict[str, Any]:
         """The score sheet: every finished hand (from an observation: no cards), and the winners."""
         obs = self.state.observe(0)
-        return {"type": "sheet", "results": _results(obs), "totals": list(obs.totals),
+        return {"type": "sheet", "results": [r.to_json() for r in obs.results], "totals": list(obs.totals),
                 "winners": self.state.winners()}
 
     def broadcast(self, sheet: bool = False) -> None:
@@ -389,6 +401,8 @@ class Table:
         self.store.append_event(self.id, "act", {"seat": seat, "action": action})
         self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
         self._deal_if_needed()
+        if self.state.is_over:  # only an action ends the game
+            self.store.mark_over(self.id)
         self.turn_since = self.clock()
         self.broadcast(sheet=self.state.hand_no != hand_no or self.state.is_over)
 
@@ -460,6 +474,10 @@ class Table:
         log.info("table %s: seat %d taken back by its player", self.id, client.seat)
         self.broadcast()
 
+    def tokens(self) -> list[tuple[int, str]]:
+        """The invitation tokens of the seats that people play (for the table's creator)."""
+        return [(s.row.seat, s.row.token) for s in self.seats if s.row.token]
+
     # -- the record ----------------------------------------------------------------
 
     def public_record(self) -> dict[str, Any]:
@@ -476,18 +494,6 @@ class Table:
                 "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
                 "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
                 "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None)}
-
-
-def _results(obs: Observation) -> list[dict[str, Any]]:
-    """The finished hands as the score sheet shows them (the observation's, with trump and rank)."""
-    out = []
-    for r in obs.results:
-        out.append({"hand_no": r.hand_no, "declarer": r.declarer, "contract": r.contract,
-                    "trump": SUITS[r.trump] if r.trump is not None else None,
-                    "start_rank": RANKS[r.start_rank] if r.start_rank is not None else None,
-                    "doubles": [list(p) for p in r.doubles],
-                    "contract_scores": list(r.contract_scores), "scores": list(r.scores)})
-    return out
 
 
 class Lobby:
@@ -531,7 +537,3 @@ class Lobby:
     def listing(self, limit: int = 50) -> list[dict[str, Any]]:
         open_tables = [t for t in self.tables.values() if not t.state.is_over]
         return [t.summary() for t in reversed(open_tables[-limit:])]
-
-    def tokens(self, table: Table) -> Sequence[tuple[int, str]]:
-        """The invitation tokens of a table's seats that people play (for its creator)."""
-        return [(s.row.seat, s.row.token) for s in table.seats if s.row.token]

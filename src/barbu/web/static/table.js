@@ -195,9 +195,8 @@ async function joinTable(id) {
 
 const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
-  prevTrick: [], shownTrick: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
-  results: null, winners: [],
-  pingTimer: null, levels: [], defaultLevel: "basic", named: null,
+  shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
+  results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null,
 };
 
 function showTable(id) {
@@ -226,7 +225,6 @@ function showTable(id) {
     send({ type: "hello", token: T.token, name: T.named });
   });
   connect();
-  setInterval(() => { if (T.view) renderOthers(); }, 1000);
 }
 
 function connect() {
@@ -268,9 +266,13 @@ function act(action) { send({ type: "act", action }); }
 function onMessage(msg) {
   if (msg.type === "welcome") {
     T.you = msg.you;
-    T.levels = msg.levels;
     T.defaultLevel = msg.default_level;
     T.meta = msg.table;
+    // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
+    // to the computer once their turn has lasted long enough. A spectator's never change by time.
+    if (T.you !== null && T.redrawTimer === null) {
+      T.redrawTimer = setInterval(() => { if (T.view) renderOthers(); }, 1000);
+    }
     if (T.you !== null && T.token) {
       const mine = recall("barbu.mine") || {};
       mine[T.id] = T.token;
@@ -335,7 +337,6 @@ function onState(msg) {
 function onSheet(msg) {
   const before = T.results;
   T.results = msg.results;
-  T.winners = msg.winners;
   if (before && T.meta && msg.results.length > before.length) {
     const r = msg.results[msg.results.length - 1];
     toast(`Hand ${r.hand_no + 1} (${contractName(r.contract)}): `
@@ -348,6 +349,17 @@ function seatName(i) { return T.meta ? T.meta.seats[i].name : `Seat ${i + 1}`; }
 function contractInfo(id) { return T.meta.contracts.find((c) => c.id === id) || { id, name: id, kind: "tricks" }; }
 function contractName(id) { return contractInfo(id).name; }
 function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
+function winnersText(winners) { return `Winner${winners.length > 1 ? "s" : ""}: ${winners.map(seatName).join(", ")}`; }
+
+// A seat's figures: "<lead> · N tricks · ±P pts · total T". Before a contract is chosen the other
+// seats show their trick count and the reader's own line leaves it out.
+function seatStats(v, s, lead, tricksBeforeContract) {
+  const stats = [lead];
+  if (v.contract ? contractInfo(v.contract).kind === "tricks" : tricksBeforeContract) stats.push(`${v.tricks_won[s]} tricks`);
+  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
+  stats.push(`total ${signed(v.totals[s])}`);
+  return stats.join(" · ");
+}
 
 function render() {
   const v = T.view;
@@ -400,7 +412,7 @@ function renderStatus(v) {
   const m = T.meta;
   let text;
   if (m.over) {
-    text = `The game is over. Winner${m.winners.length > 1 ? "s" : ""}: ${m.winners.map(seatName).join(", ")}`;
+    text = `The game is over. ${winnersText(m.winners)}`;
   } else if (v.current < 0) {
     text = "Dealing…";
   } else if (v.current === T.you) {
@@ -442,14 +454,9 @@ function seatBox(v, s) {
   else if (!info.claimed) badges.push(h("span", { class: "badge free" }, "free seat"));
   else if (!info.connected) badges.push(h("span", { class: "badge away" }, "away"));
   if (v.out_order.includes(s)) badges.push(h("span", { class: "badge" }, `out ${v.out_order.indexOf(s) + 1}`));
-  const stats = [`${v.hand_sizes[s]} cards`];
-  const kind = v.contract ? contractInfo(v.contract).kind : "tricks";
-  if (kind === "tricks") stats.push(`${v.tricks_won[s]} tricks`);
-  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
-  stats.push(`total ${signed(v.totals[s])}`);
   const box = h("div", { class: `seat${turn ? " turn" : ""}`, "data-seat": s },
     h("div", { class: "seat-name" }, info.name, ...badges),
-    h("div", { class: "seat-stats" }, stats.join(" · ")),
+    h("div", { class: "seat-stats" }, seatStats(v, s, `${v.hand_sizes[s]} cards`, true)),
     v.captured[s].length ? h("div", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   if (turn && T.you !== null && s !== T.you && info.kind === "human") {
     const age = m.turn_age + (Date.now() - T.received) / 1000;
@@ -518,8 +525,9 @@ function renderDecision(v) {
     return;
   }
   box.hidden = false;
-  if (box.dataset.key === `${v.hand_no}:${v.phase}:${v.history.length}` && box.childElementCount) return;
-  box.dataset.key = `${v.hand_no}:${v.phase}:${v.history.length}`;
+  const key = `${v.hand_no}:${v.phase}:${v.history.length}`;
+  if (box.dataset.key === key && box.childElementCount) return;
+  box.dataset.key = key;
   if (v.phase === "choose") {
     fill(box, h("h3", {}, "Choose a contract"), h("div", { class: "choices" }, v.legal.map((id) => {
       const c = contractInfo(id);
@@ -582,11 +590,7 @@ function renderMe(v) {
   me.hidden = false;
   const m = T.meta;
   const s = T.you;
-  const stats = [`${m.seats[s].name} (you)`];
-  if (v.contract && contractInfo(v.contract).kind === "tricks") stats.push(`${v.tricks_won[s]} tricks`);
-  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
-  stats.push(`total ${signed(v.totals[s])}`);
-  fill($("me-info"), h("span", { class: v.current === s ? "turn-dot" : "" }, stats.join(" · ")),
+  fill($("me-info"), h("span", { class: v.current === s ? "turn-dot" : "" }, seatStats(v, s, `${m.seats[s].name} (you)`, false)),
     v.captured[s].length ? h("span", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human";
   const legal = new Set(playing ? v.legal : []);
@@ -638,8 +642,7 @@ function renderSheet() {
   if (!T.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
   if (m.over) {
     parts.unshift(h("p", { class: "winner-line" },
-      `Winner${m.winners.length > 1 ? "s" : ""}: ${m.winners.map(seatName).join(", ")}`
-      + ` (${m.ruleset === "classic" ? "highest" : "lowest"} total)`));
+      `${winnersText(m.winners)} (${m.ruleset === "classic" ? "highest" : "lowest"} total)`));
   }
   fill($("sheet"), ...parts);
 }
