@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from barbu.cards import parse_card
+from barbu.cards import card_str, parse_card
 
 BARBU = str(Path(sys.executable).parent / "barbu")
 PROMPT = re.compile(r"(?P<question>[^\n]*) \[(?P<choices>[^\]\n]*)\](?P<default> \(Enter = [^)\n]*\))? > \Z")
@@ -184,7 +184,7 @@ def test_mistakes_get_a_message_and_a_new_prompt(tmp_path: Path) -> None:
             reply = card_answers.pop(0)
             if reply == "not held":
                 held = held_cards(p.screen)
-                reply = card_name(next(c for c in range(52) if c not in held))
+                reply = card_str(next(c for c in range(52) if c not in held))
             return reply
         if tried_follow:
             return None  # end of input in the middle of the hand
@@ -193,7 +193,7 @@ def test_mistakes_get_a_message_and_a_new_prompt(tmp_path: Path) -> None:
             illegal = [c for c in held_cards(p.screen) if c not in legal]
             if illegal:
                 tried_follow.append(illegal[0])
-                return card_name(illegal[0])
+                return card_str(illegal[0])
         return simple_player()(p)
 
     run = play(["--seed", "4", "--hands", "1", "--bot", "random", "--save", str(tmp_path / "g.json")],
@@ -228,10 +228,6 @@ def held_cards(screen: str) -> list[int]:
             if tok != "—":
                 cards.append(parse_card(tok.rstrip("*") + suit))
     return cards
-
-
-def card_name(c: int) -> str:
-    return "23456789TJQKA"[c % 13] + "SHDC"[c // 13]
 
 
 def test_end_of_input_saves_and_resume_continues(tmp_path: Path) -> None:

@@ -11,9 +11,8 @@ import pytest
 from rich.console import Console, RenderableType
 
 from barbu.bots import make_bot
-from barbu.cards import parse_card, parse_cards
+from barbu.cards import mask_of, parse_card, parse_cards, sorted_cards
 from barbu.game import CONTRACT, PASS, Game
-from barbu.observation import Observation
 from barbu.record import replay
 from barbu.state import Phase, State
 from barbu.tui import app, render
@@ -163,15 +162,6 @@ def test_trick_winner() -> None:
     assert render.trick_winner(plays, 2) == 3
 
 
-def observation_after(game: Game, seed: int, actions_wanted: int, seat: int = 0) -> tuple[State, Observation]:
-    """A state some way into the first hand, always taking the first legal action."""
-    state = State(game, seed=seed, first_declarer=1)
-    state.deal_random()
-    for _ in range(actions_wanted):
-        state.apply(state.legal_actions()[0])
-    return state, state.observe(seat)
-
-
 def test_status_of_a_trick_game() -> None:
     g = Game.classic()
     state = State(g, seed=3, first_declarer=1)
@@ -190,7 +180,7 @@ def test_status_of_a_trick_game() -> None:
         taken = obs.scoring_captured(seat)
         row = next(line for line in text.splitlines()
                    if line.strip("│ ").split()[:2] == [str(seat), NAMES[seat]])
-        for c in render.high_first(taken):
+        for c in sorted_cards(taken):
             assert render.card_text(c).plain in row
     # Only this seat's cards are shown.
     for c in range(52):
@@ -198,13 +188,18 @@ def test_status_of_a_trick_game() -> None:
             assert f"{render.card_text(c).plain} " not in text.split("Your hand")[1]
 
 
-def test_compulsory_doubles_are_marked() -> None:
-    g = Game.classic()
-    state = State(g, seed=3, first_declarer=1)
-    for _ in range(5):  # five hands in which nobody doubles the declarer
+def ben_declares_five_hands_undoubled() -> State:
+    """A classic game after five hands in which Ben declares and nobody doubles him."""
+    state = State(Game.classic(), seed=3, first_declarer=1)
+    for _ in range(5):
         state.deal_random()
         while state.phase != Phase.DEAL:
             state.apply(state.legal_actions()[0])  # no double is the first choice
+    return state
+
+
+def test_compulsory_doubles_are_marked() -> None:
+    state = ben_declares_five_hands_undoubled()
     state.deal_random()
     while state.phase != Phase.DOUBLE:
         state.apply(state.legal_actions()[0])
@@ -220,7 +215,7 @@ def test_layout_shows_lines_and_set_aside_cards() -> None:
     state = State(g, seed=1, first_declarer=0)
     nine_s, nine_h = parse_card("9S"), parse_card("9H")
     others = [c for c in range(52) if c not in (nine_s, nine_h)]
-    hands = [sum(1 << c for c in cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
+    hands = [mask_of(cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
     assert state.deal(hands, 1 << nine_s)
     state.apply(CONTRACT + g.contract_index("reussite"))
     state.apply(nine_h)
@@ -271,15 +266,10 @@ def session(tmp_path: Path, stdin: io.StringIO, seed: int = 4, state: State | No
 
 
 def test_a_compulsory_double_is_preselected_and_enforced(tmp_path: Path) -> None:
-    g = Game.classic()
-    state = State(g, seed=3, first_declarer=1)
-    for _ in range(5):  # Ben declares five hands and nobody doubles him
-        state.deal_random()
-        while state.phase != Phase.DEAL:
-            state.apply(state.legal_actions()[0])
+    state = ben_declares_five_hands_undoubled()
     state.deal_random()
-    state.apply(g.parse_action("trumps"))
-    state.apply(g.parse_action("trump S"))
+    state.apply(state.game.parse_action("trumps"))
+    state.apply(state.game.parse_action("trump S"))
     s, out = session(tmp_path, ScriptedStdin(["none", "2", ""], EOFError()), state=state, stop_at=6)
     s.play([])
     text = out.getvalue()

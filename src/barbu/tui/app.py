@@ -9,7 +9,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -20,14 +20,23 @@ from rich.table import Table
 from rich.text import Text
 
 from barbu.bots import Bot, make_bot
-from barbu.cards import ACE, RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
-from barbu.contracts import Kind
+from barbu.cards import (
+    ACE,
+    RANK_NAMES,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    card_pretty,
+    mask_of,
+    rank_pretty,
+    sorted_cards,
+)
+from barbu.contracts import Contract, Kind
 from barbu.errors import IllegalActionError, RecordError
 from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
-from barbu.observation import Observation
-from barbu.record import dump, game_of, load, replay, to_record
+from barbu.observation import HandSummary, Observation
+from barbu.record import dump, load, replay, to_record
 from barbu.sheet import format_sheet
-from barbu.state import HandRecord, Phase, State
+from barbu.state import Phase, State, place_card
 from barbu.tui import render as r
 from barbu.tui.parsing import (
     InputError,
@@ -138,9 +147,10 @@ class Session:
     def play(self, intro: list[Text]) -> int:
         for line in intro:
             self.term.out(line)
-        if self.state.history and (self.state.is_over or self.state.phase == Phase.DEAL):
+        start = self.state.observe(self.viewer)
+        if start.results and start.phase in (Phase.GAME_OVER, Phase.DEAL):
             self.term.out(Text())
-            self.show_sheet()  # where a resumed game stands
+            self.show_sheet(start)  # where a resumed game stands
         try:
             self.loop()
         except QuitGame:
@@ -152,7 +162,7 @@ class Session:
         except BaseException:
             self.save()
             raise
-        self.save()
+        self.save()  # hand_over has saved, but a resumed game that was already over is written here
         self.finish()
         return 0
 
@@ -164,7 +174,7 @@ class Session:
                 continue
             seat = s.current
             before = s.observe(self.viewer)
-            action = self.human_turn() if seat == self.human else self.bot_turn(seat)
+            action = self.human_turn(before) if seat == self.human else self.bot_turn(seat)
             self.narrate(before, seat, action)
             if s.hand_no != before.hand_no:
                 self.hand_over(before, seat, action)
@@ -184,9 +194,10 @@ class Session:
                            "challenge: the cards were redealt.")
         if self.human is None:
             for seat in range(g.players):
-                self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.hands[seat]))
-            if s.set_aside:
-                self.term.out(Text("  ") + r.cards_text(r.high_first(s.set_aside)).copy()
+                self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.observe(seat).hand))
+            set_aside = s.observe(self.viewer).set_aside
+            if set_aside:
+                self.term.out(Text("  ") + r.cards_text(sorted_cards(set_aside)).copy()
                               + r.span("  set aside, face up", "dim"))
 
     def save(self) -> None:
@@ -210,9 +221,10 @@ class Session:
             best = "highest" if self.game.is_classic else "lowest"
             verb = "wins" if len(winners) == 1 else "win"
             who = " and ".join(self.names[w] for w in winners)
-            if len(winners) == 1 and self.names[winners[0]].lower() == "you":
+            if len(winners) == 1 and _is_you(self.names[winners[0]]):
                 verb = "win"
-            text = Text(f"{who} {verb} with {r.signed(s.totals[winners[0]])} ({best} total wins).",
+            total = s.observe(self.viewer).totals[winners[0]]
+            text = Text(f"{who} {verb} with {r.signed(total)} ({best} total wins).",
                         style="bold green")
             self.term.out(Panel(text, title="Game over", expand=False))
         else:
@@ -239,9 +251,7 @@ class Session:
         if self.delay > 0:
             time.sleep(self.delay * times)
 
-    def human_turn(self) -> int:
-        assert self.human is not None
-        obs = self.state.observe(self.human)
+    def human_turn(self, obs: Observation) -> int:
         self.show(obs)
         self.explain(obs)
         prompt, default = self.prompt(obs)
@@ -284,8 +294,7 @@ class Session:
             return TRUMP + parse_trump(text)
         if phase == Phase.START_RANK:
             return RANK + parse_start_rank(text)
-        base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
-        choices = _union(a - base for a in obs.legal)
+        base, choices = _doubling(obs)
         return base + parse_seats(text, self.names, choices)
 
     def command(self, cmd: str, obs: Observation) -> None:
@@ -296,7 +305,7 @@ class Session:
             if obs.contract is not None:
                 self.term.out(r.span(f"{obs.contract.name}: {obs.contract.description}.", "dim"))
         elif cmd == "sheet":
-            self.show_sheet()
+            self.show_sheet(obs)
         elif cmd == "last":
             self.show_last(obs)
         else:
@@ -307,12 +316,11 @@ class Session:
         self.term.out(Text())
         self.term.out(r.status(obs, self.names))
 
-    def show_sheet(self) -> None:
-        s = self.state
-        if not s.history:
+    def show_sheet(self, obs: Observation) -> None:
+        if not obs.results:
             self.term.out(r.span("No hand has been finished yet.", "dim"))
             return
-        text = format_sheet(self.game, s.history, self.names, s.winners())
+        text = format_sheet(self.game, obs.results, self.names, self.state.winners())
         self.term.out(r.span("Score sheet", "bold underline"))
         self.term.out(Text(text))
 
@@ -321,7 +329,7 @@ class Session:
             line = Text("Last trick: ")
             line.append_text(r.plays_text(obs.last_trick, self.names, self.human))
             line.append(" → ")
-            line.append_text(self.who(r.trick_winner(obs.last_trick, obs.trump)))
+            line.append_text(self.who(obs.leader))  # the last trick's winner leads this one
             self.term.out(line)
         elif obs.contract is not None and obs.contract.kind != Kind.TRICKS:
             self.term.out(r.span(f"There are no tricks in {obs.contract.name}.", "dim"))
@@ -375,7 +383,7 @@ class Session:
         elif phase == Phase.TRUMP:
             question, choices = "Trump suit", r.span("S H D C", "cyan")
         elif phase == Phase.START_RANK:
-            ranks = " ".join(r.rank_label(k) for k in range(12, -1, -1))
+            ranks = " ".join(rank_pretty(k) for k in range(12, -1, -1))
             question, choices = "Starting rank", r.span(ranks, "cyan")
         else:
             question, choices = self.double_prompt(obs)
@@ -390,8 +398,7 @@ class Session:
         return prompt, default
 
     def double_prompt(self, obs: Observation) -> tuple[str, Text]:
-        base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
-        targets = _union(a - base for a in obs.legal)
+        base, targets = _doubling(obs)
         options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
         if len(options) > 1:
             options.append("all")
@@ -399,7 +406,7 @@ class Session:
         return verb, r.span(", ".join([*options, "none"]), "cyan")
 
     def play_prompt(self, obs: Observation) -> tuple[str, Text]:
-        cards = r.cards_text(r.high_first(_union(1 << a for a in obs.legal if a < 52)))
+        cards = r.cards_text(sorted_cards(mask_of(a for a in obs.legal if a < 52)))
         if obs.legal == (PASS,):
             return "You cannot place a card", r.span("pass", "cyan")
         if PASS in obs.legal:
@@ -410,7 +417,7 @@ class Session:
         if action == PASS:
             return "pass"
         if action < 52:
-            return r.card_text(action).plain
+            return card_pretty(action)
         mask = action % 64
         verb = "double" if action < REDOUBLE else "redouble"
         if not mask:
@@ -424,7 +431,7 @@ class Session:
 
     def subject(self, seat: int, verb: str) -> Text:
         """``Ben plays`` / ``You play``."""
-        if self.names[seat].lower() == "you":
+        if _is_you(self.names[seat]):
             verb = _SECOND_PERSON.get(verb, verb[:-1] if verb.endswith("s") else verb)
         out = self.who(seat)
         out.append(f" {verb}")
@@ -433,7 +440,7 @@ class Session:
     def object(self, seat: int) -> Text:
         """A player's name after a verb: ``doubles you``."""
         out = self.who(seat)
-        if out.plain.lower() == "you":
+        if _is_you(self.names[seat]):
             out.plain = "you"
         return out
 
@@ -496,8 +503,9 @@ class Session:
             self.term.out(Text("  ") + self.subject(seat, "plays") + Text(" ") + r.card_text(action))
         if not done:
             return
+        assert before.contract is not None
         winner = r.trick_winner(plays, before.trump)
-        taken = r.cards_text(r.high_first(_union(1 << c for _, c in plays) & r.scoring_mask(before.contract)))
+        taken = r.cards_text(sorted_cards(mask_of(c for _, c in plays) & before.contract.scoring_cards))
         if self.human is None:
             line = r.span("→ ", "dim") + self.who(winner)
             if taken.plain:
@@ -545,7 +553,6 @@ class Session:
 
     def hand_over(self, before: Observation, seat: int, action: int) -> None:
         """The hand just ended with ``action``: what each player took, the scores, the sheet."""
-        record = self.state.history[-1]
         c = before.contract
         assert c is not None
         self.term.close_line()
@@ -554,7 +561,7 @@ class Session:
         captured, tricks = list(before.captured), list(before.tricks_won)
         if c.kind == Kind.TRICKS and len(final) == self.game.players:
             winner = r.trick_winner(final, before.trump)
-            captured[winner] |= _union(1 << x for _, x in final)
+            captured[winner] |= mask_of(x for _, x in final)
             tricks[winner] += 1
             if sum(before.hand_sizes) > 1:
                 self.term.out(r.span("  No points are left to take: the hand ends here.", "dim"))
@@ -562,22 +569,22 @@ class Session:
             self.term.out(Text())
             self.term.out(*r.layout_lines(_placed(before, action)), sep="\n")
         order = [*before.out_order, *([seat] if before.hand_sizes[seat] == 1 else [])]
+        after = self.state.observe(self.viewer)
+        result = after.results[-1]
         self.term.out(Text())
-        self.term.out(Text(f"Result of hand {record.hand_no + 1}: {r.contract_title(self.game, before)}",
-                           style="bold"))
-        self.term.out(r.indent(self.result_table(before, record, captured, tricks, order)))
+        self.term.out(Text(f"Result of hand {result.hand_no + 1}: {r.contract_title(before)}", style="bold"))
+        self.term.out(r.indent(self.result_table(c, result, after.totals, captured, tricks, order)))
         self.term.out(Text())
-        self.show_sheet()
+        self.show_sheet(after)
         self.save()
         self.term.out(r.span(f"(saved in {self.save_path})", "dim"))
         if self.human is None:
             self.pause(5)  # time to read the sheet of a demonstration
 
-    def result_table(self, before: Observation, record: HandRecord, captured: list[int],
+    def result_table(self, c: Contract, result: HandSummary, totals: Sequence[int], captured: list[int],
                      tricks: list[int], order: list[int]) -> Table:
-        c = before.contract
-        scoring = r.scoring_mask(c)
-        trick_game = c is not None and c.kind == Kind.TRICKS
+        scoring = c.scoring_cards
+        trick_game = c.kind == Kind.TRICKS
         classic = self.game.is_classic
         table = Table(header_style="dim", box=None, padding=(0, 1), pad_edge=False)
         table.add_column("player")
@@ -596,14 +603,14 @@ class Session:
             if trick_game:
                 row.append(str(tricks[p]))
                 if scoring:
-                    row.append(r.cards_text(r.high_first(captured[p] & scoring), empty="–"))
+                    row.append(r.cards_text(sorted_cards(captured[p] & scoring), empty="–"))
             else:
-                last = "last" if c is not None and c.kind == Kind.DOMINOES else "–"
+                last = "last" if c.kind == Kind.DOMINOES else "–"
                 row.append(r.ORDINALS[order.index(p)] if p in order else last)
-            row.append(r.signed(record.contract_scores[p]))
+            row.append(r.signed(result.contract_scores[p]))
             if classic:
-                row.append(r.signed(record.scores[p]))
-            row.append(r.span(r.signed(self.state.totals[p]), "bold"))
+                row.append(r.signed(result.scores[p]))
+            row.append(r.span(r.signed(totals[p]), "bold"))
             table.add_row(*row)
         return table
 
@@ -612,23 +619,23 @@ def _placed(obs: Observation, action: int) -> Observation:
     """The Dominoes/Réussite layout once ``action`` is on the table (the state has moved on)."""
     if action == PASS:
         return obs
-    lines = list(obs.lines)
-    suit, rank = divmod(action, 13)
-    lo, hi = lines[suit]
-    lo, hi = (rank, rank) if lo < 0 else (min(lo, rank), max(hi, rank))
-    while lo > 0 and obs.set_aside >> (suit * 13 + lo - 1) & 1:
-        lo -= 1
-    while hi < 12 and obs.set_aside >> (suit * 13 + hi + 1) & 1:
-        hi += 1
-    lines[suit] = (lo, hi)
-    return dataclasses.replace(obs, lines=tuple(lines))
+    lo, hi = [a for a, _ in obs.lines], [b for _, b in obs.lines]
+    place_card(lo, hi, action, -1 if obs.start_rank is None else obs.start_rank, obs.set_aside)
+    return dataclasses.replace(obs, lines=tuple(zip(lo, hi, strict=True)))
 
 
-def _union(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
+def _doubling(obs: Observation) -> tuple[int, int]:
+    """The action base of this double or redouble, and the seats it may name (a mask)."""
+    base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
+    choices = 0
+    for a in obs.legal:
+        choices |= a - base
+    return base, choices
+
+
+def _is_you(name: str) -> bool:
+    """Whether a player is spoken to rather than about (the human is called "You" by default)."""
+    return name.lower() == "you"
 
 
 # -- setting up -----------------------------------------------------------------
@@ -655,7 +662,7 @@ def new_game(args: argparse.Namespace) -> tuple[State, list[str]]:
 def resumed_game(path: str) -> tuple[State, list[str]]:
     doc = load(path)
     result = replay(doc)
-    game, names = game_of(doc)
+    game, names = result.state.game, list(doc["players"])  # replay has checked them
     if not doc.get("hands"):
         # Nothing was played: start afresh from the seed so the first declarer is the same.
         seed = doc.get("seed")
@@ -671,7 +678,7 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
     if human is None:
         who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
     else:
-        you = "You sit" if names[human].lower() == "you" else f"You are {names[human]}, sitting"
+        you = "You sit" if _is_you(names[human]) else f"You are {names[human]}, sitting"
         who = Text(f"{you} at seat {human}; the computer players ({bot}) are "
                    f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
     win = "highest" if g.is_classic else "lowest"

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from barbu.cards import card_pretty, parse_card, parse_rank, parse_suit
+from barbu.cards import card_pretty, parse_card, parse_rank, parse_suit, rank_pretty
 from barbu.game import PASS, Game
 
 COMMANDS = {
@@ -89,7 +89,7 @@ def parse_play(text: str, hand: int, legal: Sequence[int]) -> int:
         raise InputError(f"which one: {options}? Type the suit too, e.g. {t}{'shdc'[playable[0] // 13]}")
     if len(held) == 1:
         return held[0]  # not playable: the engine will say which rule forbids it
-    raise InputError(f"you have no {card_pretty(rank)[:-1]} you can play")
+    raise InputError(f"you have no {rank_pretty(rank)} you can play")
 
 
 def parse_contract(text: str, game: Game, allowed: Sequence[int]) -> int:

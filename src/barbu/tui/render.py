@@ -16,11 +16,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from barbu.cards import RANKS, SUIT_NAMES, SUIT_SYMBOLS, TEN, card_pretty
-from barbu.contracts import Contract, Kind
-from barbu.game import Game
+from barbu.cards import SUIT_NAMES, SUIT_SYMBOLS, card_pretty, mask_of, rank_pretty, sorted_cards
+from barbu.contracts import Kind
+from barbu.game import CONTRACT
 from barbu.observation import Observation
 from barbu.state import Phase, split_doubles
+from barbu.state import trick_winner as winning_index
 
 SUIT_STYLES = ("bold", "bold bright_red", "bold bright_red", "bold")
 LEGAL_MARK = "*"
@@ -38,10 +39,6 @@ def indent(renderable: RenderableType, spaces: int = 2) -> Padding:
     return Padding(renderable, (0, 0, 0, spaces), expand=False)
 
 
-def rank_label(rank: int) -> str:
-    return "10" if rank == TEN else RANKS[rank]
-
-
 def card_text(c: int, extra: str = "") -> Text:
     """A card in people's notation (``10♦``), in its suit's colour."""
     return span(card_pretty(c), f"{SUIT_STYLES[c // 13]} {extra}".strip())
@@ -56,11 +53,6 @@ def cards_text(cards: Iterable[int], sep: str = " ", empty: str = "") -> Text:
     return out if out.plain else span(empty, "dim")
 
 
-def high_first(mask: int) -> list[int]:
-    """Cards of a mask by suit (♠ ♥ ♦ ♣), highest first within each suit."""
-    return sorted((c for c in range(52) if mask >> c & 1), key=lambda c: (c // 13, -(c % 13)))
-
-
 def hand_lines(hand: int, legal: int = 0) -> list[Text]:
     """One line per suit, highest card first; when ``legal`` is given, playable cards are
     bright and starred and the others dim."""
@@ -73,7 +65,7 @@ def hand_lines(hand: int, legal: int = 0) -> list[Text]:
         if not ranks:
             line.append("—", style="dim")
         for r in ranks:
-            label = rank_label(r)
+            label = rank_pretty(r)
             if not legal:
                 line.append(f"{label:<4}", style=SUIT_STYLES[s])
             elif legal >> (s * 13 + r) & 1:
@@ -104,23 +96,11 @@ def plays_text(plays: Sequence[tuple[int, int]], names: Sequence[str], me: int |
 
 
 def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
-    """The seat that takes a complete trick: the highest trump, else the highest card of the suit led."""
-    led = plays[0][1] // 13
-
-    def key(play: tuple[int, int]) -> int:
-        suit = play[1] // 13
-        return (32 if suit == trump else 16 if suit == led else 0) + play[1] % 13
-
-    return max(plays, key=key)[0]
+    """The seat that takes a complete trick of (seat, card) plays."""
+    return plays[winning_index([c for _, c in plays], -1 if trump is None else trump)][0]
 
 
-def scoring_mask(contract: Contract | None) -> int:
-    if contract is None:
-        return 0
-    return sum(1 << c for c, p in enumerate(contract.card_points) if p)
-
-
-def contract_title(game: Game, obs: Observation) -> str:
+def contract_title(obs: Observation) -> str:
     """``No Queens``, ``Trumps ♥``, ``Dominoes from J`` …"""
     c = obs.contract
     if c is None:
@@ -129,7 +109,7 @@ def contract_title(game: Game, obs: Observation) -> str:
     if obs.trump is not None:
         title += f" {SUIT_SYMBOLS[obs.trump]} ({SUIT_NAMES[obs.trump]})"
     if obs.start_rank is not None and c.kind != Kind.TRICKS:
-        title += f" from {rank_label(obs.start_rank)}"
+        title += f" from {rank_pretty(obs.start_rank)}"
     return title
 
 
@@ -142,7 +122,7 @@ def header(obs: Observation, names: Sequence[str]) -> Text:
     out.append(f" ({role})")
     if obs.contract is not None:
         out.append(" · ")
-        out.append(contract_title(g, obs), style="bold yellow")
+        out.append(contract_title(obs), style="bold yellow")
     return out
 
 
@@ -153,7 +133,7 @@ def players_table(obs: Observation, names: Sequence[str], totals: bool = True) -
     n = g.players
     playing = c is not None and obs.phase == Phase.PLAY
     tricks = playing and c is not None and c.kind == Kind.TRICKS
-    scoring = scoring_mask(c)
+    scoring = c is not None and c.scoring_cards != 0
     table = Table(box=None, padding=(0, 1), show_edge=False, pad_edge=False, header_style="dim")
     table.add_column("seat", justify="right")
     table.add_column("player")
@@ -180,7 +160,7 @@ def players_table(obs: Observation, names: Sequence[str], totals: bool = True) -
         if tricks:
             row.append(str(obs.tricks_won[seat]))
             if scoring:
-                row.append(cards_text(high_first(obs.scoring_captured(seat)), empty="–"))
+                row.append(cards_text(sorted_cards(obs.scoring_captured(seat)), empty="–"))
             row.append(signed(obs.points[seat]))
         elif playing:
             row.append(ORDINALS[obs.out_order.index(seat)] if seat in obs.out_order else "")
@@ -226,7 +206,7 @@ def compulsory_text(obs: Observation, names: Sequence[str]) -> Text:
 
 def layout_lines(obs: Observation) -> list[Text]:
     """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets."""
-    lines = [span("       " + "".join(f"{rank_label(r):>4}" for r in range(13)), "dim")]
+    lines = [span("       " + "".join(f"{rank_pretty(r):>4}" for r in range(13)), "dim")]
     for s in range(4):
         lo, hi = obs.lines[s]
         row = Text("  ")
@@ -236,9 +216,9 @@ def layout_lines(obs: Observation) -> list[Text]:
             card = s * 13 + r
             if lo >= 0 and lo <= r <= hi:
                 if obs.set_aside >> card & 1:
-                    row.append(f"({rank_label(r)})".rjust(4), style="dim italic")
+                    row.append(f"({rank_pretty(r)})".rjust(4), style="dim italic")
                 else:
-                    row.append(rank_label(r).rjust(4), style=SUIT_STYLES[s])
+                    row.append(rank_pretty(r).rjust(4), style=SUIT_STYLES[s])
             else:
                 row.append("   ·", style="dim")
         lines.append(row)
@@ -251,7 +231,7 @@ def layout_note(obs: Observation) -> Text:
         return Text()
     if obs.start_rank is None:
         return span("The first card placed sets the starting rank.", "dim")
-    start = rank_label(obs.start_rank)
+    start = rank_pretty(obs.start_rank)
     closed = [SUIT_SYMBOLS[s] for s in range(4) if obs.lines[s][0] < 0]
     text = f"A suit opens with its {start} and grows one card at a time at either end."
     if closed:
@@ -267,7 +247,7 @@ def trick_view(obs: Observation, names: Sequence[str]) -> list[Text]:
         line = span("Last trick: ", "dim")
         line.append_text(plays_text(obs.last_trick, names))
         line.append(" → ", style="dim")
-        line.append_text(who(trick_winner(obs.last_trick, obs.trump), names))
+        line.append_text(who(obs.leader, names))  # the last trick's winner leads this one
         lines.append(line)
     hand_size = obs.game.hand_size
     line = span(f"Trick {obs.trick_no + 1} of {hand_size}: ", "bold")
@@ -287,7 +267,7 @@ def trick_view(obs: Observation, names: Sequence[str]) -> list[Text]:
 def contract_menu(obs: Observation) -> Table:
     """The contracts with their numbers, those already chosen (or not allowed) struck out."""
     g = obs.game
-    allowed = {a - 64 for a in obs.legal}
+    allowed = {a - CONTRACT for a in obs.legal}
     table = Table(box=None, padding=(0, 1), show_header=False, pad_edge=False)
     table.add_column(justify="right")
     table.add_column()
@@ -305,7 +285,7 @@ def contract_menu(obs: Observation) -> Table:
 
 def set_aside_text(obs: Observation) -> Text:
     out = span("Set aside, face up: ", "dim")
-    out.append_text(cards_text(high_first(obs.set_aside)))
+    out.append_text(cards_text(sorted_cards(obs.set_aside)))
     return out
 
 
@@ -326,7 +306,7 @@ def status(obs: Observation, names: Sequence[str]) -> RenderableType:
         else:
             table.extend(layout_lines(obs))
             table.append(layout_note(obs))
-    legal = sum(1 << a for a in obs.legal if a < 52) if obs.phase == Phase.PLAY else 0
+    legal = mask_of(a for a in obs.legal if a < 52) if obs.phase == Phase.PLAY else 0
     count = obs.hand.bit_count()
     title = span(f"Your hand ({count} card{'' if count == 1 else 's'})", "bold")
     if legal:
@@ -345,6 +325,6 @@ def hand_compact(hand: int) -> Text:
         if s:
             out.append("  ")
         out.append(SUIT_SYMBOLS[s], style=SUIT_STYLES[s])
-        ranks = [rank_label(k) for k in range(12, -1, -1) if hand >> (s * 13 + k) & 1]
+        ranks = [rank_pretty(k) for k in range(12, -1, -1) if hand >> (s * 13 + k) & 1]
         out.append(" " + (" ".join(ranks) or "—"))
     return out
