@@ -71,3 +71,18 @@ def test_bench_figures_count_real_work(capsys: pytest.CaptureFixture[str]) -> No
     assert bench_main(["--seconds", "0.2", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     assert "complete classic games" in out and "hands/s" in out
+
+
+def test_bids_do_not_shift_the_card_play_random_numbers() -> None:
+    # Searches compare bids on the same random numbers: whatever is doubled, the cards
+    # that follow come out the same, and only the settlement differs.
+    state = State(Game.classic(), seed=5, first_declarer=0)
+    state.deal_random()
+    state.apply(CONTRACT + 1)  # No Queens
+    plays = []
+    for double in state.legal_actions():
+        trial = state.copy()
+        trial.apply(double)
+        finish_hand(trial, random.Random(9))
+        plays.append((trial.history[0].actions, trial.history[0].contract_scores))
+    assert len(plays) == 8 and all(p == plays[0] for p in plays)

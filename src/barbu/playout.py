@@ -47,8 +47,12 @@ def finish_hand(state: State, rng: random.Random) -> None:
     if not state.hand_in_progress:
         return
     hand_no = state.hand_no
-    while state.hand_no == hand_no and state.phase != PLAY_P:
-        state.apply(rng.choice(state.legal_actions()))
+    if state.phase != PLAY_P:
+        # The bidding draws from a stream of its own, so that the card play that follows
+        # gets the same random numbers whatever was bid: searches compare bids paired.
+        bids = random.Random(rng.getrandbits(64))
+        while state.hand_no == hand_no and state.phase != PLAY_P:
+            state.apply(bids.choice(state.legal_actions()))
     while state.trick and state.hand_no == hand_no:  # finish a trick already begun
         state._do(random_card(state.legal_mask(), rng.random))
     c = state.contract
