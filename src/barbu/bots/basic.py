@@ -65,6 +65,13 @@ def card_risk(hand: int, contract: Contract) -> float:
     return risk + 0.15 * trick_risk(hand) * sum(abs(p) for p in contract.card_points) / 13
 
 
+def early_tricks_free(c: Contract, trick_no: int, hand_size: int) -> bool:
+    """Whether only the last tricks score and trick ``trick_no`` is still well before them:
+    then taking it costs nothing, and shedding high cards keeps them out of the last tricks."""
+    return (bool(c.last_tricks) and not c.per_trick and not c.scoring_cards
+            and trick_no < hand_size - len(c.last_tricks) - 3)
+
+
 def last_risk(hand: int) -> float:
     """How likely a hand is to be left with winners at the end."""
     high = sum(HIGH_WEIGHT.get(c % 13, 0.0) for c in bits(hand))
@@ -218,9 +225,8 @@ class BasicBot(Bot):
         legal = [a for a in obs.legal if a < 52]
         if c.positive:
             return self._play_to_win(obs, legal)
-        if (c.last_tricks and not c.per_trick and not any(c.card_points)
-                and obs.trick_no < obs.game.hand_size - len(c.last_tricks) - 3):
-            return max(legal, key=lambda x: (x % 13, -x))  # early tricks are free: shed high cards
+        if early_tricks_free(c, obs.trick_no, obs.game.hand_size):
+            return max(legal, key=lambda x: (x % 13, -x))
         return self._play_to_lose(obs, legal, c)
 
     def _danger(self, obs: Observation, c: Contract, card: int) -> float:

@@ -2,7 +2,8 @@
 
 It looks at the raw state, which in a sampled world is allowed, and plays the
 way a sensible player does — duck under the winning card, shed the cards that
-score, take tricks cheaply in Trumps, play toward one's own cards in Dominoes —
+score, take tricks cheaply in Trumps, shed high cards early when only the last tricks
+count, play toward one's own cards in Dominoes —
 with a little randomness so that playouts of the same deal differ.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from barbu.bots.basic import best_start_rank, best_trump
+from barbu.bots.basic import best_start_rank, best_trump, early_tricks_free
 from barbu.cards import ACE, SUIT_MASKS, bits
 from barbu.contracts import Kind
 from barbu.game import PASS, RANK, TRUMP
@@ -28,6 +29,8 @@ def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
     if legal & (legal - 1) == 0 or rng.random() < noise:
         return random_card(legal, rng.random)
     cards = list(bits(legal))
+    if early_tricks_free(c, state.trick_no, state.game.hand_size):
+        return max(cards, key=lambda x: (x % 13, -x))
     trick = state.trick
     table = c.card_points
     if not trick:
