@@ -9,8 +9,7 @@ same random numbers, so that the comparison measures the candidates, not luck.
 Each deal is played out 8 times per candidate. One random playout of a whole
 hand scatters the score by more than the typical gap between two cards, so with
 one playout per deal the "best average" of 20 is mostly noise; 8 cut that noise by
-√8 and are what made this baseline beat ``basic`` (docs/RESULTS.md). The deals
-stay 20: the sampling is the part that defines PIMC.
+√8 (docs/RESULTS.md has what that was worth against ``basic``). The deals stay 20.
 """
 
 from __future__ import annotations
