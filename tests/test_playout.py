@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from barbu.bench import barbu_hand, classic_game
+from barbu.bench import barbu_api_hand, barbu_hand, classic_game, openspiel_hand_factory
 from barbu.bench import main as bench_main
 from barbu.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, Game
 from barbu.playout import finish_hand
@@ -67,10 +67,28 @@ def test_finish_hand_is_a_no_op_between_hands() -> None:
 def test_bench_figures_count_real_work(capsys: pytest.CaptureFixture[str]) -> None:
     rng = random.Random(1)
     assert barbu_hand(rng) == 4 + 13 * 4  # contract, three doubles, 52 cards of No Tricks
+    assert barbu_api_hand(rng) == 4 + 13 * 4
     assert classic_game(rng) > 28 * 40
-    assert bench_main(["--seconds", "0.2", "--rounds", "1"]) == 0
+    assert bench_main(["--seconds", "0.3", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert "complete classic games" in out and "hands/s" in out
+    assert "complete classic games" in out and "(kernel)" in out and "(API)" in out
+    assert "ratio kernel / OpenSpiel" in out
+
+
+def test_openspiel_reference_plays_one_hand_of_hearts_without_passing() -> None:
+    # The reference must do the same work as barbu's hand, not more: its one chance step for
+    # the pass direction must be "no pass" (picking among all four once sent 3 hands in 4
+    # through 12 passing actions), then 52 cards dealt and 52 played.
+    pyspiel = pytest.importorskip("pyspiel")
+    hand = openspiel_hand_factory()
+    assert hand is not None
+    rng = random.Random(2)
+    assert all(hand(rng) == 1 + 52 + 52 for _ in range(50))
+    state = pyspiel.load_game("hearts", {"pass_cards": False}).new_initial_state()
+    assert state.is_chance_node() and len(state.legal_actions()) == 1
+    state.apply_action(state.legal_actions()[0])
+    outcomes = state.chance_outcomes()  # the deal: every legal outcome equally likely
+    assert [a for a, _ in outcomes] == state.legal_actions() and len({p for _, p in outcomes}) == 1
 
 
 def test_bids_do_not_shift_the_card_play_random_numbers() -> None:
