@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from barbu.cards import (
     FULL_DECK,
@@ -15,6 +17,7 @@ from barbu.cards import (
     card,
     card_pretty,
     card_str,
+    cards_of,
     highest,
     lowest,
     mask_of,
@@ -148,3 +151,10 @@ def test_declarer_rotation_of_the_game() -> None:
     classic, family = Game.classic(), Game.family(5)
     assert [classic.declarer_of(2, h) for h in range(28)] == [2] * 7 + [3] * 7 + [0] * 7 + [1] * 7
     assert [family.declarer_of(3, h) for h in range(7)] == [3, 4, 0, 1, 2, 3, 4]
+
+
+@given(st.integers(min_value=0, max_value=FULL_DECK))
+def test_cards_of_lists_every_bit_of_a_mask_once_low_to_high(mask: int) -> None:
+    expected = [c for c in range(52) if mask >> c & 1]
+    assert cards_of(mask) == expected == list(bits(mask))
+    assert mask_of(cards_of(mask)) == mask

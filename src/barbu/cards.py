@@ -28,6 +28,25 @@ TWO, TEN, JACK, QUEEN, KING, ACE = 0, 8, 9, 10, 11, 12
 
 FULL_DECK = (1 << 52) - 1
 CARD_BITS = tuple(1 << c for c in range(52))  # CARD_BITS[c] == 1 << c, a lookup in hot loops
+
+
+def _suit_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    tables = []
+    for suit in range(4):
+        base = 13 * suit
+        table: list[tuple[int, ...]] = [()]
+        for m in range(1, 1 << 13):
+            # m's lowest card, then the cards of m without it (an entry already built)
+            table.append((base + (m & -m).bit_length() - 1,) + table[m & (m - 1)])
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+# SUIT_CARDS[s][m]: the cards of suit s whose ranks are the bits of the 13-bit mask m, low to
+# high. Listing a hand's cards is then four lookups instead of a loop over its bits.
+SUIT_CARDS = _suit_tables()
+RANKS_OF = SUIT_CARDS[0]  # spades are 0..12, so their cards are the ranks themselves
+_SPADES, _HEARTS, _DIAMONDS, _CLUBS = SUIT_CARDS
 SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
 RANK_MASKS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 QUEENS = RANK_MASKS[QUEEN]
@@ -116,12 +135,19 @@ def parse_cards(text: str) -> int:
     return mask
 
 
+def cards_of(mask: int) -> list[int]:
+    """The cards of a mask, lowest index first.
+
+    >>> cards_of(parse_cards("AS 2H KC"))
+    [12, 13, 50]
+    """
+    return [*_SPADES[mask & 0x1FFF], *_HEARTS[mask >> 13 & 0x1FFF],
+            *_DIAMONDS[mask >> 26 & 0x1FFF], *_CLUBS[mask >> 39]]
+
+
 def bits(mask: int) -> Iterator[int]:
     """The cards of a mask, lowest index first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+    return iter(cards_of(mask))
 
 
 def mask_of(cards: Iterable[int]) -> int:

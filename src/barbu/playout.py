@@ -25,13 +25,10 @@ from collections.abc import Callable
 from functools import cache
 from itertools import chain
 
-from barbu.cards import CARD_BITS
+from barbu.cards import CARD_BITS, RANKS_OF
 from barbu.contracts import Contract, Kind, Lead
 from barbu.state import PLAY_P, State, lead_mask, legal_cards, trick_winner
 
-# RANKS_OF[m]: the ranks present in a 13-bit suit mask, low to high.
-RANKS_OF: tuple[tuple[int, ...], ...] = tuple(
-    tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 _BIT = CARD_BITS
 # For each table size and leader: the seats that follow, and all seats from the leader.
 _FOLLOWERS = {n: tuple(tuple((lead + k) % n for k in range(1, n)) for lead in range(n)) for n in range(3, 7)}

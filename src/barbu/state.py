@@ -38,6 +38,7 @@ from barbu.cards import (
     SUIT_NAMES,
     card_pretty,
     card_str,
+    cards_of,
     mask_str,
 )
 from barbu.contracts import Contract, Kind, Lead
@@ -466,12 +467,7 @@ class State:
         """The actions the player to act may take now (empty at a chance step or the end)."""
         phase = self.phase
         if phase == PLAY_P:
-            mask = self.legal_mask()
-            out = []
-            while mask:
-                low = mask & -mask
-                out.append(low.bit_length() - 1)
-                mask ^= low
+            out = cards_of(self.legal_mask())
             if self.contract is not None and self.contract.kind != _TRICKS and (
                     not out or self.ace_extra):
                 out.append(PASS)
