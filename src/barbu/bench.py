@@ -65,24 +65,26 @@ def classic_game(rng: random.Random) -> int:
 CLASSIC = Game.classic()
 
 
-def barbu_hand(rng: random.Random, contract: int = 0) -> int:
-    """One full-deal hand: deal, contract, three 'no double's, random play to the end, score."""
+def _bid_hand(rng: random.Random, contract: int) -> State:
+    """A fresh classic game at its first card: dealt, the contract named, three 'no double's."""
     state = State(CLASSIC, seed=0, first_declarer=0)
     state.deal_random(rng)
     state.apply(CONTRACT + contract)
     for _ in range(3):
         state.apply(DOUBLE)
+    return state
+
+
+def barbu_hand(rng: random.Random, contract: int = 0) -> int:
+    """One full-deal hand: deal, contract, three 'no double's, random play to the end, score."""
+    state = _bid_hand(rng, contract)
     finish_hand(state, rng)
     return 4 + len(state.history[0].actions)
 
 
 def barbu_api_hand(rng: random.Random, contract: int = 0) -> int:
-    """:func:`barbu_hand` action by action through ``legal_actions`` and ``apply``."""
-    state = State(CLASSIC, seed=0, first_declarer=0)
-    state.deal_random(rng)
-    state.apply(CONTRACT + contract)
-    for _ in range(3):
-        state.apply(DOUBLE)
+    """:func:`barbu_hand` with the cards played one by one through ``legal_actions`` and ``apply``."""
+    state = _bid_hand(rng, contract)
     rnd = rng.random
     count = 4
     while state.hand_no == 0:
