@@ -163,5 +163,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"  ratio API / OpenSpiel          {best['barbu full-deal hands (API)'][0] / reference:10.2f} ×")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
