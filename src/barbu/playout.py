@@ -122,7 +122,7 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     hands = state.hands
     followers = _FOLLOWERS[n]
     table, per_trick = c.card_points, c.per_trick
-    scored = any(table)
+    scored = c.scoring_cards != 0
     bonus = _bonus(c.last_tricks, size)
     end_mask = c.ends_when_taken & ~state.set_aside
     free_lead = c.lead == Lead.FREE

@@ -96,13 +96,24 @@ def legal_cards(c: Contract, hand: int, trick: Sequence[int], trump: int, first_
     return hand
 
 
+def beats(card: int, best: int, trump: int) -> bool:
+    """Whether ``card`` takes the trick from ``best``, the card winning it so far.
+
+    >>> beats(12, 11, -1), beats(13, 12, -1), beats(13, 12, 1)  # A♠ over K♠; 2♥ on A♠
+    (True, False, True)
+    """
+    if card // 13 == best // 13:
+        return card > best
+    return card // 13 == trump
+
+
 def trick_winner(trick: Sequence[int], trump: int) -> int:
     """Index in ``trick`` of the card that takes it (``trump`` is -1 without trumps)."""
     best = trick[0]
     best_at = 0
     for i in range(1, len(trick)):
         x = trick[i]
-        # Same suit as the best so far: higher wins; else only a trump takes over.
+        # beats(x, best, trump), written out: this runs for every card the engine plays.
         if x // 13 == best // 13:
             if x > best:
                 best, best_at = x, i
@@ -746,6 +757,7 @@ class State:
     def current_record(self, finished: bool = False) -> HandRecord:
         """The hand in progress as a record (scores so far)."""
         c = self.contract
+        # Every playout ends here: the common cases (a trick game, no double) skip the calls.
         cs = tuple(self.points) if c is not None and c.kind == _TRICKS else tuple(self.contract_scores())
         doubled = any(self.doubled)
         return HandRecord(

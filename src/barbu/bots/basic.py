@@ -26,7 +26,7 @@ from barbu.cards import (
 from barbu.contracts import Contract, Kind
 from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
 from barbu.observation import Observation
-from barbu.state import Phase, trick_winner
+from barbu.state import Phase, beats, trick_winner
 
 HIGH_WEIGHT = {TEN: 0.2, TEN + 1: 0.35, QUEEN: 0.5, KING: 0.7, ACE: 0.9}
 
@@ -238,22 +238,17 @@ class BasicBot(Bot):
             danger += 100
         return danger
 
-    def _winning(self, obs: Observation) -> tuple[int, int]:
-        """The card winning the trick so far and the suit led."""
+    def _winning(self, obs: Observation) -> int:
+        """The card winning the trick so far."""
         cards = [x for _, x in obs.trick]
-        return cards[trick_winner(cards, -1 if obs.trump is None else obs.trump)], cards[0] // 13
-
-    def _beats(self, card: int, best: int, led: int, trump: int) -> bool:
-        if card // 13 == best // 13:
-            return card > best
-        return card // 13 == trump
+        return cards[trick_winner(cards, -1 if obs.trump is None else obs.trump)]
 
     def _play_to_lose(self, obs: Observation, legal: list[int], c: Contract) -> int:
         if not obs.trick:
             return self._lead_low(obs, legal, c)
-        best, led = self._winning(obs)
+        best = self._winning(obs)
         trump = obs.trump if obs.trump is not None else -1
-        safe = [x for x in legal if not self._beats(x, best, led, trump)]
+        safe = [x for x in legal if not beats(x, best, trump)]
         if safe:
             return max(safe, key=lambda x: (self._danger(obs, c, x), x))
         last = len(obs.trick) == obs.game.players - 1
@@ -275,7 +270,7 @@ class BasicBot(Bot):
         unseen = obs.unseen
         if not obs.trick:
             def top(card: int) -> bool:
-                return not any(x > card for x in bits(unseen & SUIT_MASKS[card // 13]))
+                return _unseen_around(unseen, card)[0] == 0
             winners = [x for x in legal if top(x)]
             trumps = [x for x in legal if x // 13 == trump]
             if trumps and top(max(trumps)) and unseen & SUIT_MASKS[trump]:
@@ -288,8 +283,8 @@ class BasicBot(Bot):
             shortest = min(counts)
             return min((x for x, n in zip(non_trump, counts, strict=True) if n == shortest),
                        key=lambda x: x % 13)
-        best, led = self._winning(obs)
-        beating = [x for x in legal if self._beats(x, best, led, trump)]
+        best = self._winning(obs)
+        beating = [x for x in legal if beats(x, best, trump)]
         if beating:
             return min(beating, key=lambda x: (x // 13 == trump, x % 13))
         return min(legal, key=lambda x: (x // 13 == trump, x % 13))

@@ -16,7 +16,7 @@ from barbu.cards import ACE, SUIT_MASKS, bits
 from barbu.contracts import Kind
 from barbu.game import PASS, RANK, TRUMP
 from barbu.playout import random_card
-from barbu.state import Phase, State, trick_winner
+from barbu.state import Phase, State, beats, trick_winner
 
 
 def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
@@ -41,12 +41,8 @@ def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
     led = trick[0] // 13
     trump = state.trump
     best = trick[trick_winner(trick, trump)]
-
-    def beats(x: int) -> bool:
-        return x > best if x // 13 == best // 13 else x // 13 == trump
-
-    winners = [x for x in cards if beats(x)]
-    losers = [x for x in cards if not beats(x)]
+    winners = [x for x in cards if beats(x, best, trump)]
+    losers = [x for x in cards if not beats(x, best, trump)]
     if c.positive:
         if winners:
             return min(winners, key=lambda x: (x // 13 == trump and led != trump, x % 13))
