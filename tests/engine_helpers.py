@@ -11,7 +11,7 @@ import pytest
 from barbu.cards import bits, card_str, parse_cards
 from barbu.errors import IllegalActionError
 from barbu.game import Game
-from barbu.state import Phase, State
+from barbu.state import _SLOTS, Phase, State
 
 NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Fay")
 
@@ -73,7 +73,7 @@ def held(state: State, seat: int) -> str:
 def snapshot(state: State) -> tuple[Any, ...]:
     """Everything a state holds, and every seat's view of it, as comparable values."""
     core = tuple(list(v) if isinstance(v, list) else v
-                 for name in State.__slots__ if name != "_undo"
+                 for name in _SLOTS if name != "_undo"
                  for v in [getattr(state, name)])
     views = tuple(state.observe(s) for s in range(state.game.players))
     return core, views

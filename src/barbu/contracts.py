@@ -60,6 +60,11 @@ class Contract:
         """Mask of the cards worth points when taken (queens, hearts, K♥ …)."""
         return sum(1 << c for c, p in enumerate(self.card_points) if p)
 
+    def __reduce__(self) -> tuple[type[Contract], tuple[object, ...]]:
+        # Pickled (for the arena's worker processes) as a call with every field: a compiled
+        # frozen class cannot be restored field by field, as pickle's default would try.
+        return Contract, tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
 
 def _points(per_card: dict[int, int]) -> tuple[int, ...]:
     table = [0] * 52

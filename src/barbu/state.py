@@ -274,9 +274,6 @@ _SLOTS = (
     "captured", "tricks_won", "trick_no", "points", "lo", "hi", "frontier", "out_order",
     "ace_extra", "actions", "actors", "history", "totals", "redeals", "forced", "_undo",
 )
-_LIST_SLOTS = ("used", "dbl_count", "hands", "dealt", "doubled", "redoubled", "turn_queue",
-               "trick", "captured", "tricks_won", "points", "lo", "hi", "out_order",
-               "actions", "actors", "history", "totals")
 
 
 class State:
@@ -379,13 +376,47 @@ class State:
         self.forced = 0
 
     def copy(self) -> State:
-        """An independent copy (the undo stack is not copied)."""
-        new = State.__new__(State)
-        for name in _SLOTS:
-            setattr(new, name, getattr(self, name))
-        for name in _LIST_SLOTS:
-            setattr(new, name, list(getattr(self, name)))
-        new._undo = []
+        """An independent copy (the undo stack is not copied).
+
+        Written out field by field rather than looped over ``_SLOTS``: a copy is made for
+        every candidate of every searched deal, and the same source must also compile with
+        mypyc, whose classes are only made through ``__init__``.
+        """
+        new = State(self.game, self.seed, self.first_declarer)
+        new.hand_no = self.hand_no
+        new.phase = self.phase
+        new.declarer = self.declarer
+        new.current = self.current
+        new.used = self.used[:]
+        new.dbl_count = self.dbl_count[:]
+        new.hands = self.hands[:]
+        new.dealt = self.dealt[:]
+        new.set_aside = self.set_aside
+        new.contract_idx = self.contract_idx
+        new.contract = self.contract
+        new.trump = self.trump
+        new.start_rank = self.start_rank
+        new.doubled = self.doubled[:]
+        new.redoubled = self.redoubled[:]
+        new.turn_queue = self.turn_queue[:]
+        new.leader = self.leader
+        new.trick = self.trick[:]
+        new.played = self.played
+        new.captured = self.captured[:]
+        new.tricks_won = self.tricks_won[:]
+        new.trick_no = self.trick_no
+        new.points = self.points[:]
+        new.lo = self.lo[:]
+        new.hi = self.hi[:]
+        new.frontier = self.frontier
+        new.out_order = self.out_order[:]
+        new.ace_extra = self.ace_extra
+        new.actions = self.actions[:]
+        new.actors = self.actors[:]
+        new.history = self.history[:]
+        new.totals = self.totals[:]
+        new.redeals = self.redeals
+        new.forced = self.forced
         return new
 
     def push(self, action: int) -> None:
