@@ -3,12 +3,14 @@
 #   ./run.sh            serve card tables in the browser (barbu serve; it prints the address to open)
 #   ./run.sh play       play in the terminal; any other arguments go to the barbu command
 #   ./run.sh bench      the engine benchmark, beside OpenSpiel's Hearts (installed for it)
+# The engine modules are compiled with mypyc when a C compiler is present (BARBU_PURE=1: pure Python).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh
 if [ "${1:-}" = bench ]; then
-  ensure_venv "tui,web,bench"  # OpenSpiel, the reference the benchmark compares with
+  ensure_venv "tui,web,native,bench"  # OpenSpiel, the reference the benchmark compares with
 else
-  ensure_venv "tui,web"
+  ensure_venv "tui,web,native"
 fi
+.venv/bin/python scripts/build-native.py || echo "compiled engine: the build failed, barbu runs pure Python"
 exec .venv/bin/barbu "${@:-serve}"

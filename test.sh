@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything the tests need, then run lint, types and every test: ./test.sh [pytest args]
+# The test suite runs twice: on the mypyc-compiled engine, then on the pure-Python source.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh
@@ -11,4 +12,10 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "== installing chromium for the browser test"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 fi
-echo "== pytest"; .venv/bin/python -m pytest "$@"
+if ! command -v cc > /dev/null; then
+  echo "== installing a C compiler for the compiled engine"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc
+fi
+echo "== compiled engine"; .venv/bin/python scripts/build-native.py
+echo "== pytest, compiled engine"; BARBU_EXPECT=compiled .venv/bin/python -m pytest "$@"
+echo "== pytest, pure-Python engine"; BARBU_PURE=1 BARBU_EXPECT=pure .venv/bin/python -m pytest "$@"

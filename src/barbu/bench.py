@@ -9,6 +9,9 @@ Figures, each from random legal play in this one process:
 * the same full-deal playout of OpenSpiel's Hearts driven from Python, when the
   ``open_spiel`` package is installed, and the ratios of the rates.
 
+The header says which build of the engine modules ran: compiled with mypyc, or the pure
+Python source (``BARBU_PURE=1``, or no compiled build); the figures differ by about 2×.
+
 Both engines draw every random action the same way, ``actions[int(random() * len(actions))]``,
 and OpenSpiel's chance steps (its pass direction, then the 52 cards of the deal) are drawn from
 its ``legal_actions()``, which at a chance node lists the possible outcomes: all equally likely
@@ -24,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+import barbu
 from barbu.game import CONTRACT, DOUBLE, Game
 from barbu.playout import finish_hand
 from barbu.state import Phase, State
@@ -63,6 +67,8 @@ def classic_game(rng: random.Random) -> int:
 
 
 CLASSIC = Game.classic()
+BUILDS = {True: "compiled with mypyc (scripts/build-native.py; BARBU_PURE=1 runs the pure source)",
+          False: "pure Python"}
 
 
 def _bid_hand(rng: random.Random, contract: int) -> State:
@@ -140,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     rounds = max(1, args.rounds)
     print(f"barbu engine benchmark — Python {platform.python_version()} on {platform.machine()}, "
           f"{args.seconds:g} s per figure, best of {rounds}, seed {args.seed}")
+    print(f"  engine build: {BUILDS[barbu.COMPILED]}")
     games, actions = _best_of(lambda: classic_game(rng), args.seconds, rounds)
     print(f"  complete classic games (API)   {games:10.1f} games/s   {actions:12,.0f} actions/s")
     works = {"barbu full-deal hands (kernel)": lambda: barbu_hand(rng),

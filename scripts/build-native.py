@@ -1,0 +1,91 @@
+"""Compile barbu's engine modules with mypyc, beside their pure-Python sources.
+
+    .venv/bin/python scripts/build-native.py [--force]
+
+The same source files are compiled unchanged; the extension modules go to
+``src/barbu/_native/`` with a stamp of the sources they were built from.
+``barbu/__init__.py`` puts that folder ahead of the pure modules only while the stamp
+matches the sources and ``BARBU_PURE`` is unset, so the pure-Python engine stays the
+reference and the fallback: with no C compiler, no mypyc or a stale build, barbu runs
+pure Python. ``./run.sh`` and ``./test.sh`` call this script; it rebuilds only when a
+compiled source changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SRC / "barbu"
+# The modules of the playout kernel and the rules it calls per card, and nothing else:
+# the front ends, bots and records gain little from compiling and keep Python's dynamism.
+MODULES = ("cards", "contracts", "state", "playout")
+NATIVE = PACKAGE / "_native"
+STAMP = "SOURCES"
+
+
+def stamp_text() -> str:
+    """One line per compiled module: the SHA-256 of its source, then its file name."""
+    return "".join(f"{hashlib.sha256((PACKAGE / f'{m}.py').read_bytes()).hexdigest()}  {m}.py\n"
+                   for m in MODULES)
+
+
+def compiler() -> str | None:
+    """The C compiler Python's build tools would call, if there is one on PATH."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc)
+
+
+def build() -> None:
+    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``."""
+    from mypyc.build import mypycify  # imported here: without mypy the script only reports
+    from setuptools import setup
+
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(SRC)  # module names follow the paths: barbu/state.py is barbu.state
+        extensions = mypycify([f"barbu/{m}.py" for m in MODULES], opt_level="3",
+                              target_dir=os.path.join(scratch, "c"), group_name="barbu._engine")
+        setup(name="barbu-native", ext_modules=extensions, script_args=[
+            "-q", "build_ext", "--build-lib", os.path.join(scratch, "lib"),
+            "--build-temp", os.path.join(scratch, "tmp")])
+        built = sorted((Path(scratch) / "lib" / "barbu").glob("*.so"))
+        if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
+            raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
+        shutil.rmtree(NATIVE, ignore_errors=True)
+        NATIVE.mkdir()
+        for path in built:
+            shutil.copy2(path, NATIVE / path.name)
+    (NATIVE / STAMP).write_text(stamp_text())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--force", action="store_true", help="rebuild even when the stamp matches")
+    args = parser.parse_args()
+    stamp = NATIVE / STAMP
+    if not args.force and stamp.is_file() and stamp.read_text() == stamp_text():
+        print("compiled engine: up to date")
+        return 0
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        print("compiled engine: mypyc is not installed, barbu runs pure Python")
+        return 0
+    if compiler() is None:
+        print("compiled engine: no C compiler, barbu runs pure Python")
+        return 0
+    print(f"compiled engine: building {', '.join(MODULES)} with mypyc ...", flush=True)
+    build()
+    print(f"compiled engine: built into {NATIVE.relative_to(SRC.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Load the mypyc-compiled engine modules ahead of their sources, when built from these sources.
+
+``scripts/build-native.py`` compiles the same source files into ``_native/`` and stamps them
+with the sources' hashes. Imported first by ``barbu/__init__.py``; a missing or stale build,
+or ``BARBU_PURE=1`` in the environment, leaves the pure-Python modules in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import warnings
+
+HERE = os.path.dirname(__file__)
+NATIVE = os.path.join(HERE, "_native")
+
+
+def _current() -> bool:
+    """True when ``_native`` holds a build of the source files as they are now."""
+    stamp = os.path.join(NATIVE, "SOURCES")
+    if os.environ.get("BARBU_PURE") or not os.path.isfile(stamp):
+        return False
+    with open(stamp, encoding="utf-8") as lines:
+        for line in lines:
+            digest, name = line.split()
+            with open(os.path.join(HERE, name), "rb") as source:
+                if hashlib.sha256(source.read()).hexdigest() != digest:
+                    warnings.warn(f"barbu: the compiled engine is older than {name}; running pure "
+                                  "Python (rebuild: python scripts/build-native.py)", RuntimeWarning,
+                                  stacklevel=3)
+                    return False
+    return True
+
+
+def in_use() -> bool:
+    """Whether the engine modules loaded are the compiled ones (an extension's file is not .py)."""
+    return not (sys.modules["barbu.state"].__file__ or "").endswith(".py")
+
+
+if _current():
+    # Submodules are looked up along the package's __path__ in order: the compiled ones win.
+    sys.modules["barbu"].__path__.insert(0, NATIVE)

@@ -1,0 +1,88 @@
+"""Play a fixed set of seeded work and print its outcome as JSON, for comparing engine builds.
+
+Run as ``python tests/native_probe.py``; ``tests/test_native.py`` runs it once with the
+compiled engine and once with ``BARBU_PURE=1`` and expects the same output line for line.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import barbu
+from barbu.bots import make_bot
+from barbu.errors import IllegalActionError
+from barbu.game import Game
+from barbu.playout import finish_hand
+from barbu.record import to_record
+from barbu.state import Phase, State
+
+GAMES = [Game.classic(), Game.classic(frozenset({"heart-lead", "king-first", "overtrump", "dominoes-40"})),
+         *(Game.family(n) for n in (3, 4, 5, 6))]
+
+
+def playouts() -> list[Any]:
+    """Hands finished by the playout kernel from random points of random games."""
+    out = []
+    for g, game in enumerate(GAMES):
+        for seed in range(40):
+            rng = random.Random(seed * 10 + g)
+            state = State(game, seed=seed)
+            while not state.is_over and rng.random() < 0.97:
+                if state.phase == Phase.DEAL:
+                    state.deal_random(rng)
+                else:
+                    state.apply(rng.choice(state.legal_actions()))
+            if state.phase == Phase.DEAL:
+                state.deal_random(rng)
+            finish_hand(state, rng)
+            out.append([state.totals, [[h.actions, h.contract_scores] for h in state.history]])
+    return out
+
+
+def refusals() -> list[Any]:
+    """Every action the rules refuse at a few points of a game: who, which rule, what words."""
+    out = []
+    for game in GAMES:
+        rng = random.Random(7)
+        state = State(game, seed=3)
+        for step in range(120):
+            if state.is_over:
+                break
+            if state.phase == Phase.DEAL:
+                state.deal_random(rng)
+                continue
+            legal = set(state.legal_actions())
+            for code in range(256) if step % 5 == 0 else ():
+                if code not in legal:
+                    try:
+                        state.apply(code)
+                    except IllegalActionError as err:
+                        out.append([code, err.seat, err.rule, str(err)])
+                    else:
+                        out.append([code, "accepted"])
+            state.apply(rng.choice(sorted(legal)))
+    return out
+
+
+def games_by_bots() -> list[Any]:
+    """One hand of each rule set played by every level, as records."""
+    out = []
+    for game, levels in ((Game.classic(), ("strong", "pimc", "basic", "random")),
+                         (Game.family(5), ("pimc", "strong", "random", "basic", "basic"))):
+        bots = [make_bot(level, seed=i) for i, level in enumerate(levels)]
+        state = State(game, seed=11, first_declarer=0)
+        while state.hand_no == 0:
+            if state.phase == Phase.DEAL:
+                state.deal_random()
+            else:
+                seat = state.current
+                state.apply(bots[seat].act(state.observe(seat)))
+        out.append(to_record(state, players=list(levels)))
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps({"compiled": barbu.COMPILED, "playouts": playouts(), "refusals": refusals(),
+                      "bots": games_by_bots()}))

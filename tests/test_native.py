@@ -1,0 +1,60 @@
+"""The mypyc-compiled engine: in use when built, refused when stale, and playing exactly as the source."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import barbu
+
+PACKAGE = Path(barbu.__file__).parent
+PROBE = Path(__file__).with_name("native_probe.py")
+COMPILED_MODULES = ("barbu.cards", "barbu.contracts", "barbu.state", "barbu.playout")
+
+
+def test_the_engine_build_is_the_one_this_run_expects() -> None:
+    # test.sh runs the suite twice and says which build each run must be testing.
+    expected = os.environ.get("BARBU_EXPECT")
+    if expected is None:
+        pytest.skip("BARBU_EXPECT not set (./test.sh sets it)")
+    assert barbu.COMPILED is (expected == "compiled")
+    for name in COMPILED_MODULES:
+        path = sys.modules[name].__file__ or ""
+        assert path.endswith(".py") != barbu.COMPILED, path
+
+
+def _probe(env: dict[str, str]) -> dict[str, object]:
+    out = subprocess.run([sys.executable, str(PROBE)], env={**os.environ, **env}, check=True,
+                         capture_output=True, text=True, timeout=300)
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_compiled_and_pure_builds_play_alike() -> None:
+    compiled = _probe({})
+    pure = _probe({"BARBU_PURE": "1"})
+    assert compiled["compiled"] is True and pure["compiled"] is False
+    for part in ("playouts", "refusals", "bots"):
+        assert compiled[part] == pure[part], f"the builds differ in {part}"
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
+    copy = tmp_path / "barbu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "state.py").open("a") as source:
+        source.write("\n# edited after the build\n")
+    code = "import barbu, barbu.state; print(barbu.COMPILED, barbu.state.__file__)"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("BARBU_PURE", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                         text=True, timeout=60)
+    assert out.stdout.split() == ["False", str(copy / "state.py")]
+    assert "compiled engine is older than state.py" in out.stderr
