@@ -11,8 +11,9 @@ from barbu.cards import card_str, parse_card
 from barbu.web.tables import Table
 
 CARD_RE = re.compile(r"^(?:[2-9TJQKA][SHDC])$")
-# A card anywhere in a JSON text: found even in a field nobody thought of.
-CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][SHDC](?![A-Za-z0-9])")
+# A card anywhere in a JSON text: found even in a field nobody thought of. Not inside a word
+# of URL-safe base64 (table ids, seat tokens), where "-QD_" is two random letters.
+CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_-])[2-9TJQKA][SHDC](?![A-Za-z0-9_-])")
 
 
 def cards_in(obj: Any) -> set[str]:
