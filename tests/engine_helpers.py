@@ -14,6 +14,9 @@ from barbu.game import Game
 from barbu.state import _SLOTS, Phase, State
 
 NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Fay")
+# One game of every table: classic plain and with all four options, family for 3 to 6 players.
+EVERY_TABLE = [Game.classic(), Game.classic(("heart-lead", "king-first", "overtrump", "dominoes-40")),
+               *(Game.family(n) for n in (3, 4, 5, 6))]
 
 
 def make_deal(game: Game, spec: Sequence[str], set_aside: str = "") -> tuple[list[int], int]:

@@ -1,6 +1,6 @@
 """Play a fixed set of seeded work and print its outcome as JSON, for comparing engine builds.
 
-Run as ``python tests/native_probe.py``; ``tests/test_native.py`` runs it once with the
+Run as ``python -m tests.native_probe`` from the repository; ``tests/test_native.py`` runs it once with the
 compiled engine and once with ``BARBU_PURE=1`` and expects the same output line for line.
 """
 
@@ -10,6 +10,8 @@ import json
 import random
 from typing import Any
 
+from tests.engine_helpers import EVERY_TABLE
+
 import barbu
 from barbu.bots import make_bot
 from barbu.errors import IllegalActionError
@@ -18,14 +20,11 @@ from barbu.playout import finish_hand
 from barbu.record import to_record
 from barbu.state import Phase, State
 
-GAMES = [Game.classic(), Game.classic(frozenset({"heart-lead", "king-first", "overtrump", "dominoes-40"})),
-         *(Game.family(n) for n in (3, 4, 5, 6))]
-
 
 def playouts() -> list[Any]:
     """Hands finished by the playout kernel from random points of random games."""
     out = []
-    for g, game in enumerate(GAMES):
+    for g, game in enumerate(EVERY_TABLE):
         for seed in range(40):
             rng = random.Random(seed * 10 + g)
             state = State(game, seed=seed)
@@ -44,7 +43,7 @@ def playouts() -> list[Any]:
 def refusals() -> list[Any]:
     """Every action the rules refuse at a few points of a game: who, which rule, what words."""
     out = []
-    for game in GAMES:
+    for game in EVERY_TABLE:
         rng = random.Random(7)
         state = State(game, seed=3)
         for step in range(120):

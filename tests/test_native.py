@@ -14,7 +14,7 @@ import pytest
 import barbu
 
 PACKAGE = Path(barbu.__file__).parent
-PROBE = Path(__file__).with_name("native_probe.py")
+ROOT = Path(__file__).resolve().parents[1]
 COMPILED_MODULES = ("barbu.cards", "barbu.contracts", "barbu.state", "barbu.playout")
 
 
@@ -30,8 +30,8 @@ def test_the_engine_build_is_the_one_this_run_expects() -> None:
 
 
 def _probe(env: dict[str, str]) -> dict[str, object]:
-    out = subprocess.run([sys.executable, str(PROBE)], env={**os.environ, **env}, check=True,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-m", "tests.native_probe"], env={**os.environ, **env},
+                         cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
     result: dict[str, object] = json.loads(out.stdout)
     return result
 

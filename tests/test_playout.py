@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from tests.engine_helpers import EVERY_TABLE
 
 from barbu.bench import barbu_api_hand, barbu_hand, classic_game, openspiel_hand_factory
 from barbu.bench import main as bench_main
@@ -12,11 +13,8 @@ from barbu.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, Game
 from barbu.playout import finish_hand
 from barbu.state import Phase, State, split_doubles
 
-GAMES = [Game.classic(), Game.classic(("heart-lead", "king-first", "overtrump", "dominoes-40")),
-         *(Game.family(n) for n in (3, 4, 5, 6))]
 
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: f"{g.ruleset}-{g.players}-{len(g.options)}")
+@pytest.mark.parametrize("game", EVERY_TABLE, ids=lambda g: f"{g.ruleset}-{g.players}-{len(g.options)}")
 def test_kernel_plays_only_legal_cards_and_scores_like_apply(game: Game) -> None:
     for seed in range(60):
         state = State(game, seed=seed)
