@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the shared examples and a random-game driver."""
+"""Shared fixtures: the path of the example records (tests/data) and a random-game driver."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from barbu.game import Game
 from barbu.state import Phase, State
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-EXAMPLES = SHARED / "examples"
+EXAMPLES = ROOT / "tests" / "data"  # example records with the replay output each must give
 
 
 def play_random(game: Game, seed: int, hands: int | None = None) -> State:
