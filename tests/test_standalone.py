@@ -21,7 +21,8 @@ USED_BY = {
     "starlette": r"^\s*from starlette\b",
     "uvicorn": r"^\s*import uvicorn\b",
     "websockets": r"^\s*from websockets\b",
-    "httpx": r"^\s*from starlette\.testclient\b",  # Starlette's TestClient is built on httpx
+    # Starlette's TestClient imports httpx2 (and only falls back to httpx with a deprecation warning).
+    "httpx2": r"^\s*from starlette\.testclient\b",
     "playwright": r"^\s*from playwright\b",
     "pytest": r"^\s*import pytest\b",
     "hypothesis": r"^\s*from hypothesis\b",
