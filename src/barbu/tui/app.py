@@ -47,6 +47,7 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
+from barbu.wording import refusal
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
 DEFAULT_DELAY = 0.4
@@ -651,23 +652,42 @@ def _default_path(game: Game, seed: int) -> Path:
 
 
 def new_game(args: argparse.Namespace) -> tuple[State, list[str]]:
-    players = 4 if args.rules == "classic" and args.players is None else args.players or 4
-    game = Game(args.rules, players, frozenset(args.option or ()))
+    rules = args.rules or "classic"
+    players = 4 if args.players is None else args.players
+    game = Game(rules, players, frozenset(args.option or ()))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
     state = State(game, seed=seed)
     names = list(BOT_NAMES[:players]) if args.watch else [args.name, *_bot_names(players - 1, args.name)]
     return state, names
 
 
-def resumed_game(path: str) -> tuple[State, list[str]]:
+def resumed_game(path: str, args: argparse.Namespace | None = None) -> tuple[State, list[str]]:
     doc = load(path)
     result = replay(doc)
     game, names = result.state.game, list(doc["players"])  # replay has checked them
+    if args is not None:
+        _check_agrees(args, game, doc.get("seed"))
     if not doc.get("hands"):
         # Nothing was played: start afresh from the seed so the first declarer is the same.
         seed = doc.get("seed")
         return State(game, seed=seed if isinstance(seed, int) else None), names
     return result.state, names
+
+
+def _check_agrees(args: argparse.Namespace, game: Game, seed: object) -> None:
+    """Refuse options given with --resume that the record contradicts (it decides the game)."""
+    given = {"--rules": (args.rules, game.ruleset), "--players": (args.players, game.players),
+             "--option": (None if args.option is None else ", ".join(sorted(set(args.option))) or "none",
+                          ", ".join(sorted(game.options)) or "none"),
+             "--seed": (args.seed, seed)}
+    for flag, (asked, recorded) in given.items():
+        if asked is not None and asked != recorded:
+            raise ResumeConflict(f"{flag} {asked} contradicts the record, whose game has "
+                                 f"{flag.removeprefix('--')} {recorded}: leave {flag} out to resume it")
+
+
+class ResumeConflict(ValueError):
+    """An option of ``play --resume`` that the record being resumed contradicts."""
 
 
 def intro_lines(state: State, names: list[str], human: int | None, bot: str, path: Path,
@@ -695,7 +715,7 @@ def main(args: argparse.Namespace) -> int:
     term = Terminal.standard(plain=bool(args.plain))
     try:
         if args.resume:
-            state, names = resumed_game(args.resume)
+            state, names = resumed_game(args.resume, args)
         else:
             state, names = new_game(args)
         human = None if args.watch else HUMAN
@@ -704,7 +724,10 @@ def main(args: argparse.Namespace) -> int:
         if args.hands is not None and args.hands < 1:
             raise ValueError("--hands must be at least 1")
     except RecordError as e:
-        print(f"barbu play: cannot resume {args.resume}: {e.message}", file=sys.stderr)
+        print(refusal("play --resume", args.resume, e), file=sys.stderr)
+        return 1
+    except ResumeConflict as e:
+        print(f"barbu play --resume {args.resume}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:
         print(f"barbu play: {e}", file=sys.stderr)
