@@ -7,10 +7,15 @@ everything a person reads counts them from 1 (README, "Numbering").
 ('1 trick', '2 tricks', '0 hands')
 >>> where(RecordError("x", hand=3, action=17, seat=2), ["Ann", "Ben", "Cleo", "Dan"])
 'hand 4, action 18, seat 3 (Cleo)'
+>>> renumber("the declarer (seat 1) is compulsory", ["Ann", "Ben"])
+'the declarer (seat 2 (Ben)) is compulsory'
+>>> renumber("seat 1 has already doubled you", ["Ann", "Ben"], by_name=True)
+'Ben has already doubled you'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +31,20 @@ def seat_label(seat: int, names: Sequence[str]) -> str:
     """``seat 3 (Cleo)``: a 0-based seat as a person counts it, with the name when known."""
     name = f" ({names[seat]})" if 0 <= seat < len(names) else ""
     return f"seat {seat + 1}{name}"
+
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
+def renumber(message: str, names: Sequence[str], by_name: bool = False) -> str:
+    """An engine message for people: its 0-based ``seat N`` counted from 1, or the player's name."""
+    def person(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        if by_name and 0 <= seat < len(names):
+            return names[seat]
+        return seat_label(seat, names)
+
+    return _SEAT.sub(person, message)
 
 
 def where(err: RecordError, names: Sequence[str] = ()) -> str:
@@ -51,4 +70,4 @@ def record_names(doc: Any) -> list[str]:
 def refusal(command: str, path: str, err: RecordError, names: Sequence[str] = ()) -> str:
     """The one-line message of a front end that refuses a record, the place counted from 1."""
     at = where(err, names)
-    return f"barbu {command}: {path}: {at + ': ' if at else ''}{err.message}"
+    return f"barbu {command}: {path}: {at + ': ' if at else ''}{renumber(err.message, names)}"

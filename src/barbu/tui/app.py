@@ -47,7 +47,7 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
-from barbu.wording import refusal
+from barbu.wording import plural, refusal, renumber
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
 DEFAULT_DELAY = 0.4
@@ -55,11 +55,12 @@ HUMAN = 0
 HELP = """\
 Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the table)
   · quit (save and leave)
-Cards: QS, qs, Q♠, 10h, th, T H, ♥K, queen of spades; a rank alone (9, q) when it names one playable
-  card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
+Cards: QS, qs, Q♠, 10h, th, T H, ten h, ♥K, queen of spades; a rank alone (9, q, ten) when it names
+  one playable card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
 Contracts: the number from the list, the id, the name or its start (2, no-q, queens).
 Trumps: S, H, D, C or ♠ ♥ ♦ ♣. Starting rank: A K Q J 10 … 2.
-Doubles and redoubles: seat numbers or names (double 1 3, cleo dan), all, or none.
+Doubles and redoubles: seat numbers (from 1, as on the table) or names (double 2 4, cleo dan),
+  all, or none (unless a double is compulsory).
 Press Enter alone to take the answer shown as (Enter = …)."""
 _SECOND_PERSON = {"is": "are", "does": "do", "passes": "pass", "goes": "go", "has": "have"}
 
@@ -90,9 +91,9 @@ class Terminal:
         return cls(console, sys.stdin, interactive=tty_in and tty_out, echo=not tty_in)
 
     def out(self, *items: Text | str | object, end: str = "\n", sep: str = " ") -> None:
-        """Print; lines of text are left for the terminal to wrap, so they stay whole in a pipe."""
+        """Print; on a terminal text wraps at word boundaries, in a pipe lines stay whole."""
         self.close_line()
-        plain = all(isinstance(x, Text | str) for x in items)
+        plain = all(isinstance(x, Text | str) for x in items) and not self.console.is_terminal
         self.console.print(*items, end=end, sep=sep, markup=False, soft_wrap=plain)
 
     def part(self, text: Text) -> None:
@@ -191,8 +192,9 @@ class Session:
         self.term.out(Text())
         self.term.out(Rule(title, style="cyan"))
         if redeals:
-            self.term.note(f"K♥ was set aside and King of Hearts is {self.names[s.declarer]}'s last "
-                           "challenge: the cards were redealt.")
+            whose = _possessive(self.names[s.declarer])
+            self.term.note(f"K♥ was set aside and King of Hearts is {whose} last challenge: "
+                           "the cards were redealt.")
         if self.human is None:
             for seat in range(g.players):
                 self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.observe(seat).hand))
@@ -269,7 +271,8 @@ class Session:
                 action = default if not text and default is not None else self.parse(obs, text)
                 self.state.apply(action)
             except (InputError, IllegalActionError) as e:
-                self.term.out(r.span(f"✗ {e}", "bold red"))
+                # The engine counts seats from 0; the player reads names.
+                self.term.out(r.span(f"✗ {renumber(str(e), self.names, by_name=True)}", "bold red"))
                 continue
             return action
 
@@ -362,13 +365,13 @@ class Session:
         left = self.game.hands_per_declarer - obs.hand_no % self.game.hands_per_declarer
         if obs.seat in obs.compulsory:
             self.term.out(Text(
-                f"Doubling {declarer} is compulsory this hand: you still owe {owed} "
-                f"double{'s' if owed > 1 else ''} and only {left} of {declarer}'s "
-                f"hand{'s' if left > 1 else ''} remain{'s' if left == 1 else ''}, this one included.",
+                f"Doubling {declarer} is compulsory this hand: you still owe {plural(owed, 'double')} "
+                f"and only {left} of {_possessive(declarer)} hand{'s' if left > 1 else ''} "
+                f"remain{'s' if left == 1 else ''}, this one included.",
                 style="bold yellow"))
         elif owed:
-            self.term.out(r.span(f"You must double {declarer} {owed} more time{'s' if owed > 1 else ''} "
-                               f"in their {left} remaining hands.", "dim"))
+            self.term.out(r.span(f"You must double {declarer} {plural(owed, 'more time')} "
+                               f"in their {plural(left, 'remaining hand')}.", "dim"))
 
     def prompt(self, obs: Observation) -> tuple[Text, int | None]:
         """The prompt line (choices in brackets) and the action Enter alone takes, if any."""
@@ -400,11 +403,13 @@ class Session:
 
     def double_prompt(self, obs: Observation) -> tuple[str, Text]:
         base, targets = _doubling(obs)
-        options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
+        options = [f"{t + 1} {self.names[t]}" for t in seats_of(targets)]
         if len(options) > 1:
             options.append("all")
         verb = "Double" if base == DOUBLE else "Redouble"
-        return verb, r.span(", ".join([*options, "none"]), "cyan")
+        if base in obs.legal:  # doubling no one is allowed unless a double is compulsory
+            options.append("none")
+        return verb, r.span(", ".join(options), "cyan")
 
     def play_prompt(self, obs: Observation) -> tuple[str, Text]:
         cards = r.cards_text(sorted_cards(mask_of(a for a in obs.legal if a < 52)))
@@ -634,6 +639,11 @@ def _doubling(obs: Observation) -> tuple[int, int]:
     return base, choices
 
 
+def _possessive(name: str) -> str:
+    """``Ben's``, or ``your`` for the player spoken to (never "You's")."""
+    return "your" if _is_you(name) else f"{name}'s"
+
+
 def _is_you(name: str) -> bool:
     """Whether a player is spoken to rather than about (the human is called "You" by default)."""
     return name.lower() == "you"
@@ -699,12 +709,12 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
         who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
     else:
         you = "You sit" if _is_you(names[human]) else f"You are {names[human]}, sitting"
-        who = Text(f"{you} at seat {human}; the computer players ({bot}) are "
+        who = Text(f"{you} at seat {human + 1}; the computer players ({bot}) are "
                    f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
     win = "highest" if g.is_classic else "lowest"
     lines = [head, who, r.span(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", "dim")]
     if resumed is not None:
-        lines.append(r.span(f"Resuming {resumed}: {state.hand_no} hands played.", "bold"))
+        lines.append(r.span(f"Resuming {resumed}: {plural(state.hand_no, 'hand')} played.", "bold"))
     lines.append(Text(f"The game is saved after every hand in {path}"))
     if human is not None:
         lines.append(r.span("Type 'help' at any prompt for the commands and what you can type.", "dim"))
