@@ -116,3 +116,47 @@ def test_resume_refuses_options_the_record_contradicts(tmp_path: Path, flags: li
     if flags[0] in agreeing:
         assert main([*args, flags[0], agreeing[flags[0]]]) == 0
         assert "Resuming" in capsys.readouterr().out
+
+
+def test_file_arguments_are_relative_to_the_folder_run_sh_was_called_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    caller = tmp_path / "caller"
+    caller.mkdir()
+    (caller / "records").mkdir()
+    dump(to_record(play_random(Game.classic(), 3, 1), NAMES), caller / "records" / "g.json")
+    elsewhere = tmp_path / "repo"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # where run.sh has gone
+    monkeypatch.setenv("BARBU_CALLER_CWD", str(caller))
+    assert main(["replay", "records/g.json", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hands"]
+
+
+def test_the_resume_hint_is_a_command_that_works_as_printed(tmp_path: Path) -> None:
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    barbu = str(Path(sys.executable).parent / "barbu")
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "BARBU_PURE": "1"}  # barbu is not on PATH
+    env.pop("BARBU_LAUNCHER", None)
+    env.pop("BARBU_CALLER_CWD", None)
+    first = subprocess.run([barbu, "play", "--watch", "--hands", "1", "--delay", "0", "--plain",
+                            "--seed", "5"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                           timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    hint = first.stdout.split("Continue with: ", 1)[1].splitlines()[0]
+    again = subprocess.run([*shlex.split(hint), "--hands", "1", "--delay", "0", "--plain"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+                           check=False)
+    assert again.returncode == 0, (hint, again.stderr)
+    assert "Resuming" in again.stdout and "1 hand played" in again.stdout
+
+
+def test_the_hint_names_run_sh_as_its_caller_typed_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from barbu.wording import command
+
+    monkeypatch.setenv("BARBU_LAUNCHER", "../barbu/run.sh")
+    assert command("play", "--resume", "records/my game.json") == \
+        "../barbu/run.sh play --resume 'records/my game.json'"

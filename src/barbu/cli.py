@@ -107,10 +107,26 @@ RUNNERS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from_caller()
     if args.command == "replay":
         return cmd_replay(args)
     module, function = RUNNERS[args.command]
     return int(getattr(importlib.import_module(module), function)(args))
+
+
+def from_caller() -> None:
+    """Work in the folder run.sh was called from, so that file arguments mean what they say.
+
+    run.sh changes to its own folder to find the venv and passes the caller's in the
+    environment.
+    """
+    import os
+
+    from barbu.wording import CALLER_CWD_ENV
+
+    caller = os.environ.get(CALLER_CWD_ENV)
+    if caller:
+        os.chdir(caller)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -15,8 +15,13 @@ everything a person reads counts them from 1 (README, "Numbering").
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from barbu.errors import RecordError
@@ -71,3 +76,21 @@ def refusal(command: str, path: str, err: RecordError, names: Sequence[str] = ()
     """The one-line message of a front end that refuses a record, the place counted from 1."""
     at = where(err, names)
     return f"barbu {command}: {path}: {at + ': ' if at else ''}{renumber(err.message, names)}"
+
+
+LAUNCHER_ENV = "BARBU_LAUNCHER"  # set by run.sh: how its caller typed it (``./run.sh``)
+CALLER_CWD_ENV = "BARBU_CALLER_CWD"  # set by run.sh: the folder it was called from
+
+
+def command(*args: str | os.PathLike[str]) -> str:
+    """A barbu command line that works as printed, from the folder the user is in.
+
+    ``./run.sh …`` when run.sh started us, ``barbu …`` when that is the barbu on PATH,
+    else the full path of the script that is running.
+    """
+    launcher = os.environ.get(LAUNCHER_ENV)
+    if not launcher:
+        me = Path(sys.argv[0]).resolve()
+        on_path = shutil.which("barbu")
+        launcher = "barbu" if on_path and Path(on_path).resolve() == me else str(me)
+    return " ".join([shlex.quote(launcher), *(shlex.quote(str(a)) for a in args)])

@@ -47,7 +47,7 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
-from barbu.wording import plural, refusal, renumber
+from barbu.wording import command, plural, refusal, renumber
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
 DEFAULT_DELAY = 0.4
@@ -213,7 +213,7 @@ class Session:
         self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
         if s.hand_in_progress and s.phase != Phase.PLAY:
             self.term.out(r.span("The hand in progress will start again from the same deal.", "dim"))
-        self.term.out(Text(f"Continue it with: barbu play --resume {self.save_path}"))
+        self.term.out(Text(f"Continue it with: {command('play', '--resume', self.save_path)}"))
         return status
 
     def finish(self) -> None:
@@ -232,8 +232,9 @@ class Session:
             self.term.out(Panel(text, title="Game over", expand=False))
         else:
             self.term.out(Text(f"Stopped after {s.hand_no} of {self.game.num_hands} hands, as asked. "
-                               f"Continue with: barbu play --resume {self.save_path}"))
-        self.term.out(Text(f"Game record: {self.save_path}  (check it with: barbu replay {self.save_path})"))
+                               f"Continue with: {command('play', '--resume', self.save_path)}"))
+        self.term.out(Text(f"Game record: {self.save_path}  "
+                           f"(check it with: {command('replay', self.save_path)})"))
 
     # -- turns ---------------------------------------------------------------
 
