@@ -5,6 +5,9 @@
 #   ./run.sh bench      the engine benchmark, beside OpenSpiel's Hearts (installed for it)
 # The engine modules are compiled with mypyc when a C compiler is present (BARBU_PURE=1: pure Python).
 set -euo pipefail
+# barbu works in the caller's folder again (file arguments are relative to it) and prints
+# commands the way the caller typed this script.
+export BARBU_CALLER_CWD="$PWD" BARBU_LAUNCHER="$0"
 cd "$(dirname "$0")"
 source scripts/venv.sh
 if [ "${1:-}" = bench ]; then

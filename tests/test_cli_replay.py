@@ -99,15 +99,18 @@ def test_bad_record_with_json(tmp_path: Path) -> None:
     assert data == err.to_json()
     assert data["error"]["hand"] == 1 and data["error"]["action"] == len(bad["hands"][1]["actions"]) // 2
     assert data["error"]["seat"] is not None
-    where = f"hand 1, action {data['error']['action']}, seat {data['error']['seat']}"
-    assert out.stderr.strip() == f"barbu replay: record refused ({where}): {err.message}"
+    # The --json object counts from 0 as records do; the sentence for a person counts from 1.
+    seat = data["error"]["seat"]
+    where = f"hand 2, action {data['error']['action'] + 1}, seat {seat + 1} ({NAMES[seat]})"
+    path = tmp_path / "bad.json"
+    assert out.stderr.strip() == f"barbu replay: {path}: {where}: {err.message}"
 
 
 def test_bad_record_without_json(tmp_path: Path) -> None:
     bad, err = _bad_record()
     out = run(write(tmp_path, "bad.json", bad))
     assert out.returncode == 1 and out.stdout == ""
-    assert "record refused (hand 1, action" in out.stderr and err.message in out.stderr
+    assert ": hand 2, action" in out.stderr and err.message in out.stderr
 
 
 def test_rule_broken_in_play_is_named(tmp_path: Path) -> None:
@@ -118,7 +121,7 @@ def test_rule_broken_in_play_is_named(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["error"] == {
         "hand": 0, "action": 1, "seat": 1,
         "message": "you must follow suit: spades were led and you hold some"}
-    assert "(hand 0, action 1, seat 1)" in out.stderr
+    assert ": hand 1, action 2, seat 2 (Ben): you must follow suit" in out.stderr
 
 
 def test_missing_compulsory_double_has_no_action(tmp_path: Path) -> None:
@@ -132,7 +135,7 @@ def test_missing_compulsory_double_has_no_action(tmp_path: Path) -> None:
     err = json.loads(out.stdout)["error"]
     assert (err["hand"], err["action"], err["seat"]) == (5, None, 1)
     assert "compulsory" in err["message"]
-    assert "(hand 5, seat 1)" in out.stderr
+    assert ": hand 6, seat 2 (Ben): " in out.stderr
 
 
 def test_doubles_of_the_golden_deal_rescored(tmp_path: Path) -> None:
@@ -157,7 +160,7 @@ def test_malformed_json_file(tmp_path: Path) -> None:
     err = json.loads(out.stdout)["error"]
     assert (err["hand"], err["action"], err["seat"]) == (None, None, None)
     assert err["message"].startswith("not a JSON document") and "line 2" in err["message"]
-    assert out.stderr.startswith("barbu replay: record refused (record): not a JSON document")
+    assert out.stderr.startswith(f"barbu replay: {path}: not a JSON document")
 
 
 def test_bad_format_field_and_missing_file(tmp_path: Path) -> None:

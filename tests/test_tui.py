@@ -116,15 +116,18 @@ def test_trump_and_starting_rank() -> None:
 
 def test_seats_for_doubles() -> None:
     choices = 0b1110
-    assert parse_seats("double 1 3", NAMES, choices) == 0b1010
-    assert parse_seats("1,3", NAMES, choices) == 0b1010
+    # Seat numbers count from 1, as the table shows them.
+    assert parse_seats("double 2 4", NAMES, choices) == 0b1010
+    assert parse_seats("2,4", NAMES, choices) == 0b1010
     assert parse_seats("ben and dan", NAMES, choices) == 0b1010
     assert parse_seats("Cl", NAMES, choices) == 0b0100
     assert parse_seats("all", NAMES, choices) == choices
     assert parse_seats("none", NAMES, choices) == 0
-    assert parse_seats("redouble 2", NAMES, choices) == 0b0100
-    with pytest.raises(InputError, match="there is no seat 7"):
+    assert parse_seats("redouble 3", NAMES, choices) == 0b0100
+    with pytest.raises(InputError, match="there is no seat 7: seats are 1 to 4"):
         parse_seats("7", NAMES, choices)
+    with pytest.raises(InputError, match="there is no seat 0: seats are 1 to 4"):
+        parse_seats("0", NAMES, choices)
     with pytest.raises(InputError, match="nobody at the table is called 'zed'"):
         parse_seats("zed", NAMES, choices)
     with pytest.raises(InputError, match="could be Dan or Dana"):
@@ -179,7 +182,7 @@ def test_status_of_a_trick_game() -> None:
     for seat in range(4):
         taken = obs.scoring_captured(seat)
         row = next(line for line in text.splitlines()
-                   if line.strip("│ ").split()[:2] == [str(seat), NAMES[seat]])
+                   if line.strip("│ ").split()[:2] == [str(seat + 1), NAMES[seat]])
         for c in sorted_cards(taken):
             assert render.card_text(c).plain in row
     # Only this seat's cards are shown.
@@ -270,14 +273,15 @@ def test_a_compulsory_double_is_preselected_and_enforced(tmp_path: Path) -> None
     state.deal_random()
     state.apply(state.game.parse_action("trumps"))
     state.apply(state.game.parse_action("trump S"))
-    s, out = session(tmp_path, ScriptedStdin(["none", "2", ""], EOFError()), state=state, stop_at=6)
+    s, out = session(tmp_path, ScriptedStdin(["none", "3", ""], EOFError()), state=state, stop_at=6)
     s.play([])
     text = out.getvalue()
     assert "Compulsory this hand: Zoé, Cleo, Dan must double Ben" in text
     assert "Doubling Ben is compulsory this hand: you still owe 2 doubles and only 2 of Ben's hands" in text
-    assert "Double [1 Ben, none] (Enter = double Ben) > none" in text
-    assert "✗ doubling the declarer (seat 1) is compulsory" in text
-    assert "✗ in Trumps you may double only the declarer (seat 1)" in text
+    # No "none" offered when the double is compulsory; the engine's seat numbers become names.
+    assert "Double [2 Ben] (Enter = double Ben) > none" in text
+    assert "✗ doubling the declarer (Ben) is compulsory" in text
+    assert "✗ in Trumps you may double only the declarer (Ben)" in text
     assert "Zoé doubles Ben (compulsory)." in text
 
 

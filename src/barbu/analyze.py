@@ -5,6 +5,9 @@ evaluates all legal cards on the same sampled deals — from that seat's view
 only — and the report shows the card played, the card ``strong`` prefers, and
 the estimated cost of the difference in points of that hand (for family, in
 penalty points saved). Small costs are within the noise of the sampling.
+
+The text report counts hands, seats, tricks and turns from 1, as ``--seat`` and
+``--hand`` do; the ``--json`` verdicts keep the record's 0-based numbers.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from typing import Any
 
 from barbu.bots.strong import StrongBot
 from barbu.cards import card_pretty, card_str
+from barbu.contracts import Kind
 from barbu.errors import RecordError
 from barbu.game import PASS
 from barbu.record import load, replay
 from barbu.state import State
+from barbu.wording import plural, record_names, refusal, seat_label
 
 
 @dataclass(frozen=True)
@@ -29,11 +34,13 @@ class Verdict:
 
     hand: int
     index: int  # action index within the hand (as in the record)
-    trick: int
+    trick: int  # the trick, or in Dominoes and Réussite the seat's turn (from 0)
     played: int
     best: int
     cost: float  # estimated points lost against the best card (>= 0)
     values: dict[int, float]
+    layout: bool = False  # a Dominoes or Réussite decision: ``trick`` counts the seat's turns
+    extra: bool = False  # the card after an ace in Réussite, within the same turn
 
 
 def _label(action: int) -> str:
@@ -49,40 +56,52 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
     """Evaluate every choice ``seat`` made in the record (optionally only in ``hands``)."""
     bot = StrongBot(seed)
     verdicts: list[Verdict] = []
+    turns: dict[int, int] = {}  # hand -> the seat's turns so far in that layout hand
 
     def look(hand: int, index: int, state: State, action: int) -> None:
-        if state.current != seat or (hands is not None and hand not in hands):
+        if state.current != seat:
             return
         obs = state.observe(seat)
-        if len(obs.legal) < 2:
+        layout = obs.contract is not None and obs.contract.kind != Kind.TRICKS
+        if layout and not obs.ace_extra:
+            # A card after an ace belongs to the same turn; passes count as turns (they are ones).
+            turns[hand] = turns.get(hand, 0) + 1
+        if (hands is not None and hand not in hands) or len(obs.legal) < 2:
             return
         values = bot.evaluate(obs, obs.legal, samples)
         best = max(obs.legal, key=lambda a: (values[a], -a))
-        verdicts.append(Verdict(hand, index, obs.trick_no, action, best,
-                                max(0.0, values[best] - values[action]), values))
+        step = turns[hand] - 1 if layout else obs.trick_no
+        verdicts.append(Verdict(hand, index, step, action, best,
+                                max(0.0, values[best] - values[action]), values,
+                                layout, layout and obs.ace_extra))
 
     replay(doc, on_action=look)
     return verdicts
 
 
 def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> str:
-    names = doc.get("players") or []
-    who = names[seat] if seat < len(names) else f"seat {seat}"
-    lines = [f"Analysis of {who}'s cards (seat {seat}) by the strong bot; cost = estimated points lost"]
+    lines = [f"Analysis of the cards of {seat_label(seat, record_names(doc))} by the strong bot; "
+             "cost = estimated points lost"]
     current = -1
     for v in verdicts:
         if v.hand != current:
             current = v.hand
             contract = doc["hands"][v.hand].get("contract", "?")
-            lines.append(f"\nhand {v.hand}: {contract}")
+            lines.append(f"\nhand {v.hand + 1}: {contract}")
         mark = "  ok" if v.best == v.played or v.cost < 0.5 else f"  cost {v.cost:5.1f}"
         better = "" if v.best == v.played else f"   strong: {_label(v.best)}"
-        lines.append(f"  trick {v.trick + 1:>2}  played {_label(v.played):<5}{mark}{better}")
+        lines.append(f"  {_step(v)}  action {v.index + 1:>2}  played {_label(v.played):<5}{mark}{better}")
     total = sum(v.cost for v in verdicts)
     big = [v for v in verdicts if v.cost >= 2.0]
-    lines.append(f"\n{len(verdicts)} decisions, {len(big)} costing 2 points or more; "
+    lines.append(f"\n{plural(len(verdicts), 'decision')}, {len(big)} costing 2 points or more; "
                  f"estimated total cost {total:.1f} points")
     return "\n".join(lines)
+
+
+def _step(v: Verdict) -> str:
+    """``trick  3``, ``turn  5``, ``turn  5+`` (the card after an ace, in the same turn)."""
+    word = "turn " if v.layout else "trick"
+    return f"{word} {v.trick + 1:>2}{'+' if v.extra else ' '}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,23 +112,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", help="a barbu-record/1 JSON file")
-    parser.add_argument("--seat", type=int, default=0, help="the seat to analyse (default 0)")
-    parser.add_argument("--hand", type=int, action="append", help="only this hand (repeatable)")
-    parser.add_argument("--samples", type=int, default=60, help="sampled deals per decision")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    parser.add_argument("--seat", type=int, default=1,
+                        help="the seat to analyse, counted from 1 (default %(default)s)")
+    parser.add_argument("--hand", type=int, action="append", metavar="H",
+                        help="only hand H, counted from 1 (repeatable; default: every hand)")
+    parser.add_argument("--samples", type=int, default=60,
+                        help="sampled deals per decision (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the sampling (default %(default)s)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the verdicts as JSON (hand, action and trick from 0, as in records)")
 
 
 def run(args: argparse.Namespace) -> int:
+    doc: dict[str, Any] = {}
     try:
         doc = load(args.record)
-        players = len(doc.get("players") or [])
-        if not 0 <= args.seat < max(players, 1):
-            raise RecordError(f"no seat {args.seat} in this record")
-        verdicts = analyze(doc, args.seat, args.samples, args.seed,
-                           set(args.hand) if args.hand else None)
+        seat, hands = _chosen(doc, args.seat, args.hand)
+        verdicts = analyze(doc, seat, args.samples, args.seed, hands)
     except RecordError as e:
-        print(f"barbu analyze: {e}", file=sys.stderr)
+        print(refusal("analyze", args.record, e, record_names(doc)), file=sys.stderr)
+        if args.json:
+            print(json.dumps(e.to_json(), ensure_ascii=False))
         return 1
     if args.json:
         print(json.dumps([{"hand": v.hand, "action": v.index, "trick": v.trick,
@@ -118,6 +142,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_report(doc, args.seat, verdicts))
     return 0
+
+
+def _chosen(doc: dict[str, Any], seat: int, hands: list[int] | None) -> tuple[int, set[int] | None]:
+    """The 0-based seat and hands the options name (counted from 1); a RecordError if absent."""
+    players = len(record_names(doc))
+    if not 1 <= seat <= players:
+        raise RecordError(f"--seat {seat}: there is no seat {seat} in this record "
+                          f"(its seats are 1 to {players})")
+    if not hands:
+        return seat - 1, None
+    recorded = doc.get("hands")
+    count = len(recorded) if isinstance(recorded, list) else 0
+    for h in hands:
+        if not 1 <= h <= count:
+            raise RecordError(f"--hand {h}: there is no hand {h} in this record "
+                              f"(it has {plural(count, 'hand')})")
+    return seat - 1, {h - 1 for h in hands}
 
 
 if __name__ == "__main__":

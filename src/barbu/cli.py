@@ -12,41 +12,71 @@ from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", choices=("classic", "family"), default="classic",
-                   help="rule set (default classic)")
-    p.add_argument("--players", type=int, default=4, help="number of players (family: 3 to 6)")
-    p.add_argument("--option", action="append", default=[], choices=CLASSIC_OPTIONS,
-                   metavar="FLAG", help="classic option flag, repeatable: "
+    # No defaults in the namespace: with --resume an option given must agree with the record.
+    p.add_argument("--rules", choices=("classic", "family"), default=None,
+                   help="rule set: %(choices)s (default classic)")
+    p.add_argument("--players", type=int, default=None,
+                   help="number of players (default 4; classic: 4, family: 3 to 6)")
+    p.add_argument("--option", action="append", default=None, choices=CLASSIC_OPTIONS,
+                   metavar="FLAG", help="classic option flag, repeatable (default none): "
                    + "; ".join(f"{k}: {v}" for k, v in OPTION_HELP.items()))
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals (reproducible game)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the deals, for a reproducible game (default: a random one)")
+
+
+def _sentence(phrase: str) -> str:
+    return phrase[0].upper() + phrase[1:]
+
+
+def version() -> str:
+    """The installed distribution's version, or the package's own when it is not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("barbu")
+    except PackageNotFoundError:
+        from barbu import __version__
+
+        return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="barbu", description="The card game Barbu.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    from barbu.bots import levels
 
-    play = sub.add_parser("play", help="play a game in the terminal against computer players")
+    parser = argparse.ArgumentParser(prog="barbu", description="The card game Barbu.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    what = "play a game in the terminal against computer players"
+    play = sub.add_parser("play", help=what, description=_sentence(what) + " (or watch one); "
+                          "the game is saved after every hand and --resume carries it on.")
     _add_game_args(play)
-    play.add_argument("--bot", default="basic", help="level of the computer players (default basic)")
+    play.add_argument("--bot", default="basic", choices=levels(),
+                      help="level of the computer players: %(choices)s (default %(default)s)")
     play.add_argument("--resume", metavar="FILE", help="continue the game saved in FILE")
     play.add_argument("--watch", action="store_true", help="watch computer players play a game")
-    play.add_argument("--name", default="You", help="your name on the score sheet")
+    play.add_argument("--name", default="You", help="your name on the score sheet (default %(default)s)")
     play.add_argument("--save", metavar="FILE",
                       help="where to save the record (default: ./records/, or the --resume FILE)")
     play.add_argument("--delay", type=float, default=None,
                       help="seconds to pause after each computer play (default 0.4 when output is a "
                       "terminal, else 0)")
-    play.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    play.add_argument("--hands", type=int, default=None,
+                      help="stop after this many hands (default: play to the end)")
     play.add_argument("--plain", action="store_true", help="no colours")
 
-    replay = sub.add_parser("replay", help="check a game record against the rules and score it")
+    what = "check a game record against the rules and score it"
+    replay = sub.add_parser("replay", help=what, description=_sentence(what) + ": prints the "
+                            "score sheet, or the first fault (hand, action and seat counted from 1; "
+                            "in the --json error object from 0, as in records).")
     replay.add_argument("file", help="a barbu-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
 
     from barbu.bench import add_arguments as add_bench_arguments
 
-    add_bench_arguments(sub.add_parser(
-        "bench", help="measure the engine's random-playout speed (beside OpenSpiel's when installed)"))
+    what = "measure the engine's random-playout speed (beside OpenSpiel's when installed)"
+    add_bench_arguments(sub.add_parser("bench", help=what, description=_sentence(what) + "."))
 
     serve = sub.add_parser("serve", help="serve card tables in the browser (friends and computer players)")
     from barbu.web.server import add_arguments
@@ -60,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from barbu.analyze import add_arguments as add_analyze_arguments
 
-    add_analyze_arguments(sub.add_parser(
-        "analyze", help="replay a game and compare one seat's cards with the strong bot's choices"))
+    what = "replay a game and compare one seat's cards with the strong bot's choices"
+    add_analyze_arguments(sub.add_parser("analyze", help=what, description=_sentence(what) + "."))
     return parser
 
 
@@ -77,37 +107,48 @@ RUNNERS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from_caller()
     if args.command == "replay":
         return cmd_replay(args)
     module, function = RUNNERS[args.command]
     return int(getattr(importlib.import_module(module), function)(args))
 
 
+def from_caller() -> None:
+    """Work in the folder run.sh was called from, so that file arguments mean what they say.
+
+    run.sh changes to its own folder to find the venv and passes the caller's in the
+    environment.
+    """
+    import os
+
+    from barbu.wording import CALLER_CWD_ENV
+
+    caller = os.environ.get(CALLER_CWD_ENV)
+    if caller:
+        os.chdir(caller)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from barbu.errors import RecordError
     from barbu.record import load, replay
     from barbu.sheet import format_sheet
+    from barbu.wording import record_names, refusal
 
+    doc: dict[str, object] = {}
     try:
         doc = load(args.file)
         result = replay(doc)
     except RecordError as e:
-        where = []
-        if e.hand is not None:
-            where.append(f"hand {e.hand}")
-        if e.action is not None:
-            where.append(f"action {e.action}")
-        if e.seat is not None:
-            where.append(f"seat {e.seat}")
-        print(f"barbu replay: record refused ({', '.join(where) or 'record'}): {e.message}",
-              file=sys.stderr)
+        # stderr is for a person (counted from 1); the --json object keeps the record's 0-based numbers.
+        print(refusal("replay", args.file, e, record_names(doc)), file=sys.stderr)
         if args.json:
             print(json.dumps(e.to_json(), ensure_ascii=False))
         return 1
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
-        names = [str(p) for p in doc.get("players", [])]
+        names = record_names(doc)
         print(format_sheet(result.state.game, result.hands, names, result.state.winners()))
     return 0
 

@@ -71,14 +71,21 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a record file as JSON; a file that is not JSON is a RecordError."""
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except IsADirectoryError as e:
+        raise RecordError("cannot read it: it is a folder, not a file") from e
     except OSError as e:
-        raise RecordError(f"cannot read {path}: {e.strerror}") from e
+        raise RecordError(f"cannot read it: {(e.strerror or str(e)).lower()}") from e
+    except UnicodeDecodeError as e:
+        raise RecordError("not a barbu record: it is not UTF-8 text "
+                          f"(byte {e.start} is 0x{e.object[e.start]:02x})") from e
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(f"not a JSON document: {e.msg} at line {e.lineno}") from e
+    except RecursionError as e:
+        raise RecordError("not a barbu record: its JSON is nested too deeply") from e
     if not isinstance(doc, dict):
-        raise RecordError("a record is a JSON object")
+        raise RecordError("not a barbu record: a record is a JSON object")
     return doc
 
 

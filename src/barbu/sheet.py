@@ -6,9 +6,11 @@
 ...                (-6, 0, -6, -12), (-18, 12, 0, -18))
 >>> print(format_sheet(Game.classic(), [h], ["Ann", "Ben", "Cleo", "Dan"], []))
  #  declarer  contract           doubles    Ann   Ben  Cleo   Dan
- 0  Ann       No Queens          B××A C×D   -18   +12     0   -18
+ 1  Ann       No Queens          B××A C×D   -18   +12     0   -18
     totals                                  -18   +12     0   -18
-(× doubled, ×× doubled and redoubled)
+Doubles: B×A is Ben doubled Ann, B××A that Ann redoubled too (A Ann, B Ben, C Cleo, D Dan)
+
+Hands are counted from 1, as everywhere a person reads them (records count from 0).
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ from typing import Protocol
 from barbu.cards import SUIT_SYMBOLS, rank_pretty
 from barbu.game import Game
 from barbu.state import split_doubles
-
-SEAT_LETTERS = "ABCDEF"
 
 
 class SheetHand(Protocol):
@@ -57,16 +57,43 @@ def contract_label(game: Game, h: SheetHand) -> str:
     return name
 
 
-def doubles_label(h: SheetHand, players: int) -> str:
-    """``B×A`` when B doubled A, ``B××A`` when A also redoubled B."""
+def initials(names: Sequence[str]) -> list[str]:
+    """The shortest start of each name that no other name shares: ``A B C D``, ``Da De``.
+
+    >>> initials(["You", "Ben", "Dan", "Dee"]), initials(["Ann", "ann"])
+    (['Y', 'B', 'Da', 'De'], ['1', '2'])
+    """
+    folded = [nm.lower() for nm in names]
+    if len(set(folded)) < len(folded) or not all(folded):
+        return [str(i + 1) for i in range(len(names))]  # names alike but for case: seat numbers
+    out = []
+    for i, nm in enumerate(folded):
+        others = folded[:i] + folded[i + 1:]
+        size = next(k for k in range(1, len(nm) + 1)
+                    if not any(o.startswith(nm[:k]) for o in others) or k == len(nm))
+        out.append(names[i][:size].capitalize())
+    return out
+
+
+def doubles_label(h: SheetHand, marks: Sequence[str]) -> str:
+    """``B×A`` when B doubled A, ``B××A`` when A also redoubled B (``marks``: the initials)."""
+    players = len(marks)
     doubles, redoubles = split_doubles(h.doubles, h.declarer, players)
     out = []
     for a in range(players):
         for b in range(players):
             if doubles[a] >> b & 1:
                 mark = "××" if redoubles[b] >> a & 1 else "×"
-                out.append(f"{SEAT_LETTERS[a]}{mark}{SEAT_LETTERS[b]}")
+                out.append(f"{marks[a]}{mark}{marks[b]}")
     return " ".join(out) or "–"
+
+
+def doubles_legend(names: Sequence[str], marks: Sequence[str]) -> str:
+    """What the doubles column's letters and marks mean, with the players' own names."""
+    key = ", ".join(f"{m} {nm}" for m, nm in zip(marks, names, strict=True))
+    a, b = (f"{m}" for m in marks[1::-1])
+    return (f"Doubles: {a}×{b} is {names[1]} doubled {names[0]}, {a}××{b} that {names[0]} "
+            f"redoubled too ({key})")
 
 
 def _num(x: int) -> str:
@@ -77,11 +104,12 @@ def format_sheet(game: Game, hands: Sequence[SheetHand], names: Sequence[str],
                  winners: Sequence[int]) -> str:
     """The score sheet of ``hands`` (an unfinished last hand is marked and not totalled)."""
     n = game.players
-    names = [*names, *(f"Seat {i}" for i in range(len(names), n))]
+    names = [*names, *(f"Seat {i + 1}" for i in range(len(names), n))]
     col = max(6, *(len(nm[:10]) + 1 for nm in names))
     labels = [contract_label(game, h) + ("" if h.finished else " (unfinished)") for h in hands]
     cwidth = max([17, *(len(x) for x in labels)])
-    dlabels = [doubles_label(h, n) for h in hands] if game.is_classic else []
+    marks = initials(names)
+    dlabels = [doubles_label(h, marks) for h in hands] if game.is_classic else []
     dwidth = max([7, *(len(x) for x in dlabels)])
     who = "declarer" if game.is_classic else "chooser"
 
@@ -94,7 +122,7 @@ def format_sheet(game: Game, hands: Sequence[SheetHand], names: Sequence[str],
     lines = [row("#", who, "contract", "doubles", [nm[:10] for nm in names])]
     totals = [0] * n
     for k, h in enumerate(hands):
-        lines.append(row(str(h.hand_no), names[h.declarer][:8], labels[k],
+        lines.append(row(str(h.hand_no + 1), names[h.declarer][:8], labels[k],
                          dlabels[k] if dlabels else "", [_num(s) for s in h.scores]))
         if h.finished:
             totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
@@ -105,5 +133,5 @@ def format_sheet(game: Game, hands: Sequence[SheetHand], names: Sequence[str],
         lines.append(f"Winner{'s' if len(winners) > 1 else ''}: "
                      f"{', '.join(names[w] for w in winners)} ({best} total)")
     if game.is_classic:
-        lines.append("(× doubled, ×× doubled and redoubled)")
+        lines.append(doubles_legend(names, marks))
     return "\n".join(lines)

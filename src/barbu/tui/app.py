@@ -47,6 +47,7 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
+from barbu.wording import command, plural, refusal, renumber
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
 DEFAULT_DELAY = 0.4
@@ -54,11 +55,12 @@ HUMAN = 0
 HELP = """\
 Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the table)
   · quit (save and leave)
-Cards: QS, qs, Q♠, 10h, th, T H, ♥K, queen of spades; a rank alone (9, q) when it names one playable
-  card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
+Cards: QS, qs, Q♠, 10h, th, T H, ten h, ♥K, queen of spades; a rank alone (9, q, ten) when it names
+  one playable card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
 Contracts: the number from the list, the id, the name or its start (2, no-q, queens).
 Trumps: S, H, D, C or ♠ ♥ ♦ ♣. Starting rank: A K Q J 10 … 2.
-Doubles and redoubles: seat numbers or names (double 1 3, cleo dan), all, or none.
+Doubles and redoubles: seat numbers (from 1, as on the table) or names (double 2 4, cleo dan),
+  all, or none (unless a double is compulsory).
 Press Enter alone to take the answer shown as (Enter = …)."""
 _SECOND_PERSON = {"is": "are", "does": "do", "passes": "pass", "goes": "go", "has": "have"}
 
@@ -89,9 +91,9 @@ class Terminal:
         return cls(console, sys.stdin, interactive=tty_in and tty_out, echo=not tty_in)
 
     def out(self, *items: Text | str | object, end: str = "\n", sep: str = " ") -> None:
-        """Print; lines of text are left for the terminal to wrap, so they stay whole in a pipe."""
+        """Print; on a terminal text wraps at word boundaries, in a pipe lines stay whole."""
         self.close_line()
-        plain = all(isinstance(x, Text | str) for x in items)
+        plain = all(isinstance(x, Text | str) for x in items) and not self.console.is_terminal
         self.console.print(*items, end=end, sep=sep, markup=False, soft_wrap=plain)
 
     def part(self, text: Text) -> None:
@@ -190,8 +192,9 @@ class Session:
         self.term.out(Text())
         self.term.out(Rule(title, style="cyan"))
         if redeals:
-            self.term.note(f"K♥ was set aside and King of Hearts is {self.names[s.declarer]}'s last "
-                           "challenge: the cards were redealt.")
+            whose = _possessive(self.names[s.declarer])
+            self.term.note(f"K♥ was set aside and King of Hearts is {whose} last challenge: "
+                           "the cards were redealt.")
         if self.human is None:
             for seat in range(g.players):
                 self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.observe(seat).hand))
@@ -210,7 +213,7 @@ class Session:
         self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
         if s.hand_in_progress and s.phase != Phase.PLAY:
             self.term.out(r.span("The hand in progress will start again from the same deal.", "dim"))
-        self.term.out(Text(f"Continue it with: barbu play --resume {self.save_path}"))
+        self.term.out(Text(f"Continue it with: {command('play', '--resume', self.save_path)}"))
         return status
 
     def finish(self) -> None:
@@ -229,8 +232,9 @@ class Session:
             self.term.out(Panel(text, title="Game over", expand=False))
         else:
             self.term.out(Text(f"Stopped after {s.hand_no} of {self.game.num_hands} hands, as asked. "
-                               f"Continue with: barbu play --resume {self.save_path}"))
-        self.term.out(Text(f"Game record: {self.save_path}  (check it with: barbu replay {self.save_path})"))
+                               f"Continue with: {command('play', '--resume', self.save_path)}"))
+        self.term.out(Text(f"Game record: {self.save_path}  "
+                           f"(check it with: {command('replay', self.save_path)})"))
 
     # -- turns ---------------------------------------------------------------
 
@@ -268,7 +272,8 @@ class Session:
                 action = default if not text and default is not None else self.parse(obs, text)
                 self.state.apply(action)
             except (InputError, IllegalActionError) as e:
-                self.term.out(r.span(f"✗ {e}", "bold red"))
+                # The engine counts seats from 0; the player reads names.
+                self.term.out(r.span(f"✗ {renumber(str(e), self.names, by_name=True)}", "bold red"))
                 continue
             return action
 
@@ -361,13 +366,13 @@ class Session:
         left = self.game.hands_per_declarer - obs.hand_no % self.game.hands_per_declarer
         if obs.seat in obs.compulsory:
             self.term.out(Text(
-                f"Doubling {declarer} is compulsory this hand: you still owe {owed} "
-                f"double{'s' if owed > 1 else ''} and only {left} of {declarer}'s "
-                f"hand{'s' if left > 1 else ''} remain{'s' if left == 1 else ''}, this one included.",
+                f"Doubling {declarer} is compulsory this hand: you still owe {plural(owed, 'double')} "
+                f"and only {left} of {_possessive(declarer)} hand{'s' if left > 1 else ''} "
+                f"remain{'s' if left == 1 else ''}, this one included.",
                 style="bold yellow"))
         elif owed:
-            self.term.out(r.span(f"You must double {declarer} {owed} more time{'s' if owed > 1 else ''} "
-                               f"in their {left} remaining hands.", "dim"))
+            self.term.out(r.span(f"You must double {declarer} {plural(owed, 'more time')} "
+                               f"in their {plural(left, 'remaining hand')}.", "dim"))
 
     def prompt(self, obs: Observation) -> tuple[Text, int | None]:
         """The prompt line (choices in brackets) and the action Enter alone takes, if any."""
@@ -399,11 +404,13 @@ class Session:
 
     def double_prompt(self, obs: Observation) -> tuple[str, Text]:
         base, targets = _doubling(obs)
-        options = [f"{t} {self.names[t]}" for t in seats_of(targets)]
+        options = [f"{t + 1} {self.names[t]}" for t in seats_of(targets)]
         if len(options) > 1:
             options.append("all")
         verb = "Double" if base == DOUBLE else "Redouble"
-        return verb, r.span(", ".join([*options, "none"]), "cyan")
+        if base in obs.legal:  # doubling no one is allowed unless a double is compulsory
+            options.append("none")
+        return verb, r.span(", ".join(options), "cyan")
 
     def play_prompt(self, obs: Observation) -> tuple[str, Text]:
         cards = r.cards_text(sorted_cards(mask_of(a for a in obs.legal if a < 52)))
@@ -633,6 +640,11 @@ def _doubling(obs: Observation) -> tuple[int, int]:
     return base, choices
 
 
+def _possessive(name: str) -> str:
+    """``Ben's``, or ``your`` for the player spoken to (never "You's")."""
+    return "your" if _is_you(name) else f"{name}'s"
+
+
 def _is_you(name: str) -> bool:
     """Whether a player is spoken to rather than about (the human is called "You" by default)."""
     return name.lower() == "you"
@@ -651,23 +663,42 @@ def _default_path(game: Game, seed: int) -> Path:
 
 
 def new_game(args: argparse.Namespace) -> tuple[State, list[str]]:
-    players = 4 if args.rules == "classic" and args.players is None else args.players or 4
-    game = Game(args.rules, players, frozenset(args.option or ()))
+    rules = args.rules or "classic"
+    players = 4 if args.players is None else args.players
+    game = Game(rules, players, frozenset(args.option or ()))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
     state = State(game, seed=seed)
     names = list(BOT_NAMES[:players]) if args.watch else [args.name, *_bot_names(players - 1, args.name)]
     return state, names
 
 
-def resumed_game(path: str) -> tuple[State, list[str]]:
+def resumed_game(path: str, args: argparse.Namespace | None = None) -> tuple[State, list[str]]:
     doc = load(path)
     result = replay(doc)
     game, names = result.state.game, list(doc["players"])  # replay has checked them
+    if args is not None:
+        _check_agrees(args, game, doc.get("seed"))
     if not doc.get("hands"):
         # Nothing was played: start afresh from the seed so the first declarer is the same.
         seed = doc.get("seed")
         return State(game, seed=seed if isinstance(seed, int) else None), names
     return result.state, names
+
+
+def _check_agrees(args: argparse.Namespace, game: Game, seed: object) -> None:
+    """Refuse options given with --resume that the record contradicts (it decides the game)."""
+    given = {"--rules": (args.rules, game.ruleset), "--players": (args.players, game.players),
+             "--option": (None if args.option is None else ", ".join(sorted(set(args.option))) or "none",
+                          ", ".join(sorted(game.options)) or "none"),
+             "--seed": (args.seed, seed)}
+    for flag, (asked, recorded) in given.items():
+        if asked is not None and asked != recorded:
+            raise ResumeConflict(f"{flag} {asked} contradicts the record, whose game has "
+                                 f"{flag.removeprefix('--')} {recorded}: leave {flag} out to resume it")
+
+
+class ResumeConflict(ValueError):
+    """An option of ``play --resume`` that the record being resumed contradicts."""
 
 
 def intro_lines(state: State, names: list[str], human: int | None, bot: str, path: Path,
@@ -679,12 +710,12 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
         who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
     else:
         you = "You sit" if _is_you(names[human]) else f"You are {names[human]}, sitting"
-        who = Text(f"{you} at seat {human}; the computer players ({bot}) are "
+        who = Text(f"{you} at seat {human + 1}; the computer players ({bot}) are "
                    f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
     win = "highest" if g.is_classic else "lowest"
     lines = [head, who, r.span(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", "dim")]
     if resumed is not None:
-        lines.append(r.span(f"Resuming {resumed}: {state.hand_no} hands played.", "bold"))
+        lines.append(r.span(f"Resuming {resumed}: {plural(state.hand_no, 'hand')} played.", "bold"))
     lines.append(Text(f"The game is saved after every hand in {path}"))
     if human is not None:
         lines.append(r.span("Type 'help' at any prompt for the commands and what you can type.", "dim"))
@@ -695,7 +726,7 @@ def main(args: argparse.Namespace) -> int:
     term = Terminal.standard(plain=bool(args.plain))
     try:
         if args.resume:
-            state, names = resumed_game(args.resume)
+            state, names = resumed_game(args.resume, args)
         else:
             state, names = new_game(args)
         human = None if args.watch else HUMAN
@@ -704,7 +735,10 @@ def main(args: argparse.Namespace) -> int:
         if args.hands is not None and args.hands < 1:
             raise ValueError("--hands must be at least 1")
     except RecordError as e:
-        print(f"barbu play: cannot resume {args.resume}: {e.message}", file=sys.stderr)
+        print(refusal("play --resume", args.resume, e), file=sys.stderr)
+        return 1
+    except ResumeConflict as e:
+        print(f"barbu play --resume {args.resume}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:
         print(f"barbu play: {e}", file=sys.stderr)

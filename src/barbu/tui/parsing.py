@@ -17,7 +17,16 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from barbu.cards import card_pretty, parse_card, parse_rank, parse_suit, rank_pretty
+from barbu.cards import (
+    RANK_NAMES,
+    SUIT_NAMES,
+    TEN,
+    card_pretty,
+    parse_card,
+    parse_rank,
+    parse_suit,
+    rank_pretty,
+)
 from barbu.game import PASS, Game
 
 COMMANDS = {
@@ -77,7 +86,7 @@ def parse_play(text: str, hand: int, legal: Sequence[int]) -> int:
         return read_card(text)
     except InputError as err:
         try:
-            rank = parse_rank(t)
+            rank = parse_rank(_NUMBER_WORDS.get(t, t))
         except ValueError:
             raise err from None
     playable = [c for c in legal if c < 52 and c % 13 == rank]
@@ -86,7 +95,10 @@ def parse_play(text: str, hand: int, legal: Sequence[int]) -> int:
         return playable[0]
     if len(playable) > 1:
         options = " or ".join(card_pretty(c) for c in playable)
-        raise InputError(f"which one: {options}? Type the suit too, e.g. {t}{'shdc'[playable[0] // 13]}")
+        first = playable[0]
+        raise InputError(f"which one: {options}? Type the suit too, e.g. "
+                         f"{rank_pretty(rank)}{'SHDC'[first // 13]} or "
+                         f"{'ten' if rank == TEN else RANK_NAMES[rank]} of {SUIT_NAMES[first // 13]}")
     if len(held) == 1:
         return held[0]  # not playable: the engine will say which rule forbids it
     raise InputError(f"you have no {rank_pretty(rank)} you can play")
@@ -156,10 +168,11 @@ def parse_start_rank(text: str) -> int:
 def parse_seats(text: str, names: Sequence[str], choices: int) -> int:
     """The seats a double or redouble names, as a mask.
 
-    Seats are given by number or by (a prefix of) name, separated by spaces, commas
-    or "and"; ``none`` is no one and ``all`` is every seat in ``choices``.
+    Seats are given by number (counted from 1, as the table shows them) or by (a prefix
+    of) name, separated by spaces, commas or "and"; ``none`` is no one and ``all`` is
+    every seat in ``choices``.
 
-    >>> parse_seats("double 1 3", ["You", "Ben", "Cleo", "Dan"], 0b1110)
+    >>> parse_seats("double 2 4", ["You", "Ben", "Cleo", "Dan"], 0b1110)
     10
     >>> parse_seats("cl, dan", ["You", "Ben", "Cleo", "Dan"], 0b1110), parse_seats("none", [], 7)
     (12, 0)
@@ -183,9 +196,9 @@ def parse_seats(text: str, names: Sequence[str], choices: int) -> int:
 def _seat_of(word: str, names: Sequence[str]) -> int:
     if word.isdigit():
         seat = int(word)
-        if seat < len(names):
-            return seat
-        raise InputError(f"there is no seat {seat}: seats are 0 to {len(names) - 1}")
+        if 1 <= seat <= len(names):
+            return seat - 1
+        raise InputError(f"there is no seat {seat}: seats are 1 to {len(names)}")
     exact = [s for s, nm in enumerate(names) if nm.lower() == word]
     found = exact or [s for s, nm in enumerate(names) if nm.lower().startswith(word)]
     if len(found) == 1:

@@ -154,7 +154,7 @@ def players_table(obs: Observation, names: Sequence[str], totals: bool = True) -
             name.append(" D" if g.is_classic else " C", style="yellow")
         if seat == obs.current and obs.phase != Phase.DEAL:
             name.append(" ◂", style="green")
-        row: list[Text | str] = [str(seat), name]
+        row: list[Text | str] = [str(seat + 1), name]
         if playing:
             row.append(str(obs.hand_sizes[seat]))
         if tricks:

@@ -345,6 +345,7 @@ function onSheet(msg) {
   if ($("sheet-dialog").open) renderSheet();
 }
 
+function plural(count, noun) { return `${count} ${noun}${count === 1 ? "" : "s"}`; }
 function seatName(i) { return T.meta ? T.meta.seats[i].name : `Seat ${i + 1}`; }
 function contractInfo(id) { return T.meta.contracts.find((c) => c.id === id) || { id, name: id, kind: "tricks" }; }
 function contractName(id) { return contractInfo(id).name; }
@@ -355,8 +356,8 @@ function winnersText(winners) { return `Winner${winners.length > 1 ? "s" : ""}: 
 // seats show their trick count and the reader's own line leaves it out.
 function seatStats(v, s, lead, tricksBeforeContract) {
   const stats = [lead];
-  if (v.contract ? contractInfo(v.contract).kind === "tricks" : tricksBeforeContract) stats.push(`${v.tricks_won[s]} tricks`);
-  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} pts`);
+  if (v.contract ? contractInfo(v.contract).kind === "tricks" : tricksBeforeContract) stats.push(plural(v.tricks_won[s], "trick"));
+  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} ${Math.abs(v.points[s]) === 1 ? "pt" : "pts"}`);
   stats.push(`total ${signed(v.totals[s])}`);
   return stats.join(" · ");
 }
@@ -456,7 +457,7 @@ function seatBox(v, s) {
   if (v.out_order.includes(s)) badges.push(h("span", { class: "badge" }, `out ${v.out_order.indexOf(s) + 1}`));
   const box = h("div", { class: `seat${turn ? " turn" : ""}`, "data-seat": s },
     h("div", { class: "seat-name" }, info.name, ...badges),
-    h("div", { class: "seat-stats" }, seatStats(v, s, `${v.hand_sizes[s]} cards`, true)),
+    h("div", { class: "seat-stats" }, seatStats(v, s, plural(v.hand_sizes[s], "card"), true)),
     v.captured[s].length ? h("div", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   if (turn && T.you !== null && s !== T.you && info.kind === "human") {
     const age = m.turn_age + (Date.now() - T.received) / 1000;

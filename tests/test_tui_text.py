@@ -1,0 +1,77 @@
+"""What the terminal game says: hints that parse, numbering from 1, plurals, wrapping, the sheet."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from barbu.cards import parse_cards
+from barbu.game import Game
+from barbu.sheet import format_sheet
+from barbu.state import HandRecord, State
+from barbu.tui import app
+from barbu.tui.parsing import InputError, parse_play, parse_start_rank, read_card
+
+NAMES = ["You", "Ben", "Cleo", "Dan"]
+
+
+def _suggestions(message: str) -> list[str]:
+    return message.split("e.g. ", 1)[1].split(" or ")
+
+
+@pytest.mark.parametrize("typed", ["queen", "q", "Q", "ten", "10"])
+def test_the_hint_after_an_ambiguous_rank_suggests_what_parses(typed: str) -> None:
+    hand = parse_cards("QS QH TS TD 2C")
+    legal = [c.bit_length() - 1 for c in (parse_cards("QS"), parse_cards("QH"),
+                                           parse_cards("TS"), parse_cards("TD"))]
+    with pytest.raises(InputError) as info:
+        parse_play(typed, hand, legal)
+    suggestions = _suggestions(str(info.value))
+    assert len(suggestions) == 2
+    for text in suggestions:
+        assert parse_play(text, hand, legal) in legal, text
+
+
+def test_ten_is_a_rank_wherever_a_rank_is_accepted() -> None:
+    ten_h = parse_cards("TH").bit_length() - 1
+    hand = parse_cards("TH 2C")
+    assert parse_play("ten", hand, [ten_h]) == ten_h
+    assert read_card("ten of hearts") == read_card("ten h") == ten_h
+    assert parse_start_rank("ten") == parse_start_rank("10") == 8
+
+
+def test_sheet_numbers_hands_from_1_and_names_the_doublers() -> None:
+    h = HandRecord(0, 0, (), 0, "no-queens", None, None, ((1, 0), (0, 1), (2, 3)), (),
+                   (-6, 0, -6, -12), (-18, 12, 0, -18))
+    text = format_sheet(Game.classic(), [h], ["Ann", "Ben", "Cleo", "Dan"], [])
+    row = text.splitlines()[1]
+    assert row.split()[:2] == ["1", "Ann"]
+    assert "B××A C×D" in row
+    assert "(A Ann, B Ben, C Cleo, D Dan)" in text and "Ben doubled Ann" in text
+
+
+def test_long_lines_wrap_at_word_boundaries_on_a_terminal() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=40, force_terminal=True, color_system=None)
+    term = app.Terminal(console, io.StringIO(), interactive=False, echo=False)
+    words = [f"word{i}" for i in range(30)]
+    term.out(" ".join(words))
+    lines = out.getvalue().splitlines()
+    assert len(lines) > 1 and all(len(line) <= 40 for line in lines)
+    assert [w for line in lines for w in line.split()] == words  # no word cut in two
+
+
+def test_counts_agree_with_their_nouns(tmp_path: Path) -> None:
+    state = State(Game.classic(), seed=1)
+    state.deal_random()
+    while state.hand_no < 1:
+        state.apply(state.legal_actions()[0])
+    lines = app.intro_lines(state, NAMES, 0, "basic", tmp_path / "r.json", "r.json")
+    text = "\n".join(line.plain for line in lines)
+    assert "Resuming r.json: 1 hand played." in text
+    assert "at seat 1;" in text
+    assert app._possessive("You") == "your" and app._possessive("Ben") == "Ben's"
+
