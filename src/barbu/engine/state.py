@@ -6,7 +6,7 @@ and at each point says whose turn it is and which actions are legal. An
 illegal action raises :class:`~barbu.errors.IllegalActionError` naming the
 rule, and leaves the state as it was.
 
->>> from barbu.game import Game
+>>> from barbu.engine.game import Game
 >>> s = State(Game.classic(), seed=7)
 >>> s.phase.name, s.current
 ('DEAL', -1)
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, NamedTuple
 
-from barbu.cards import (
+from barbu.engine.cards import (
     ACE,
     CARD_BITS,
     FULL_DECK,
@@ -41,12 +41,12 @@ from barbu.cards import (
     cards_of,
     mask_str,
 )
-from barbu.contracts import Contract, Kind, Lead
-from barbu.errors import IllegalActionError, IllegalDealError
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+from barbu.engine.contracts import Contract, Kind, Lead
+from barbu.engine.errors import IllegalActionError, IllegalDealError
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
 
 if TYPE_CHECKING:
-    from barbu.observation import Observation
+    from barbu.engine.observation import Observation
 
 # Plain names for the hot paths: reading a member off an Enum class costs about 90 ns,
 # and the state machine compares phases, kinds and lead rules on every action.
@@ -815,7 +815,7 @@ class State:
 
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may see now (see :mod:`barbu.observation`)."""
-        from barbu.observation import observe
+        from barbu.engine.observation import observe
 
         return observe(self, seat)
 

@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable, Sequence
 
 import barbu
-from barbu.game import CONTRACT, DOUBLE, Game
-from barbu.playout import finish_hand
-from barbu.state import Phase, State
+from barbu.engine.game import CONTRACT, DOUBLE, Game
+from barbu.engine.playout import finish_hand
+from barbu.engine.state import Phase, State
 
 
 def _rate(work: Callable[[], int], seconds: float) -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """What one seat may see of a game: the only view a front end or a bot is given.
 
->>> from barbu.game import Game
->>> from barbu.state import State
+>>> from barbu.engine.game import Game
+>>> from barbu.engine.state import State
 >>> s = State(Game.classic(), seed=3)
 >>> _ = s.deal_random()
 >>> obs = observe(s, 0)
@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from barbu.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
-from barbu.contracts import Contract, Kind
-from barbu.game import Game
-from barbu.state import Phase, State
+from barbu.engine.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
+from barbu.engine.contracts import Contract, Kind
+from barbu.engine.game import Game
+from barbu.engine.state import Phase, State
 
 
 @dataclass(frozen=True)
