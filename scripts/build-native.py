@@ -9,7 +9,8 @@ while the stamp
 matches the sources and ``BARBU_PURE`` is unset, so the pure-Python engine stays the
 reference and the fallback: with no C compiler, no mypyc or a stale build, barbu runs
 pure Python. ``./run.sh`` and ``./test.sh`` call this script; it rebuilds only when a
-compiled source changed.
+compiled source changed. The build must stay clean: any warning, from mypyc or from the C
+compiler, fails it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -28,7 +30,7 @@ PACKAGE = SRC / "barbu"
 ENGINE = "engine"  # the folder of the compiled modules, inside PACKAGE
 # The modules of the playout kernel and the rules it calls per card, and nothing else:
 # the front ends, bots and records gain little from compiling and keep Python's dynamism.
-MODULES = ("cards", "contracts", "state", "playout")
+MODULES = ("cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")
 NATIVE = PACKAGE / "_native"
 STAMP = "SOURCES"
 
@@ -46,6 +48,45 @@ def compiler() -> str | None:
 
 
 def build() -> None:
+    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``.
+
+    Fails, leaving no build, if mypyc or the C compiler prints a warning.
+    """
+    output = captured(compile_modules)
+    print(output, end="")
+    warned = [line for line in output.splitlines() if "warning:" in line]
+    if warned:
+        shutil.rmtree(NATIVE, ignore_errors=True)
+        raise SystemExit(f"compiled engine: {len(warned)} warning(s) from the build, see above; "
+                         "fix the sources (the build must print none)")
+    (NATIVE / STAMP).write_text(stamp_text())
+
+
+def captured(work: Callable[[], None]) -> str:
+    """Run ``work`` and return what it printed, the C compiler's output included.
+
+    The compiler is a child process writing to file descriptors 1 and 2 directly, so those
+    are redirected, not just ``sys.stdout``.
+    """
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+        try:
+            work()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in zip((1, 2), saved, strict=True):
+                os.dup2(copy, fd)
+                os.close(copy)
+        out.seek(0)
+        return out.read()
+
+
+def compile_modules() -> None:
     """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``."""
     from mypyc.build import mypycify  # imported here: without mypy the script only reports
     from setuptools import setup
@@ -65,7 +106,6 @@ def build() -> None:
         NATIVE.mkdir()
         for path in built:
             shutil.copy2(path, NATIVE / path.name)
-    (NATIVE / STAMP).write_text(stamp_text())
 
 
 def main() -> int:
