@@ -59,3 +59,18 @@ def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
                          text=True, timeout=60)
     assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
     assert "compiled engine is older than engine/state.py" in out.stderr
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_build_of_the_flat_layout_is_not_used(tmp_path: Path) -> None:
+    # Built before the engine moved to barbu/engine/: its stamp names sources that are gone.
+    copy = tmp_path / "barbu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "_native" / "SOURCES").write_text(f"{'0' * 64}  state.py\n")
+    code = "import barbu, barbu.engine.state; print(barbu.COMPILED, barbu.engine.state.__file__)"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("BARBU_PURE", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                         text=True, timeout=60)
+    assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
+    assert "compiled engine is older than state.py" in out.stderr
