@@ -2,13 +2,15 @@
 
     .venv/bin/python scripts/build-native.py [--force]
 
-The same source files are compiled unchanged; the extension modules go to
-``src/barbu/_native/`` with a stamp of the sources they were built from.
-``barbu/__init__.py`` puts that folder ahead of the pure modules only while the stamp
+The same source files of ``src/barbu/engine/`` are compiled unchanged; the extension modules
+go to ``src/barbu/_native/`` with a stamp of the sources they were built from.
+``barbu/_compiled.py`` puts that folder ahead of the pure modules of ``barbu.engine`` only
+while the stamp
 matches the sources and ``BARBU_PURE`` is unset, so the pure-Python engine stays the
 reference and the fallback: with no C compiler, no mypyc or a stale build, barbu runs
 pure Python. ``./run.sh`` and ``./test.sh`` call this script; it rebuilds only when a
-compiled source changed.
+compiled source changed. The build must stay clean: any warning, from mypyc or from the C
+compiler, fails it.
 """
 
 from __future__ import annotations
@@ -20,21 +22,23 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "barbu"
+ENGINE = "engine"  # the folder of the compiled modules, inside PACKAGE
 # The modules of the playout kernel and the rules it calls per card, and nothing else:
 # the front ends, bots and records gain little from compiling and keep Python's dynamism.
-MODULES = ("cards", "contracts", "state", "playout")
+MODULES = ("cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")
 NATIVE = PACKAGE / "_native"
 STAMP = "SOURCES"
 
 
 def stamp_text() -> str:
     """One line per compiled module: the SHA-256 of its source, then its file name."""
-    return "".join(f"{hashlib.sha256((PACKAGE / f'{m}.py').read_bytes()).hexdigest()}  {m}.py\n"
-                   for m in MODULES)
+    return "".join(f"{hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()}  {path}\n"
+                   for path in (f"{ENGINE}/{m}.py" for m in MODULES))
 
 
 def compiler() -> str | None:
@@ -44,25 +48,64 @@ def compiler() -> str | None:
 
 
 def build() -> None:
+    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``.
+
+    Fails, leaving no build, if mypyc or the C compiler prints a warning.
+    """
+    output = captured(compile_modules)
+    print(output, end="")
+    warned = [line for line in output.splitlines() if "warning:" in line]
+    if warned:
+        shutil.rmtree(NATIVE, ignore_errors=True)
+        raise SystemExit(f"compiled engine: {len(warned)} warning(s) from the build, see above; "
+                         "fix the sources (the build must print none)")
+    (NATIVE / STAMP).write_text(stamp_text())
+
+
+def captured(work: Callable[[], None]) -> str:
+    """Run ``work`` and return what it printed, the C compiler's output included.
+
+    The compiler is a child process writing to file descriptors 1 and 2 directly, so those
+    are redirected, not just ``sys.stdout``.
+    """
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+        try:
+            work()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in zip((1, 2), saved, strict=True):
+                os.dup2(copy, fd)
+                os.close(copy)
+        out.seek(0)
+        return out.read()
+
+
+def compile_modules() -> None:
     """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``."""
     from mypyc.build import mypycify  # imported here: without mypy the script only reports
     from setuptools import setup
 
     with tempfile.TemporaryDirectory() as scratch:
-        os.chdir(SRC)  # module names follow the paths: barbu/state.py is barbu.state
-        extensions = mypycify([f"barbu/{m}.py" for m in MODULES], opt_level="3",
-                              target_dir=os.path.join(scratch, "c"), group_name="barbu._engine")
+        os.chdir(SRC)  # module names follow the paths: barbu/engine/state.py is barbu.engine.state
+        # The group's shared library is named inside barbu.engine, so it too is found on its __path__.
+        extensions = mypycify([f"barbu/{ENGINE}/{m}.py" for m in MODULES], opt_level="3",
+                              target_dir=os.path.join(scratch, "c"), group_name=f"barbu.{ENGINE}._engine")
         setup(name="barbu-native", ext_modules=extensions, script_args=[
             "-q", "build_ext", "--build-lib", os.path.join(scratch, "lib"),
             "--build-temp", os.path.join(scratch, "tmp")])
-        built = sorted((Path(scratch) / "lib" / "barbu").glob("*.so"))
+        built = sorted((Path(scratch) / "lib" / "barbu" / ENGINE).glob("*.so"))
         if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
             raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
         shutil.rmtree(NATIVE, ignore_errors=True)
         NATIVE.mkdir()
         for path in built:
             shutil.copy2(path, NATIVE / path.name)
-    (NATIVE / STAMP).write_text(stamp_text())
 
 
 def main() -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from barbu.game import Game
-from barbu.state import Phase, State
+from barbu.engine.game import Game
+from barbu.engine.state import Phase, State
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data"  # example records with the replay output each must give

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from barbu.cards import bits, card_str, parse_cards
-from barbu.errors import IllegalActionError
-from barbu.game import Game
-from barbu.state import _SLOTS, Phase, State
+from barbu.engine.cards import bits, card_str, parse_cards
+from barbu.engine.errors import IllegalActionError
+from barbu.engine.game import Game
+from barbu.engine.state import _SLOTS, Phase, State
 
 NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Fay")
 # One game of every table: classic plain and with all four options, family for 3 to 6 players.

@@ -14,11 +14,11 @@ from tests.engine_helpers import EVERY_TABLE
 
 import barbu
 from barbu.bots import make_bot
-from barbu.errors import IllegalActionError
-from barbu.game import Game
-from barbu.playout import finish_hand
-from barbu.record import to_record
-from barbu.state import Phase, State
+from barbu.engine.errors import IllegalActionError
+from barbu.engine.game import Game
+from barbu.engine.playout import finish_hand
+from barbu.engine.record import to_record
+from barbu.engine.state import Phase, State
 
 
 def playouts() -> list[Any]:

@@ -7,9 +7,9 @@ and computes the contract scores from the card values written out in RULES.md.
 
 from __future__ import annotations
 
-from barbu.cards import HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, card_str
-from barbu.game import PASS, Game
-from barbu.state import HandRecord
+from barbu.engine.cards import HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, card_str
+from barbu.engine.game import PASS, Game
+from barbu.engine.state import HandRecord
 
 ACE_H = 13 + 12
 HEART_LEAD_ALWAYS = {("classic", "no-hearts")}

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from barbu.arena import (
+from barbu.bots import Bot
+from barbu.cli import main as cli_main
+from barbu.engine.cards import KH_MASK
+from barbu.engine.game import Game
+from barbu.engine.observation import Observation
+from barbu.engine.record import load, replay
+from barbu.tools.arena import (
     DEAL,
     ArenaError,
     Config,
@@ -27,12 +33,6 @@ from barbu.arena import (
     summarize,
     tasks_of,
 )
-from barbu.bots import Bot
-from barbu.cards import KH_MASK
-from barbu.cli import main as cli_main
-from barbu.game import Game
-from barbu.observation import Observation
-from barbu.record import load, replay
 
 
 def _strip_timing(summary: dict[str, object]) -> dict[str, object]:

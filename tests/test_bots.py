@@ -9,9 +9,9 @@ import pytest
 
 from barbu.bots import levels, make_bot
 from barbu.bots.sampling import excluded_cards, sample_state
-from barbu.game import Game
-from barbu.observation import Observation
-from barbu.state import Phase, State
+from barbu.engine.game import Game
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, State
 
 FAST_LEVELS = ["random", "basic"]
 

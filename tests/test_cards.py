@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from barbu.cards import (
+from barbu.engine.cards import (
     FULL_DECK,
     HEART_CARDS,
     KH_MASK,
@@ -28,7 +28,7 @@ from barbu.cards import (
     parse_suit,
     sorted_cards,
 )
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
 
 
 @pytest.mark.parametrize(("text", "canonical"), [

@@ -14,10 +14,10 @@ import pytest
 from tests.conftest import EXAMPLES, play_random
 from tests.engine_helpers import NAMES, drive
 
-from barbu.errors import RecordError
-from barbu.game import Game
-from barbu.record import dump, load, replay, to_record
-from barbu.state import Phase, State
+from barbu.engine.errors import RecordError
+from barbu.engine.game import Game
+from barbu.engine.record import dump, load, replay, to_record
+from barbu.engine.state import Phase, State
 
 BARBU = Path(sys.executable).parent / "barbu"
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))

@@ -9,8 +9,8 @@ import pytest
 from tests.conftest import play_random
 
 from barbu.cli import build_parser, main
-from barbu.game import Game
-from barbu.record import dump, to_record
+from barbu.engine.game import Game
+from barbu.engine.record import dump, to_record
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 NOT_RECORDS = {

@@ -9,9 +9,9 @@ import pytest
 from tests.conftest import EXAMPLES, play_random
 from tests.engine_helpers import act, drive, refused, skip_doubles, start
 
-from barbu.cards import parse_cards
-from barbu.game import DOUBLE, Game
-from barbu.state import Phase, State, settle, split_doubles
+from barbu.engine.cards import parse_cards
+from barbu.engine.game import DOUBLE, Game
+from barbu.engine.state import Phase, State, settle, split_doubles
 
 CLASSIC = Game.classic()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ import barbu
 
 PACKAGE = Path(barbu.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_MODULES = ("barbu.cards", "barbu.contracts", "barbu.state", "barbu.playout")
+COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in ("cards", "contracts", "state", "playout"))
 
 
 def test_the_engine_build_is_the_one_this_run_expects() -> None:
@@ -25,7 +26,7 @@ def test_the_engine_build_is_the_one_this_run_expects() -> None:
         pytest.skip("BARBU_EXPECT not set (./test.sh sets it)")
     assert barbu.COMPILED is (expected == "compiled")
     for name in COMPILED_MODULES:
-        path = sys.modules[name].__file__ or ""
+        path = importlib.import_module(name).__file__ or ""
         assert path.endswith(".py") != barbu.COMPILED, path
 
 
@@ -49,12 +50,27 @@ def test_compiled_and_pure_builds_play_alike() -> None:
 def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     copy = tmp_path / "barbu"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    with (copy / "state.py").open("a") as source:
+    with (copy / "engine" / "state.py").open("a") as source:
         source.write("\n# edited after the build\n")
-    code = "import barbu, barbu.state; print(barbu.COMPILED, barbu.state.__file__)"
+    code = "import barbu, barbu.engine.state; print(barbu.COMPILED, barbu.engine.state.__file__)"
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("BARBU_PURE", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
                          text=True, timeout=60)
-    assert out.stdout.split() == ["False", str(copy / "state.py")]
+    assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
+    assert "compiled engine is older than engine/state.py" in out.stderr
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_build_of_the_flat_layout_is_not_used(tmp_path: Path) -> None:
+    # Built before the engine moved to barbu/engine/: its stamp names sources that are gone.
+    copy = tmp_path / "barbu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "_native" / "SOURCES").write_text(f"{'0' * 64}  state.py\n")
+    code = "import barbu, barbu.engine.state; print(barbu.COMPILED, barbu.engine.state.__file__)"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("BARBU_PURE", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                         text=True, timeout=60)
+    assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
     assert "compiled engine is older than state.py" in out.stderr

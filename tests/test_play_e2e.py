@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from barbu.cards import card_str, parse_card
+from barbu.engine.cards import card_str, parse_card
 
 BARBU = str(Path(sys.executable).parent / "barbu")
 PROMPT = re.compile(r"(?P<question>[^\n]*) \[(?P<choices>[^\]\n]*)\](?P<default> \(Enter = [^)\n]*\))? > \Z")

@@ -7,11 +7,11 @@ import random
 import pytest
 from tests.engine_helpers import EVERY_TABLE
 
-from barbu.bench import barbu_api_hand, barbu_hand, classic_game, openspiel_hand_factory
-from barbu.bench import main as bench_main
-from barbu.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, Game
-from barbu.playout import finish_hand
-from barbu.state import Phase, State, split_doubles
+from barbu.engine.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, Game
+from barbu.engine.playout import finish_hand
+from barbu.engine.state import Phase, State, split_doubles
+from barbu.tools.bench import barbu_api_hand, barbu_hand, classic_game, openspiel_hand_factory
+from barbu.tools.bench import main as bench_main
 
 
 @pytest.mark.parametrize("game", EVERY_TABLE, ids=lambda g: f"{g.ruleset}-{g.players}-{len(g.options)}")

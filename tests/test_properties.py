@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from tests.engine_helpers import NAMES, snapshot
 from tests.oracle import CLASSIC_TOTALS, contract_scores, family_total
 
-from barbu.cards import parse_card
-from barbu.contracts import CLASSIC_OPTIONS
-from barbu.errors import IllegalActionError
-from barbu.game import PASS, Game
-from barbu.record import replay, to_record
-from barbu.state import REQUIRED_DOUBLES, Phase, State
+from barbu.engine.cards import parse_card
+from barbu.engine.contracts import CLASSIC_OPTIONS
+from barbu.engine.errors import IllegalActionError
+from barbu.engine.game import PASS, Game
+from barbu.engine.record import replay, to_record
+from barbu.engine.state import REQUIRED_DOUBLES, Phase, State
 
 TABLES = [("classic", 4), ("family", 3), ("family", 4), ("family", 5), ("family", 6)]
 SEEDS = st.integers(min_value=0, max_value=2**40)

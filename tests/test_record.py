@@ -12,11 +12,11 @@ import pytest
 from tests.conftest import EXAMPLES, play_random
 from tests.engine_helpers import NAMES, avoid_king, drive, make_deal
 
-from barbu.cards import SUIT_MASKS, card_str, mask_str, parse_card
-from barbu.errors import RecordError
-from barbu.game import Game
-from barbu.record import dump, load, replay, to_record
-from barbu.state import Phase, State
+from barbu.engine.cards import SUIT_MASKS, card_str, mask_str, parse_card
+from barbu.engine.errors import RecordError
+from barbu.engine.game import Game
+from barbu.engine.record import dump, load, replay, to_record
+from barbu.engine.state import Phase, State
 
 CLASSIC = Game.classic()
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))

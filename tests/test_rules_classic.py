@@ -9,9 +9,9 @@ from tests.conftest import play_random
 from tests.engine_helpers import act, choose, drive, one_hand, open_hand, refused, start
 from tests.oracle import CLASSIC_TOTALS, contract_scores
 
-from barbu.cards import HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_card, parse_cards
-from barbu.game import PASS, Game
-from barbu.state import TERMINAL, Phase, State
+from barbu.engine.cards import HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_card, parse_cards
+from barbu.engine.game import PASS, Game
+from barbu.engine.state import TERMINAL, Phase, State
 
 CLASSIC = Game.classic()
 ALL_SPADES = mask_str(SUIT_MASKS[0])

@@ -10,9 +10,9 @@ from tests.conftest import EXAMPLES, play_random
 from tests.engine_helpers import act, avoid_king, drive, make_deal, refused, snapshot, start
 from tests.oracle import contract_scores, family_total
 
-from barbu.cards import FULL_DECK, HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_cards
-from barbu.game import PASS, Game
-from barbu.state import Phase, State
+from barbu.engine.cards import FULL_DECK, HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_cards
+from barbu.engine.game import PASS, Game
+from barbu.engine.state import Phase, State
 
 ALL_HEARTS = mask_str(HEART_CARDS)
 CHALLENGES = ["king", "queens", "hearts", "tricks", "last-trick", "salad", "reussite"]

@@ -11,10 +11,10 @@ import pytest
 from rich.console import Console, RenderableType
 
 from barbu.bots import make_bot
-from barbu.cards import mask_of, parse_card, parse_cards, sorted_cards
-from barbu.game import CONTRACT, PASS, Game
-from barbu.record import replay
-from barbu.state import Phase, State
+from barbu.engine.cards import mask_of, parse_card, parse_cards, sorted_cards
+from barbu.engine.game import CONTRACT, PASS, Game
+from barbu.engine.record import replay
+from barbu.engine.state import Phase, State
 from barbu.tui import app, render
 from barbu.tui.parsing import (
     InputError,

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from barbu.cards import parse_cards
-from barbu.game import Game
-from barbu.sheet import format_sheet
-from barbu.state import HandRecord, State
+from barbu.engine.cards import parse_cards
+from barbu.engine.game import Game
+from barbu.engine.sheet import format_sheet
+from barbu.engine.state import HandRecord, State
 from barbu.tui import app
 from barbu.tui.parsing import InputError, parse_play, parse_start_rank, read_card
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from tests.conftest import ROOT
 
-from barbu.game import Game
-from barbu.state import State
+from barbu.engine.game import Game
+from barbu.engine.state import State
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"

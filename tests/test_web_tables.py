@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from tests.web_helpers import Recorder, cards_in, mask_cards
 
-from barbu.record import replay, to_record
-from barbu.state import Phase
+from barbu.engine.record import replay, to_record
+from barbu.engine.state import Phase
 from barbu.web.store import Store
 from barbu.web.tables import Lobby, Setup, Table, TableError
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from barbu.cards import card_str, parse_card
+from barbu.engine.cards import card_str, parse_card
 from barbu.web.tables import Table
 
 CARD_RE = re.compile(r"^(?:[2-9TJQKA][SHDC])$")

@@ -1,8 +1,9 @@
 """Load the mypyc-compiled engine modules ahead of their sources, when built from these sources.
 
-``scripts/build-native.py`` compiles the same source files into ``_native/`` and stamps them
-with the sources' hashes. Imported first by ``barbu/__init__.py``; a missing or stale build,
-or ``BARBU_PURE=1`` in the environment, leaves the pure-Python modules in use.
+``scripts/build-native.py`` compiles the same source files of ``barbu/engine/`` into
+``_native/`` and stamps them with the sources' hashes. Imported first by ``barbu/__init__.py``;
+a missing or stale build, or ``BARBU_PURE=1`` in the environment, leaves the pure-Python
+modules in use.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import hashlib
 import os
 import sys
 import warnings
+
+import barbu.engine  # only the package: its __init__ imports no engine module
 
 HERE = os.path.dirname(__file__)
 NATIVE = os.path.join(HERE, "_native")
@@ -24,20 +27,28 @@ def _current() -> bool:
     with open(stamp, encoding="utf-8") as lines:
         for line in lines:
             digest, name = line.split()
-            with open(os.path.join(HERE, name), "rb") as source:
-                if hashlib.sha256(source.read()).hexdigest() != digest:
-                    warnings.warn(f"barbu: the compiled engine is older than {name}; running pure "
-                                  "Python (rebuild: python scripts/build-native.py)", RuntimeWarning,
-                                  stacklevel=3)
-                    return False
+            if _digest(os.path.join(HERE, name)) != digest:
+                warnings.warn(f"barbu: the compiled engine is older than {name}; running pure "
+                              "Python (rebuild: python scripts/build-native.py)", RuntimeWarning,
+                              stacklevel=3)
+                return False
     return True
+
+
+def _digest(path: str) -> str | None:
+    """The SHA-256 of a file, or None when it is gone (a build from an older layout)."""
+    try:
+        with open(path, "rb") as source:
+            return hashlib.sha256(source.read()).hexdigest()
+    except FileNotFoundError:
+        return None
 
 
 def in_use() -> bool:
     """Whether the engine modules loaded are the compiled ones (an extension's file is not .py)."""
-    return not (sys.modules["barbu.state"].__file__ or "").endswith(".py")
+    return not (sys.modules["barbu.engine.state"].__file__ or "").endswith(".py")
 
 
 if _current():
     # Submodules are looked up along the package's __path__ in order: the compiled ones win.
-    sys.modules["barbu"].__path__.insert(0, NATIVE)
+    barbu.engine.__path__.insert(0, NATIVE)

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="a barbu-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    from barbu.bench import add_arguments as add_bench_arguments
+    from barbu.tools.bench import add_arguments as add_bench_arguments
 
     what = "measure the engine's random-playout speed (beside OpenSpiel's when installed)"
     add_bench_arguments(sub.add_parser("bench", help=what, description=_sentence(what) + "."))
@@ -83,12 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(serve)
 
-    from barbu.arena import HELP as ARENA_HELP
-    from barbu.arena import add_arguments as add_arena_arguments
+    from barbu.tools.arena import HELP as ARENA_HELP
+    from barbu.tools.arena import add_arguments as add_arena_arguments
 
     add_arena_arguments(sub.add_parser("arena", help=ARENA_HELP))
 
-    from barbu.analyze import add_arguments as add_analyze_arguments
+    from barbu.tools.analyze import add_arguments as add_analyze_arguments
 
     what = "replay a game and compare one seat's cards with the strong bot's choices"
     add_analyze_arguments(sub.add_parser("analyze", help=what, description=_sentence(what) + "."))
@@ -98,9 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
 # Each front end is imported only when its command runs: the engine needs none of their packages.
 RUNNERS = {
     "play": ("barbu.tui", "run"),
-    "bench": ("barbu.bench", "run"),
-    "arena": ("barbu.arena", "main"),
-    "analyze": ("barbu.analyze", "run"),
+    "bench": ("barbu.tools.bench", "run"),
+    "arena": ("barbu.tools.arena", "main"),
+    "analyze": ("barbu.tools.analyze", "run"),
     "serve": ("barbu.web.server", "run"),
 }
 
@@ -130,9 +130,9 @@ def from_caller() -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from barbu.errors import RecordError
-    from barbu.record import load, replay
-    from barbu.sheet import format_sheet
+    from barbu.engine.errors import RecordError
+    from barbu.engine.record import load, replay
+    from barbu.engine.sheet import format_sheet
     from barbu.wording import record_names, refusal
 
     doc: dict[str, object] = {}

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from barbu.errors import RecordError
+from barbu.engine.errors import RecordError
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

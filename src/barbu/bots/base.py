@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
-from barbu.observation import Observation
+from barbu.engine.observation import Observation
 
 
 class Bot(ABC):

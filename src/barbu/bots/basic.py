@@ -14,7 +14,7 @@ from functools import cache
 
 from barbu.bots import register
 from barbu.bots.base import Bot
-from barbu.cards import (
+from barbu.engine.cards import (
     ACE,
     KING,
     KING_OF_HEARTS,
@@ -23,10 +23,10 @@ from barbu.cards import (
     TEN,
     bits,
 )
-from barbu.contracts import Contract, Kind
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
-from barbu.observation import Observation
-from barbu.state import Phase, beats, trick_winner
+from barbu.engine.contracts import Contract, Kind
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, beats, trick_winner
 
 HIGH_WEIGHT = {TEN: 0.2, TEN + 1: 0.35, QUEEN: 0.5, KING: 0.7, ACE: 0.9}
 

@@ -19,9 +19,9 @@ import random
 from barbu.bots import register
 from barbu.bots.base import Bot
 from barbu.bots.sampling import sample_state
-from barbu.observation import Observation
-from barbu.playout import finish_hand
-from barbu.state import State
+from barbu.engine.observation import Observation
+from barbu.engine.playout import finish_hand
+from barbu.engine.state import State
 
 
 def hand_value(state: State, seat: int, hand_no: int) -> float:

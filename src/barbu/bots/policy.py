@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 
 from barbu.bots.basic import best_start_rank, best_trump, early_tricks_free
-from barbu.cards import ACE, SUIT_MASKS, bits
-from barbu.contracts import Kind
-from barbu.game import PASS, RANK, TRUMP
-from barbu.playout import random_card
-from barbu.state import Phase, State, beats, trick_winner
+from barbu.engine.cards import ACE, SUIT_MASKS, bits
+from barbu.engine.contracts import Kind
+from barbu.engine.game import PASS, RANK, TRUMP
+from barbu.engine.playout import random_card
+from barbu.engine.state import Phase, State, beats, trick_winner
 
 
 def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:

@@ -9,8 +9,8 @@ K♥. :func:`sample_state` deals the unseen cards to the other seats under those
 constraints and rebuilds the hand in progress as a :class:`~barbu.state.State`.
 
 >>> import random
->>> from barbu.game import Game
->>> from barbu.state import State
+>>> from barbu.engine.game import Game
+>>> from barbu.engine.state import State
 >>> s = State(Game.classic(), seed=4)
 >>> _ = s.deal_random()
 >>> obs = s.observe(s.current)
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import random
 
-from barbu.cards import ACE, FULL_DECK, HEARTS, KH_MASK, SUIT_MASKS
-from barbu.contracts import Contract, Kind, Lead
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
-from barbu.observation import Observation
-from barbu.state import Phase, State, fitting_cards, place_card, split_doubles
+from barbu.engine.cards import ACE, FULL_DECK, HEARTS, KH_MASK, SUIT_MASKS
+from barbu.engine.contracts import Contract, Kind, Lead
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, State, fitting_cards, place_card, split_doubles
 
 _NOT_HEARTS = FULL_DECK & ~SUIT_MASKS[HEARTS]
 

@@ -19,9 +19,9 @@ from barbu.bots.basic import domino_distance
 from barbu.bots.pimc import hand_value
 from barbu.bots.policy import heuristic_playout
 from barbu.bots.sampling import sample_state
-from barbu.game import DOUBLE, RANK, REDOUBLE, seats_of
-from barbu.observation import Observation
-from barbu.state import Phase, State
+from barbu.engine.game import DOUBLE, RANK, REDOUBLE, seats_of
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, State
 
 
 class StrongBot(Bot):

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from barbu.bots import Bot, make_bot
-from barbu.cards import (
+from barbu.engine.cards import (
     ACE,
     RANK_NAMES,
     SUIT_NAMES,
@@ -30,13 +30,13 @@ from barbu.cards import (
     rank_pretty,
     sorted_cards,
 )
-from barbu.contracts import Contract, Kind
-from barbu.errors import IllegalActionError, RecordError
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
-from barbu.observation import HandSummary, Observation
-from barbu.record import dump, load, replay, to_record
-from barbu.sheet import format_sheet
-from barbu.state import Phase, State, place_card
+from barbu.engine.contracts import Contract, Kind
+from barbu.engine.errors import IllegalActionError, RecordError
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+from barbu.engine.observation import HandSummary, Observation
+from barbu.engine.record import dump, load, replay, to_record
+from barbu.engine.sheet import format_sheet
+from barbu.engine.state import Phase, State, place_card
 from barbu.tui import render as r
 from barbu.tui.parsing import (
     InputError,

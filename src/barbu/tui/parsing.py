@@ -4,7 +4,7 @@ Each parser turns forgiving text into an engine action (or part of one) and rais
 :class:`InputError` with a message for the player when it cannot; whether the action
 is *legal* is left to the engine, whose refusal names the rule.
 
->>> from barbu.cards import parse_cards, card_str
+>>> from barbu.engine.cards import parse_cards, card_str
 >>> card_str(parse_play("t h", parse_cards("TH 9C"), [parse_cards("TH").bit_length() - 1]))
 'TH'
 >>> command_of(" Sheet "), command_of("qs")
@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from barbu.cards import (
+from barbu.engine.cards import (
     RANK_NAMES,
     SUIT_NAMES,
     TEN,
@@ -27,7 +27,7 @@ from barbu.cards import (
     parse_suit,
     rank_pretty,
 )
-from barbu.game import PASS, Game
+from barbu.engine.game import PASS, Game
 
 COMMANDS = {
     "help": "help", "?": "help", "commands": "help",

@@ -16,12 +16,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from barbu.cards import SUIT_NAMES, SUIT_SYMBOLS, card_pretty, mask_of, rank_pretty, sorted_cards
-from barbu.contracts import Kind
-from barbu.game import CONTRACT
-from barbu.observation import Observation
-from barbu.state import Phase, split_doubles
-from barbu.state import trick_winner as winning_index
+from barbu.engine.cards import SUIT_NAMES, SUIT_SYMBOLS, card_pretty, mask_of, rank_pretty, sorted_cards
+from barbu.engine.contracts import Kind
+from barbu.engine.game import CONTRACT
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, split_doubles
+from barbu.engine.state import trick_winner as winning_index
 
 SUIT_STYLES = ("bold", "bold bright_red", "bold bright_red", "bold")
 LEGAL_MARK = "*"

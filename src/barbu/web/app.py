@@ -30,8 +30,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from barbu.bots import levels, make_bot
-from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
-from barbu.observation import Observation
+from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.engine.observation import Observation
 from barbu.web.store import Store
 from barbu.web.tables import AutoMove, Lobby, Setup, Table, TableError, default_level
 

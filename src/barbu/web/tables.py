@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from barbu.bots import Bot, levels, make_bot
-from barbu.contracts import CLASSIC_OPTIONS
-from barbu.errors import IllegalActionError
-from barbu.game import PASS, Game
-from barbu.observation import Observation
-from barbu.record import to_record
-from barbu.state import Phase, State
+from barbu.engine.contracts import CLASSIC_OPTIONS
+from barbu.engine.errors import IllegalActionError
+from barbu.engine.game import PASS, Game
+from barbu.engine.observation import Observation
+from barbu.engine.record import to_record
+from barbu.engine.state import Phase, State
 from barbu.web.store import SeatRow, Store
 
 log = logging.getLogger("barbu.web")

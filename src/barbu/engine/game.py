@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from barbu.cards import RANKS, SUITS, card_str, parse_card, parse_rank, parse_suit
-from barbu.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, with_options
+from barbu.engine.cards import RANKS, SUITS, card_str, parse_card, parse_rank, parse_suit
+from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, with_options
 
 PASS = 52
 CONTRACT = 64

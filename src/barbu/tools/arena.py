@@ -47,11 +47,11 @@ from types import TracebackType
 from typing import Any
 
 from barbu.bots import Bot, levels, make_bot
-from barbu.contracts import CLASSIC_OPTIONS, OPTION_HELP
-from barbu.errors import IllegalActionError
-from barbu.game import Game
-from barbu.record import dump, to_record
-from barbu.state import Phase, State
+from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.engine.errors import IllegalActionError
+from barbu.engine.game import Game
+from barbu.engine.record import dump, to_record
+from barbu.engine.state import Phase, State
 
 Z95 = 1.96
 DEAL, GAME = "deal", "game"

@@ -1,7 +1,7 @@
 """The score sheet as plain text: one line per hand, running totals, the winner.
 
->>> from barbu.game import Game
->>> from barbu.state import HandRecord
+>>> from barbu.engine.game import Game
+>>> from barbu.engine.state import HandRecord
 >>> h = HandRecord(0, 0, (), 0, "no-queens", None, None, ((1, 0), (0, 1), (2, 3)), (),
 ...                (-6, 0, -6, -12), (-18, 12, 0, -18))
 >>> print(format_sheet(Game.classic(), [h], ["Ann", "Ben", "Cleo", "Dan"], []))
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from barbu.cards import SUIT_SYMBOLS, rank_pretty
-from barbu.game import Game
-from barbu.state import split_doubles
+from barbu.engine.cards import SUIT_SYMBOLS, rank_pretty
+from barbu.engine.game import Game
+from barbu.engine.state import split_doubles
 
 
 class SheetHand(Protocol):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from barbu.cards import (
+from barbu.engine.cards import (
     RANKS,
     SUITS,
     bits,
@@ -32,9 +32,9 @@ from barbu.cards import (
     parse_rank,
     parse_suit,
 )
-from barbu.errors import IllegalActionError, IllegalDealError, RecordError
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
-from barbu.state import HandRecord, Phase, State, split_doubles
+from barbu.engine.errors import IllegalActionError, IllegalDealError, RecordError
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
+from barbu.engine.state import HandRecord, Phase, State, split_doubles
 
 FORMAT = "barbu-record/1"
 

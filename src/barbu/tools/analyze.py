@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from barbu.bots.strong import StrongBot
-from barbu.cards import card_pretty, card_str
-from barbu.contracts import Kind
-from barbu.errors import RecordError
-from barbu.game import PASS
-from barbu.record import load, replay
-from barbu.state import State
+from barbu.engine.cards import card_pretty, card_str
+from barbu.engine.contracts import Kind
+from barbu.engine.errors import RecordError
+from barbu.engine.game import PASS
+from barbu.engine.record import load, replay
+from barbu.engine.state import State
 from barbu.wording import plural, record_names, refusal, seat_label
 
 

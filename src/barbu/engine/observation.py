@@ -1,7 +1,7 @@
 """What one seat may see of a game: the only view a front end or a bot is given.
 
->>> from barbu.game import Game
->>> from barbu.state import State
+>>> from barbu.engine.game import Game
+>>> from barbu import State
 >>> s = State(Game.classic(), seed=3)
 >>> _ = s.deal_random()
 >>> obs = observe(s, 0)
@@ -13,13 +13,54 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
-from barbu.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
-from barbu.contracts import Contract, Kind
-from barbu.game import Game
-from barbu.state import Phase, State
+from barbu.engine.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
+from barbu.engine.contracts import Contract, Kind
+from barbu.engine.game import Game
+from barbu.engine.hand import HandRecord, Phase
+
+
+class Observed(Protocol):
+    """What :func:`observe` reads of a game; a :class:`~barbu.engine.state.State` is one.
+
+    A protocol rather than the State class itself, so that the state machine may depend on
+    this module (for ``State.observe``) without the two importing each other.
+    """
+
+    game: Game
+    phase: Phase
+    hand_no: int
+    declarer: int
+    current: int
+    hands: list[int]
+    set_aside: int
+    contract: Contract | None
+    trump: int
+    start_rank: int
+    used: list[int]
+    forced: int
+    leader: int
+    trick: list[int]
+    trick_no: int
+    tricks_won: list[int]
+    captured: list[int]
+    points: list[int]
+    lo: list[int]
+    hi: list[int]
+    out_order: list[int]
+    ace_extra: bool
+    actions: list[int]
+    actors: list[int]
+    history: list[HandRecord]
+    totals: list[int]
+
+    def doubles_list(self) -> list[tuple[int, int]]: ...
+    def owed_doubles(self, seat: int) -> int: ...
+    def legal_actions(self) -> Sequence[int]: ...
 
 
 @dataclass(frozen=True)
@@ -136,7 +177,7 @@ class Observation:
         }
 
 
-def _last_trick(state: State) -> tuple[tuple[int, int], ...]:
+def _last_trick(state: Observed) -> tuple[tuple[int, int], ...]:
     c = state.contract
     if c is None or c.kind != Kind.TRICKS or state.trick_no == 0:
         return ()
@@ -146,7 +187,7 @@ def _last_trick(state: State) -> tuple[tuple[int, int], ...]:
     return tuple(zip(state.actors[done - n:done], cards, strict=True))
 
 
-def observe(state: State, seat: int) -> Observation:
+def observe(state: Observed, seat: int) -> Observation:
     """The view of ``seat``: its own hand and everything played face up, nothing else."""
     n = state.game.players
     in_hand = state.phase not in (Phase.DEAL, Phase.GAME_OVER)

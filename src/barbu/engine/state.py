@@ -6,7 +6,7 @@ and at each point says whose turn it is and which actions are legal. An
 illegal action raises :class:`~barbu.errors.IllegalActionError` naming the
 rule, and leaves the state as it was.
 
->>> from barbu.game import Game
+>>> from barbu.engine.game import Game
 >>> s = State(Game.classic(), seed=7)
 >>> s.phase.name, s.current
 ('DEAL', -1)
@@ -23,15 +23,12 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Sequence
-from enum import IntEnum
-from typing import TYPE_CHECKING, NamedTuple
 
-from barbu.cards import (
+from barbu.engine import doubling
+from barbu.engine.cards import (
     ACE,
     CARD_BITS,
     FULL_DECK,
-    HEART_CARDS,
-    HEARTS,
     KH_MASK,
     RANK_MASKS,
     SUIT_MASKS,
@@ -41,230 +38,32 @@ from barbu.cards import (
     cards_of,
     mask_str,
 )
-from barbu.contracts import Contract, Kind, Lead
-from barbu.errors import IllegalActionError, IllegalDealError
-from barbu.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+from barbu.engine.contracts import Contract, Kind, Lead
+from barbu.engine.doubling import REQUIRED_DOUBLES, settle, split_doubles
+from barbu.engine.errors import IllegalActionError, IllegalDealError
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
+from barbu.engine.hand import PHASE_TASK, HandRecord, Phase
+from barbu.engine.layout import fitting_cards, next_holder, place_card
+from barbu.engine.observation import Observation, observe
+from barbu.engine.tricks import beats, lead_mask, legal_cards, trick_winner
 
-if TYPE_CHECKING:
-    from barbu.observation import Observation
+# With the rules the state applies, split out of this module, still importable from here.
+__all__ = [
+    "CHANCE", "PHASE_TASK", "PLAY_P", "REQUIRED_DOUBLES", "TERMINAL", "HandRecord", "Phase", "State",
+    "beats", "fitting_cards", "lead_mask", "legal_cards", "place_card", "settle", "split_doubles",
+    "trick_winner",
+]
 
 # Plain names for the hot paths: reading a member off an Enum class costs about 90 ns,
 # and the state machine compares phases, kinds and lead rules on every action.
 _TRICKS, _DOMINOES, _REUSSITE = Kind.TRICKS, Kind.DOMINOES, Kind.REUSSITE
-_FREE, _NO_HEART, _NO_KH, _NO_HEART_FIRST = (Lead.FREE, Lead.NO_HEART_UNLESS_ONLY_HEARTS,
-                                             Lead.NO_KH_UNLESS_LAST_CARD, Lead.NO_HEART_FIRST_TRICK)
+_NO_KH, _NO_HEART_FIRST = Lead.NO_KH_UNLESS_LAST_CARD, Lead.NO_HEART_FIRST_TRICK
 
 CHANCE = -1  # State.current while the cards are being dealt
 TERMINAL = -2  # State.current once the game is over
-REQUIRED_DOUBLES = 2  # each player doubles each declarer at least twice (classic)
 
 
-def lead_mask(c: Contract, hand: int, first_trick: bool) -> int:
-    """The cards of ``hand`` that may be led under the contract's lead rule."""
-    lead = c.lead
-    if lead == _FREE:
-        return hand
-    if lead == _NO_HEART or (lead == _NO_HEART_FIRST and first_trick):
-        return hand & ~HEART_CARDS or hand
-    if lead == _NO_KH:
-        return hand & ~KH_MASK or hand
-    return hand
-
-
-def legal_cards(c: Contract, hand: int, trick: Sequence[int], trump: int, first_trick: bool) -> int:
-    """The cards of ``hand`` that may be played to ``trick`` (empty: a lead) in a trick game."""
-    if not trick:
-        return lead_mask(c, hand, first_trick)
-    led = trick[0] // 13
-    follow = hand & SUIT_MASKS[led]
-    if follow:
-        if c.overtrump and led == trump:
-            top = max(x for x in trick if x // 13 == led)
-            return follow & ~((2 << top) - 1) or follow
-        if c.king_first and led == HEARTS and follow & KH_MASK:
-            return KH_MASK
-        return follow
-    if c.trumps:
-        trumps = hand & SUIT_MASKS[trump]
-        if trumps:
-            in_trick = [x for x in trick if x // 13 == trump] if c.overtrump else []
-            if in_trick:
-                return trumps & ~((2 << max(in_trick)) - 1) or trumps
-            return trumps
-    if c.king_first and hand & KH_MASK:
-        return KH_MASK
-    return hand
-
-
-def beats(card: int, best: int, trump: int) -> bool:
-    """Whether ``card`` takes the trick from ``best``, the card winning it so far.
-
-    >>> beats(12, 11, -1), beats(13, 12, -1), beats(13, 12, 1)  # A♠ over K♠; 2♥ on A♠
-    (True, False, True)
-    """
-    if card // 13 == best // 13:
-        return card > best
-    return card // 13 == trump
-
-
-def trick_winner(trick: Sequence[int], trump: int) -> int:
-    """Index in ``trick`` of the card that takes it (``trump`` is -1 without trumps)."""
-    best = trick[0]
-    best_at = 0
-    for i in range(1, len(trick)):
-        x = trick[i]
-        # beats(x, best, trump), written out: this runs for every card the engine plays.
-        if x // 13 == best // 13:
-            if x > best:
-                best, best_at = x, i
-        elif x // 13 == trump:
-            best, best_at = x, i
-    return best_at
-
-
-def place_card(lo: list[int], hi: list[int], card: int, start: int, set_aside: int) -> int:
-    """Put ``card`` on its suit's line of a Dominoes/Réussite layout; return the starting rank.
-
-    ``lo``/``hi`` hold each suit's lowest and highest rank (-1 while the suit is shut) and
-    are updated in place. ``start`` is -1 until the first Réussite card fixes it. Set-aside
-    cards count as placed: lines run on past them, and one of the starting rank opens its
-    suit as soon as that rank is known.
-    """
-    suit, rank = divmod(card, 13)
-    if start < 0:
-        start = rank
-        for s in range(4):
-            if set_aside >> (s * 13 + rank) & 1:
-                lo[s] = hi[s] = rank
-                _run_on(lo, hi, s, set_aside)
-    if lo[suit] < 0:
-        lo[suit] = hi[suit] = rank
-    elif rank < lo[suit]:
-        lo[suit] = rank
-    else:
-        hi[suit] = rank
-    _run_on(lo, hi, suit, set_aside)
-    return start
-
-
-def _run_on(lo: list[int], hi: list[int], suit: int, set_aside: int) -> None:
-    while lo[suit] > 0 and set_aside >> (suit * 13 + lo[suit] - 1) & 1:
-        lo[suit] -= 1
-    while hi[suit] < ACE and set_aside >> (suit * 13 + hi[suit] + 1) & 1:
-        hi[suit] += 1
-
-
-def fitting_cards(lo: Sequence[int], hi: Sequence[int], start: int) -> int:
-    """The cards that may be placed on a layout: each line's two next cards, or a shut suit's opener."""
-    mask = 0
-    for s in range(4):
-        if lo[s] < 0:
-            mask |= RANK_MASKS[start] & SUIT_MASKS[s]
-            continue
-        if lo[s] > 0:
-            mask |= 1 << (s * 13 + lo[s] - 1)
-        if hi[s] < ACE:
-            mask |= 1 << (s * 13 + hi[s] + 1)
-    return mask
-
-
-class Phase(IntEnum):
-    """The phases of a hand, in the order they come (Dominoes names a rank, Trumps a suit)."""
-
-    DEAL = 0
-    CHOOSE = 1
-    TRUMP = 2
-    START_RANK = 3
-    DOUBLE = 4
-    REDOUBLE = 5
-    PLAY = 6
-    GAME_OVER = 7
-
-
-PHASE_TASK = {
-    Phase.DEAL: "deal the cards",
-    Phase.CHOOSE: "choose a contract",
-    Phase.TRUMP: "name the trump suit",
-    Phase.START_RANK: "name the starting rank",
-    Phase.DOUBLE: "double",
-    Phase.REDOUBLE: "redouble",
-    Phase.PLAY: "play",
-    Phase.GAME_OVER: "stop: the game is over",
-}
-
-# Plain names for the hot paths (see _TRICKS above).
 DEAL_P, CHOOSE_P, TRUMP_P, RANK_P, DOUBLE_P, REDOUBLE_P, PLAY_P, OVER_P = tuple(Phase)
-
-
-class HandRecord(NamedTuple):
-    """Everything about one hand: enough to replay it and its score.
-
-    A named tuple rather than a frozen dataclass: one is built at the end of every
-    playout, and a tuple is several times cheaper to make.
-    """
-
-    hand_no: int
-    declarer: int
-    deal: tuple[int, ...]
-    set_aside: int
-    contract: str
-    trump: int | None
-    start_rank: int | None
-    doubles: tuple[tuple[int, int], ...]  # directed pairs [from, to], as in RECORD.md
-    actions: tuple[int, ...]
-    contract_scores: tuple[int, ...]
-    scores: tuple[int, ...]
-    finished: bool = True
-
-
-def _pair_mult(doubled: Sequence[int], redoubled: Sequence[int], a: int, b: int) -> int:
-    """0, 1 or 2: how many times the pair a-b settles its difference."""
-    if doubled[a] >> b & 1 or doubled[b] >> a & 1:
-        return 2 if redoubled[a] >> b & 1 or redoubled[b] >> a & 1 else 1
-    return 0
-
-
-def settle(contract_scores: Sequence[int], doubled: Sequence[int],
-           redoubled: Sequence[int]) -> list[int]:
-    """Hand scores after settling every doubled pair (RULES.md 1.5).
-
-    >>> settle([-6, 0, -6, -12], [0b0100, 0b1101, 0b0001, 0], [0b0100, 0, 0, 0])
-    [-12, 24, -12, -24]
-    """
-    n = len(contract_scores)
-    scores = list(contract_scores)
-    if not any(doubled):
-        return scores
-    for a in range(n):
-        for b in range(a + 1, n):
-            mult = _pair_mult(doubled, redoubled, a, b)
-            if mult:
-                d = (contract_scores[a] - contract_scores[b]) * mult
-                scores[a] += d
-                scores[b] -= d
-    return scores
-
-
-def split_doubles(pairs: Sequence[tuple[int, int]], declarer: int,
-                  n: int) -> tuple[list[int], list[int]]:
-    """Directed pairs (RECORD.md) as masks: who doubled whom, and who redoubled whom.
-
-    Where a pair holds both directions, the declarer is always the redoubler (he does not
-    double); between two other players the direction listed first is taken as the double.
-    Either reading scores the same.
-
-    >>> split_doubles([(1, 0), (0, 1), (3, 2), (2, 3)], 0, 4)
-    ([0, 1, 0, 4], [2, 0, 8, 0])
-    """
-    doubles, redoubles = [0] * n, [0] * n
-    seen: set[tuple[int, int]] = set()
-    for a, b in pairs:
-        if a == declarer or (b != declarer and (b, a) in seen):
-            redoubles[a] |= 1 << b
-        else:
-            doubles[a] |= 1 << b
-        seen.add((a, b))
-    return doubles, redoubles
 
 
 _SLOTS = (
@@ -421,8 +220,9 @@ class State:
 
     def push(self, action: int) -> None:
         """Apply ``action`` so that :meth:`pop` can take it back."""
-        snapshot = tuple(list(v) if isinstance(v, list) else v
-                         for v in (getattr(self, name) for name in _SLOTS[:-1]))
+        # A list comprehension: mypyc compiles a generator inside tuple() as one anyway.
+        snapshot = tuple([list(v) if isinstance(v, list) else v
+                          for v in [getattr(self, name) for name in _SLOTS[:-1]]])
         self.apply(action)
         self._undo.append(snapshot)
 
@@ -465,12 +265,11 @@ class State:
         """Doubles ``seat`` still owes the current declarer (classic obligation)."""
         if not self.game.is_classic or seat == self.declarer:
             return 0
-        return max(0, REQUIRED_DOUBLES - self.dbl_count[seat])
+        return doubling.still_owed(self.dbl_count[seat])
 
     def double_is_compulsory(self, seat: int) -> bool:
         """Whether ``seat`` must double the declarer in this hand (RULES.md 1.4)."""
-        owed = self.owed_doubles(seat)
-        return owed > 0 and owed >= self.hands_left_for_declarer()
+        return doubling.is_compulsory(self.owed_doubles(seat), self.hands_left_for_declarer())
 
     def _compulsory_target(self) -> int:
         """The declarer's bit when the player to act must double him, else 0."""
@@ -479,20 +278,11 @@ class State:
     def double_targets(self, seat: int) -> int:
         """Seats that ``seat`` may double now, as a mask."""
         assert self.contract is not None
-        if self.contract.positive:
-            return 1 << self.declarer
-        if not any(self.doubled):
-            return ((1 << self.game.players) - 1) & ~(1 << seat)
-        targets = 0
-        for t in range(self.game.players):
-            # A pair already doubled the other way is settled by a redouble, not a second double.
-            if t != seat and not self.doubled[t] >> seat & 1:
-                targets |= 1 << t
-        return targets
+        return doubling.double_targets(seat, self.declarer, self.contract.positive, self.doubled)
 
     def redouble_targets(self, seat: int) -> int:
         """Seats that ``seat`` may redouble now: those who doubled him."""
-        return sum(1 << t for t in range(self.game.players) if self.doubled[t] >> seat & 1)
+        return doubling.redouble_targets(seat, self.doubled)
 
     def legal_mask(self) -> int:
         """The cards the player to act may play, as a mask (PLAY phase)."""
@@ -524,9 +314,9 @@ class State:
         if phase == DOUBLE_P:
             targets = self.double_targets(self.current)
             must = self._compulsory_target()
-            return [DOUBLE + m for m in _submasks(targets) if m & must == must]
+            return [DOUBLE + m for m in doubling.submasks(targets) if m & must == must]
         if phase == REDOUBLE_P:
-            return [REDOUBLE + m for m in _submasks(self.redouble_targets(self.current))]
+            return [REDOUBLE + m for m in doubling.submasks(self.redouble_targets(self.current))]
         return []
 
     def is_legal(self, action: int) -> bool:
@@ -645,10 +435,10 @@ class State:
             n = self.game.players
             self.phase = DOUBLE_P
             # Nothing can be compulsory while the declarer has more hands left than anyone owes.
-            early = self.hands_left_for_declarer() > REQUIRED_DOUBLES
+            early = self.hands_left_for_declarer() > doubling.REQUIRED_DOUBLES
             self.forced = 0 if early else sum(
                 1 << s for s in range(n) if self.double_is_compulsory(s))
-            self.turn_queue = [(self.declarer + k) % n for k in range(n - 1, 0, -1)]
+            self.turn_queue = doubling.doubling_turns(self.declarer, n)
             self.current = self.turn_queue.pop()
         else:
             self._start_play()
@@ -664,10 +454,7 @@ class State:
         if not any(self.doubled):
             self._start_play()
             return
-        # Redoubles: first the declarer, then each doubled player from the declarer's left.
-        n = self.game.players
-        order = [self.declarer] + [(self.declarer + k) % n for k in range(1, n)]
-        self.turn_queue = [s for s in reversed(order) if self.redouble_targets(s)]
+        self.turn_queue = doubling.redoubling_turns(self.declarer, self.doubled)
         self.phase = REDOUBLE_P
         self._next_redoubler()
 
@@ -727,13 +514,7 @@ class State:
         self._next_placer()
 
     def _next_placer(self) -> None:
-        n = self.game.players
-        seat = self.current
-        for _ in range(n):
-            seat = (seat + 1) % n
-            if self.hands[seat]:
-                self.current = seat
-                return
+        self.current = next_holder(self.hands, self.current)
 
     def _place(self, card: int) -> None:
         """Add a card to the Dominoes/Réussite layout and recompute what may follow."""
@@ -778,12 +559,7 @@ class State:
 
     def doubles_list(self) -> list[tuple[int, int]]:
         """The doubles of this hand as directed pairs (RECORD.md): doubles, then redoubles."""
-        n = self.game.players
-        if not any(self.doubled):
-            return []
-        pairs = [(a, b) for a in range(n) for b in range(n) if self.doubled[a] >> b & 1]
-        pairs += [(a, b) for a in range(n) for b in range(n) if self.redoubled[a] >> b & 1]
-        return pairs
+        return doubling.directed_pairs(self.doubled, self.redoubled)
 
     def current_record(self, finished: bool = False) -> HandRecord:
         """The hand in progress as a record (scores so far)."""
@@ -797,7 +573,7 @@ class State:
             self.trump if self.trump >= 0 else None,
             self.start_rank if c and c.kind == _DOMINOES and self.start_rank >= 0 else None,
             tuple(self.doubles_list()) if doubled else (), tuple(self.actions),
-            cs, tuple(settle(cs, self.doubled, self.redoubled)) if doubled else cs, finished)
+            cs, tuple(doubling.settle(cs, self.doubled, self.redoubled)) if doubled else cs, finished)
 
     def _finish_hand(self) -> None:
         record = self.current_record(finished=True)
@@ -814,9 +590,7 @@ class State:
         self._start_hand()
 
     def observe(self, seat: int) -> Observation:
-        """What ``seat`` may see now (see :mod:`barbu.observation`)."""
-        from barbu.observation import observe
-
+        """What ``seat`` may see now (see :mod:`barbu.engine.observation`)."""
         return observe(self, seat)
 
     # -- results -------------------------------------------------------------
@@ -917,11 +691,3 @@ class State:
             return "must-trump", (f"you cannot follow {SUIT_NAMES[led]}, so you must play a trump "
                                   f"({SUIT_NAMES[self.trump]})")
         return "overtrump", f"you must beat the highest trump in the trick ({mask_str(legal)} can)"
-
-
-def _submasks(mask: int) -> list[int]:
-    """Every subset of a mask, the empty set first."""
-    out = [0]
-    for s in seats_of(mask):
-        out += [m | 1 << s for m in out]
-    return sorted(out, key=lambda m: (m.bit_count(), m))

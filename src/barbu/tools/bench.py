@@ -1,4 +1,4 @@
-"""Engine speed, measured and printed: ``python -m barbu.bench`` (or ``barbu bench``).
+"""Engine speed, measured and printed: ``python -m barbu.tools.bench`` (or ``barbu bench``).
 
 Figures, each from random legal play in this one process:
 
@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable, Sequence
 
 import barbu
-from barbu.game import CONTRACT, DOUBLE, Game
-from barbu.playout import finish_hand
-from barbu.state import Phase, State
+from barbu.engine.game import CONTRACT, DOUBLE, Game
+from barbu.engine.playout import finish_hand
+from barbu.engine.state import Phase, State
 
 
 def _rate(work: Callable[[], int], seconds: float) -> tuple[float, float]:
@@ -136,7 +136,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m barbu.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m barbu.tools.bench", description=__doc__.split("\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

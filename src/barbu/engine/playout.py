@@ -7,8 +7,8 @@ as :meth:`State.apply` (sharing its ``legal_cards``, ``lead_mask`` and
 every one was legal and the scores agree.
 
 >>> import random
->>> from barbu.game import Game, CONTRACT, DOUBLE
->>> from barbu.state import State
+>>> from barbu.engine.game import Game, CONTRACT, DOUBLE
+>>> from barbu.engine.state import State
 >>> s = State(Game.classic(), seed=1, first_declarer=0)
 >>> _ = s.deal_random()
 >>> s.apply(CONTRACT)          # No Tricks
@@ -25,9 +25,9 @@ from collections.abc import Callable
 from functools import cache
 from itertools import chain
 
-from barbu.cards import CARD_BITS, RANKS_OF
-from barbu.contracts import Contract, Kind, Lead
-from barbu.state import PLAY_P, State, lead_mask, legal_cards, trick_winner
+from barbu.engine.cards import CARD_BITS, RANKS_OF
+from barbu.engine.contracts import Contract, Kind, Lead
+from barbu.engine.state import PLAY_P, State, lead_mask, legal_cards, trick_winner
 
 _BIT = CARD_BITS
 # For each table size and leader: the seats that follow, and all seats from the leader.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
 
-from barbu.cards import ACE_OF_HEARTS, HEART_CARDS, KH_MASK, KING_OF_HEARTS, QUEENS, bits
+from barbu.engine.cards import ACE_OF_HEARTS, HEART_CARDS, KH_MASK, KING_OF_HEARTS, QUEENS, bits
 
 
 class Kind(IntEnum):
