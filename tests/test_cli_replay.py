@@ -120,8 +120,8 @@ def test_rule_broken_in_play_is_named(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert json.loads(out.stdout)["error"] == {
         "hand": 0, "action": 1, "seat": 1,
-        "message": "you must follow suit: spades were led and you hold some"}
-    assert ": hand 1, action 2, seat 2 (Ben): you must follow suit" in out.stderr
+        "message": "the player must follow suit: spades were led and they hold some"}
+    assert ": hand 1, action 2, seat 2 (Ben): the player must follow suit" in out.stderr
 
 
 def test_missing_compulsory_double_has_no_action(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from tests.engine_helpers import NAMES, avoid_king, drive, make_deal
 
 from barbu.engine.cards import SUIT_MASKS, card_str, mask_str, parse_card
 from barbu.engine.errors import RecordError
-from barbu.engine.game import Game
+from barbu.engine.game import REDOUBLE, Game
 from barbu.engine.record import dump, load, replay, to_record
 from barbu.engine.state import Phase, State
 
@@ -178,7 +179,7 @@ def test_card_not_held_is_refused() -> None:
     seat = state.current
     stranger = state.hands[(seat + 1) % 4] & -state.hands[(seat + 1) % 4]
     doc["hands"][i]["actions"][5] = card_str(stranger.bit_length() - 1)
-    refuse(doc, i, 5, seat, "you do not hold")
+    refuse(doc, i, 5, seat, "the player does not hold")
 
 
 def test_not_following_suit_is_refused() -> None:
@@ -193,7 +194,7 @@ def test_not_following_suit_is_refused() -> None:
         if hand & led and hand & ~led:
             off = hand & ~led
             doc["hands"][i]["actions"][j] = card_str(off.bit_length() - 1)
-            refuse(doc, i, j, state.current, "you must follow suit")
+            refuse(doc, i, j, state.current, "the player must follow suit")
             return
     pytest.fail("no position where a player could revoke")
 
@@ -254,7 +255,7 @@ def test_repeated_contract_is_refused() -> None:
     doc["hands"][1]["contract"] = doc["hands"][0]["contract"]
     doc["hands"][1]["trump"] = doc["hands"][0]["trump"]
     doc["hands"][1]["start_rank"] = doc["hands"][0]["start_rank"]
-    refuse(doc, 1, None, doc["hands"][1]["declarer"], "has already been chosen")
+    refuse(doc, 1, None, doc["hands"][1]["declarer"], "has already chosen")
 
 
 def _no_voluntary_doubles(state: State, rng: random.Random) -> int | None:
@@ -276,7 +277,7 @@ def test_declarer_doubling_is_refused() -> None:
     hand = doc["hands"][0]
     d = hand["declarer"]
     hand["doubles"] = [[d, (d + 1) % 4]]
-    refuse(doc, 0, None, d, f"seat {d} redoubles a player who did not double him")
+    refuse(doc, 0, None, d, f"seat {d} redoubles a player who did not double them")
 
 
 def test_double_of_a_non_declarer_in_a_positive_contract_is_refused() -> None:
@@ -457,3 +458,34 @@ def test_error_position_is_the_first_fault() -> None:
     bad["hands"][2]["declarer"] = (bad["hands"][2]["declarer"] + 2) % 4
     err = refuse(bad, i, 2, state_at(doc, i, 2).current, "not a card")
     assert err.hand == i < 2
+
+
+def test_a_refused_record_speaks_of_the_player_not_to_them() -> None:
+    """A record's reader is not the player who broke the rule: no message says "you" to them."""
+    doc = load(EXAMPLES / "classic_no_queens_golden_doubling.json")
+    actions = doc["hands"][0]["actions"]
+    actions[1], actions[2] = actions[2], actions[1]
+    with pytest.raises(RecordError) as caught:
+        replay(doc)
+    assert caught.value.message == "the player does not hold 8♠"
+    assert not re.search(r"\byou(rs?|rself)?\b", caught.value.message)
+
+
+@pytest.mark.parametrize("game", [Game.classic(), Game.family(3), Game.family(5)],
+                         ids=["classic", "family-3", "family-5"])
+def test_every_refusal_has_a_third_person_form(game: Game) -> None:
+    rng = random.Random(3)
+    state = State(game, seed=3)
+    seen: set[str] = set()
+    while not state.is_over and state.hand_no < 3:
+        if state.phase == Phase.DEAL:
+            state.deal_random()
+            continue
+        legal = set(state.legal_actions())
+        for action in rng.sample(range(REDOUBLE + 64), 40):
+            if action not in legal:
+                err = state.illegal(action)
+                seen.add(err.rule)
+                assert err.about and not re.search(r"\byou(rs?|rself)?\b", err.about), err.about
+        state.apply(rng.choice(sorted(legal)))
+    assert len(seen) >= 4

@@ -10,14 +10,16 @@ class BarbuError(Exception):
 class IllegalActionError(BarbuError, ValueError):
     """An action that the rules do not allow now; the state is left unchanged.
 
-    ``seat`` is the player who tried it and ``rule`` a short rule name, and the
-    message says in words what was wrong.
+    ``seat`` is the player who tried it and ``rule`` a short rule name. The message says in
+    words what was wrong, to that player ("you do not hold 8♠"); ``about`` says it of them to
+    anyone else, without its subject ("does not hold 8♠"), for the reader of a record.
     """
 
-    def __init__(self, message: str, *, seat: int | None = None, rule: str = "") -> None:
+    def __init__(self, message: str, *, seat: int | None = None, rule: str = "", about: str = "") -> None:
         super().__init__(message)
         self.seat = seat
         self.rule = rule
+        self.about = about or f"broke a rule: {message}"
 
 
 class IllegalDealError(BarbuError, ValueError):

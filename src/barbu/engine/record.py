@@ -197,7 +197,7 @@ def _apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
         _apply(state, REDOUBLE + redoubles[state.current], i, None)
     for seat in range(game.players):
         if redoubles[seat] and not state.redoubled[seat] == redoubles[seat]:
-            raise RecordError(f"seat {seat} redoubles a player who did not double him",
+            raise RecordError(f"seat {seat} redoubles a player who did not double them",
                               hand=i, seat=seat)
 
 
@@ -206,7 +206,8 @@ def _apply(state: State, action: int, i: int, j: int | None) -> None:
     try:
         state.apply(action)
     except IllegalActionError as e:
-        raise RecordError(str(e), hand=i, action=j, seat=seat) from e
+        # A record has readers, not players: the rule is said of the seat, not to it.
+        raise RecordError(f"the player {e.about}", hand=i, action=j, seat=seat) from e
 
 
 OnAction = Callable[[int, int, State, int], None]

@@ -605,89 +605,111 @@ class State:
     # -- why an action is illegal -------------------------------------------
 
     def illegal(self, action: int) -> IllegalActionError:
-        """The error for an action that is not legal now, naming the rule it breaks."""
-        seat = self.current if self.current >= 0 else None
-        rule, message = self._why_illegal(action)
-        return IllegalActionError(message, seat=seat, rule=rule)
+        """The error for an action that is not legal now, naming the rule it breaks.
 
-    def _why_illegal(self, action: int) -> tuple[str, str]:
+        Its message speaks to the player who tried it; ``about`` says the same of that player
+        to a third person, such as the reader of a record.
+        """
+        seat = self.current if self.current >= 0 else None
+        rule, message, about = self._why_illegal(action)
+        return IllegalActionError(message, seat=seat, rule=rule, about=about)
+
+    def _why_illegal(self, action: int) -> tuple[str, str, str]:
         g = self.game
         phase = self.phase
         try:
             text = g.action_str(action)
         except ValueError:
-            return "unknown-action", f"{action!r} is not an action of Barbu"
+            unknown = f"{action!r} is not an action of Barbu"
+            return "unknown-action", unknown, f"tried {unknown}"
         expects = {PLAY_P: (0, 53), CHOOSE_P: (CONTRACT, CONTRACT + 8),
                    TRUMP_P: (TRUMP, TRUMP + 4), RANK_P: (RANK, RANK + 13),
                    DOUBLE_P: (DOUBLE, DOUBLE + 64), REDOUBLE_P: (REDOUBLE, REDOUBLE + 64)}
         lo, hi = expects.get(phase, (0, 0))
         if not lo <= action < hi:
-            return "wrong-phase", f"it is time to {PHASE_TASK[phase]}, not '{text}'"
+            task = PHASE_TASK[phase]
+            return ("wrong-phase", f"it is time to {task}, not '{text}'",
+                    f"cannot play '{text}' now: it is time to {task}")
         if phase == PLAY_P:
             return self._why_card_illegal(action)
         if phase == CHOOSE_P:
             c = g.contracts[action - CONTRACT]
             if self.used[self.declarer] >> (action - CONTRACT) & 1:
-                return "contract-used", f"{c.name} has already been chosen by this player"
-            return "king-set-aside", f"{c.name} may not be chosen: K♥ is set aside this round"
+                return ("contract-used", f"{c.name} has already been chosen by this player",
+                        f"has already chosen {c.name} in this game")
+            why = "K♥ is set aside this round"
+            return "king-set-aside", f"{c.name} may not be chosen: {why}", f"may not choose {c.name}: {why}"
         if phase == DOUBLE_P:
             return self._why_double_illegal(action - DOUBLE)
         if phase == REDOUBLE_P:
-            return "redouble-target", "you may redouble only players who doubled you"
-        return "illegal", f"'{text}' is not allowed now"
+            return ("redouble-target", "you may redouble only players who doubled you",
+                    "may redouble only players who doubled them")
+        return "illegal", f"'{text}' is not allowed now", f"may not play '{text}' now"
 
-    def _why_double_illegal(self, mask: int) -> tuple[str, str]:
+    def _why_double_illegal(self, mask: int) -> tuple[str, str, str]:
         seat = self.current
         assert self.contract is not None
         if mask >> seat & 1:
-            return "double-self", "you cannot double yourself"
+            return "double-self", "you cannot double yourself", "cannot double themselves"
         bad = mask & ~self.double_targets(seat)
         if bad:
             t = seats_of(bad)[0]
             if self.contract.positive:
-                return ("double-positive",
-                        f"in {self.contract.name} you may double only the declarer (seat {self.declarer})")
-            return ("double-twice", f"seat {t} has already doubled you: answer with a redouble "
-                                    "after the doubling round")
+                only = f"only the declarer (seat {self.declarer})"
+                return ("double-positive", f"in {self.contract.name} you may double {only}",
+                        f"may double {only} in {self.contract.name}")
+            answer = "answer with a redouble after the doubling round"
+            return ("double-twice", f"seat {t} has already doubled you: {answer}",
+                    f"may not double seat {t}, who has already doubled them: {answer}")
         owed, left = self.owed_doubles(seat), self.hands_left_for_declarer()
+        why = (f"still owe {owed} double{'s' if owed > 1 else ''} and only {left} of their "
+               f"hand{'s' if left > 1 else ''} remain{'' if left > 1 else 's'}, this one included")
         return ("compulsory-double",
-                f"doubling the declarer (seat {self.declarer}) is compulsory: you still owe "
-                f"{owed} double{'s' if owed > 1 else ''} and only {left} of their "
-                f"hand{'s' if left > 1 else ''} remain{'' if left > 1 else 's'}, this one included")
+                f"doubling the declarer (seat {self.declarer}) is compulsory: you {why}",
+                f"skipped a compulsory double of the declarer (seat {self.declarer}): they {why}")
 
-    def _why_card_illegal(self, action: int) -> tuple[str, str]:
+    def _why_card_illegal(self, action: int) -> tuple[str, str, str]:
         c = self.contract
         assert c is not None
         hand = self.hands[self.current]
         if action == PASS:
             if c.kind == _TRICKS:
-                return "no-pass", "you cannot pass in a trick game: play a card"
-            return "must-place", "you may not pass while you can place a card"
+                return ("no-pass", "you cannot pass in a trick game: play a card",
+                        "cannot pass in a trick game")
+            return ("must-place", "you may not pass while you can place a card",
+                    "may not pass while holding a card that can be placed")
         name = card_pretty(action)
         if not hand >> action & 1:
-            return "not-your-card", f"you do not hold {name}"
+            return "not-your-card", f"you do not hold {name}", f"does not hold {name}"
         if c.kind != _TRICKS:
-            if self.start_rank < 0:
-                return "placement", f"{name} cannot be placed"
-            start = card_pretty(self.start_rank)[:-1]
-            return ("placement", f"{name} cannot be placed: a suit opens with its {start} and "
-                                 "grows one card at a time at either end")
+            why = "" if self.start_rank < 0 else (
+                f": a suit opens with its {card_pretty(self.start_rank)[:-1]} and grows one card "
+                "at a time at either end")
+            return "placement", f"{name} cannot be placed{why}", f"cannot place {name}{why}"
         if not self.trick:
-            if c.lead == _NO_KH:
-                return "lead-king", f"in {c.name}, K♥ may be led only when it is your last card"
-            if c.lead == _NO_HEART_FIRST:
-                return "lead-heart-first", ("no heart may be led to the first trick "
-                                            "while you hold another suit")
-            return "lead-heart", (f"in {c.name} a heart may not be led while you hold "
-                                  "another suit")
+            return self._why_lead_illegal(c)
         led = self.trick[0] // 13
         follow = hand & SUIT_MASKS[led]
         legal = self.legal_mask()
         if legal == KH_MASK and c.king_first:
-            return "king-first", "you must play K♥ at the first chance (option king-first)"
+            must = "must play K♥ at the first chance (option king-first)"
+            return "king-first", f"you {must}", must
         if follow and action // 13 != led:
-            return "follow-suit", f"you must follow suit: {SUIT_NAMES[led]} were led and you hold some"
+            return ("follow-suit", f"you must follow suit: {SUIT_NAMES[led]} were led and you hold some",
+                    f"must follow suit: {SUIT_NAMES[led]} were led and they hold some")
         if c.trumps and not follow and action // 13 != self.trump:
-            return "must-trump", (f"you cannot follow {SUIT_NAMES[led]}, so you must play a trump "
-                                  f"({SUIT_NAMES[self.trump]})")
-        return "overtrump", f"you must beat the highest trump in the trick ({mask_str(legal)} can)"
+            trump = f"so must play a trump ({SUIT_NAMES[self.trump]})"
+            return ("must-trump", f"you cannot follow {SUIT_NAMES[led]}, {trump}",
+                    f"cannot follow {SUIT_NAMES[led]}, {trump}")
+        must = f"must beat the highest trump in the trick ({mask_str(legal)} can)"
+        return "overtrump", f"you {must}", must
+
+    def _why_lead_illegal(self, c: Contract) -> tuple[str, str, str]:
+        if c.lead == _NO_KH:
+            return ("lead-king", f"in {c.name}, K♥ may be led only when it is your last card",
+                    f"may lead K♥ in {c.name} only as their last card")
+        if c.lead == _NO_HEART_FIRST:
+            return ("lead-heart-first", "no heart may be led to the first trick while you hold another suit",
+                    "may not lead a heart to the first trick while holding another suit")
+        return ("lead-heart", f"in {c.name} a heart may not be led while you hold another suit",
+                f"may not lead a heart in {c.name} while holding another suit")
