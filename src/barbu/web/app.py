@@ -180,9 +180,22 @@ class Server:
 
         The table's lock keeps its changes in order, each planned on the state the one before it
         left. Reads (``sync``, ``ping``, the lobby) take no lock: they see the last stored state.
-        Returns False when ``plan`` found nothing to do.
+        Returns False when ``plan`` found nothing to do. A change that stores nothing (a watcher
+        or a returning player arriving) is made at once, even while another change is stored.
         """
-        async with self.locks.setdefault(table.id, asyncio.Lock()):
+        lock = self.locks.setdefault(table.id, asyncio.Lock())
+        try:
+            quick = plan()
+        except TableError:
+            if not lock.locked():
+                raise
+            quick = None  # it may be allowed once the change being stored is made
+        if quick is not None and not quick.batch:
+            quick.commit()
+            return True
+        if quick is None and not lock.locked():
+            return False
+        async with lock:
             change = plan()
             if change is None:
                 return False
