@@ -31,6 +31,9 @@ from urllib.parse import urlparse
 from websockets.asyncio.client import connect
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# Every table and watcher comes from this one address: the server's per-client limits are lifted.
+UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--max-bot-tables", "100000",
+             "--sockets-per-client", "100000"]
 
 
 @dataclass
@@ -58,7 +61,7 @@ def free_port() -> int:
 def start_server(port: int, db: Path, log: Path, bot_delay: float) -> subprocess.Popen[bytes]:
     out = open(log, "wb")  # noqa: SIM115 - kept open for the server's whole life
     return subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
-                             "--bot-delay", str(bot_delay)], stdout=out, stderr=subprocess.STDOUT)
+                             "--bot-delay", str(bot_delay), *UNLIMITED], stdout=out, stderr=subprocess.STDOUT)
 
 
 def wait_until_up(url: str, proc: subprocess.Popen[bytes] | None, seconds: float = 20) -> None:

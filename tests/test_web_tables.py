@@ -12,7 +12,7 @@ from tests.web_helpers import Recorder, cards_in, mask_cards
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase
 from barbu.web.store import Store
-from barbu.web.tables import Lobby, Setup, Table, TableError
+from barbu.web.tables import Limits, Lobby, Setup, Table, TableError
 
 HUMANS4 = {"seats": [{"kind": "human"}] * 4}
 
@@ -134,13 +134,20 @@ def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(stor
 
 
 def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> None:
-    lobby = Lobby(store)
+    now = [1000.0]
+    lobby = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: now[0])
     t = lobby.create(Setup.parse({"name": "Ann"}))
     done = lobby.create(Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 4}))
     while done.auto_step():
         pass
-    assert [x["id"] for x in lobby.listing()] == [t.id]
-    assert lobby.listing()[0]["names"][0] == "Ann"
+    t.active_at = done.active_at = now[0]
+    assert [x["id"] for x in lobby.listing()] == [done.id, t.id]  # a finished table, for a while
+    assert lobby.listing()[1]["names"][0] == "Ann" and lobby.listing()[0]["over"]
+    now[0] += 60
+    assert [x["id"] for x in lobby.listing()] == [t.id] and lobby.open_tables() == 1
+    now[0] += 540  # nothing happened at Ann's table for 600 s: abandoned, no longer listed or open
+    assert lobby.listing() == [] and lobby.open_tables() == 0
+    assert lobby.get(t.id) is t and lobby.get(done.id).public_record()["seed"] == done.state.seed
     # After a restart only unfinished tables are rebuilt at once; a finished one when asked for.
     again = Lobby(store)
     assert [x.id for x in again.load_all()] == [t.id]
@@ -319,7 +326,7 @@ def test_no_message_ever_shows_a_card_its_reader_may_not_see(store: Store, body:
         assert p.last_state["view"]["totals"] == table.state.totals
 
 
-def test_the_record_during_play_holds_only_finished_hands_and_no_seed(store: Store) -> None:
+def test_the_record_during_play_shows_no_dealt_card_nobody_saw_played(store: Store) -> None:
     table = make(store, {**HUMANS4, "seed": 31})
     players, _ = attach_all(table)
     play_by_views(table, players, random.Random(2), hands=1)
@@ -329,8 +336,25 @@ def test_the_record_during_play_holds_only_finished_hands_and_no_seed(store: Sto
     doc = table.public_record()
     assert "seed" not in doc and len(doc["hands"]) == 1  # to_record would add the hand in play
     assert len(to_record(table.state, table.names())["hands"]) == 2
+    hand = doc["hands"][0]
+    assert "deal" not in hand and hand["contract"] and hand["doubles"] is not None
+    played = cards_in(hand["actions"])
+    assert played and cards_in(doc) == played  # every card named was played face up
+    full = to_record(table.state, table.names())["hands"][0]
+    assert {k: v for k, v in full.items() if k != "deal"} == hand
+    # A seated reader also gets its own dealt cards of each finished hand, nobody else's.
+    mine = table.public_record(seat=2)
+    assert mine["seat"] == 2 and mine["hands"][0]["own_deal"] == full["deal"][2]
+    assert cards_in(mine) == played | set(full["deal"][2].split())
+
+
+def test_the_whole_record_with_every_deal_and_the_seed_once_the_game_is_over(store: Store) -> None:
+    table = make(store, {"seats": [{"kind": "bot", "level": "random"}] * 4, "seed": 5})
+    while table.auto_step():
+        pass
+    doc = table.public_record()
+    assert doc == to_record(table.state, table.names()) and doc["seed"] == 5
     assert replay(doc).state.totals == table.state.totals
-    assert list(cards_in(doc["hands"][0]["actions"]))
 
 
 # -- restart -------------------------------------------------------------------------

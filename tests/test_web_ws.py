@@ -23,7 +23,8 @@ TWO_PEOPLE = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "b
 
 
 def app_for(db: Path, **kw: Any) -> Any:
-    return build_app(Config(str(db), bot_delay=kw.pop("bot_delay", 0.0), idle_seconds=kw.pop("idle", 60.0)))
+    return build_app(Config(str(db), bot_delay=kw.pop("bot_delay", 0.0), idle_seconds=kw.pop("idle", 60.0),
+                            **kw))
 
 
 @pytest.fixture
@@ -390,8 +391,13 @@ def test_a_chosen_seed_is_only_for_a_game_against_the_computer(client: TestClien
     assert create(client, seed=3)["id"]
 
 
-def test_searching_computer_players_think_in_worker_processes(client: TestClient) -> None:
+def test_searching_computer_players_think_in_worker_processes(tmp_path: Path) -> None:
     """pimc and strong decide in a process pool, so that a search never blocks the event loop."""
+    with TestClient(app_for(tmp_path / "pimc.db", bot_table_levels=("pimc",))) as client:
+        searching_players_progress(client)
+
+
+def searching_players_progress(client: TestClient) -> None:
     made = create(client, seats=[{"kind": "bot", "level": "pimc"}] * 4)
     tid = made["id"]
     deadline = time.monotonic() + 60

@@ -5,20 +5,25 @@ none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-q
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
 ``reclaim``, ``sync``, ``ping``. Server to client: ``welcome``, ``state`` (the reader's own view),
 ``sheet`` (the finished hands, when one ends), ``error`` (``code``, ``message``), ``pong``.
-Anything malformed gets an ``error`` and changes nothing.
+Anything malformed gets an ``error`` and changes nothing. A change is told to anyone only once it
+is stored: the database is written in one writer thread, so a slow write holds up only its table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import multiprocessing
 import os
+import sqlite3
+import time
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +38,17 @@ from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.observation import Observation
 from barbu.web.store import Store
-from barbu.web.tables import AutoMove, Lobby, Setup, Table, TableError, default_level
+from barbu.web.tables import (
+    AutoMove,
+    Change,
+    Limits,
+    Lobby,
+    Setup,
+    Table,
+    TableError,
+    default_level,
+    storage_error,
+)
 
 log = logging.getLogger("barbu.web")
 
@@ -44,15 +59,36 @@ MAX_QUEUE = 2000  # events waiting for one slow client before it is cut off
 CLOSE_NO_TABLE = 4404
 CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
+CLOSE_NO_HELLO = 4400
+CLOSE_TOO_MANY = 4429
+
+
+def cheap_levels() -> tuple[str, ...]:
+    """The computer levels that do not search: the only ones a computer-only table gets by default."""
+    return tuple(lv for lv in levels() if not make_bot(lv, 0).searches)
 
 
 @dataclass
 class Config:
-    """How the server behaves; tests shorten the delays."""
+    """How the server behaves, and the limits that keep a public one usable; tests shorten them."""
 
     db_path: str
     bot_delay: float = 0.6  # seconds before each computer play, so people can follow
     idle_seconds: float = 60.0  # a person's turn may be handed to a computer after this
+    db_timeout: float = 5.0  # seconds a write waits for the database before it is refused
+    retry_delay: float = 2.0  # seconds before a computer player tries again after a failed write
+    tables_per_minute: int = 10  # tables one client (IP address) may create in a minute
+    max_open_tables: int = 200  # unfinished tables still played, in all
+    max_bot_tables: int = 10  # computer-only tables running at once (0: none may be created)
+    bot_table_levels: tuple[str, ...] = field(default_factory=cheap_levels)  # levels they may use
+    sockets_per_client: int = 16  # WebSockets open at once from one client (IP address)
+    hello_timeout: float = 10.0  # seconds a new socket has to say hello before it is closed
+    listed_after_over: float = 600.0  # seconds a finished table stays in the lobby's list
+    abandoned_after: float = 3600.0  # seconds without a change before an open table leaves the list
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.listed_after_over, self.abandoned_after)
 
 
 class Connection:
@@ -63,6 +99,7 @@ class Connection:
         self.seat: int | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.overflowed = False
+        self.greeted = False  # it has said hello (taken or not)
 
     def send_text(self, text: str) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
@@ -90,10 +127,16 @@ class Server:
         self.lobby: Lobby | None = None
         self.drivers: dict[str, asyncio.Task[None]] = {}
         self.pool: ProcessPoolExecutor | None = None  # for the searching computer players
+        # One thread writes the database, in the order the changes were asked for.
+        self.writer: ThreadPoolExecutor | None = None
+        self.locks: dict[str, asyncio.Lock] = {}  # one per table: its changes, one after another
+        self.created: dict[str, deque[float]] = {}  # when each client created its recent tables
+        self.sockets: Counter[str] = Counter()  # open WebSockets of each client
 
     def open(self) -> None:
-        self.store = Store(self.config.db_path)
-        self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds)
+        self.store = Store(self.config.db_path, timeout=self.config.db_timeout)
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
+        self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
         for table in self.lobby.load_all():
             self.kick(table)
 
@@ -107,6 +150,9 @@ class Server:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+        if self.writer is not None:
+            self.writer.shutdown(wait=True)
+            self.writer = None
         if self.store is not None:
             self.store.close()
 
@@ -123,15 +169,94 @@ class Server:
         if task is None or task.done():
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
 
+    async def store_batch(self, batch: Any) -> None:
+        """Write a batch in the writer thread; sqlite3.Error (or OSError) when it cannot be stored."""
+        assert self.store is not None and self.writer is not None, "the server is not open"
+        if batch:
+            await asyncio.get_running_loop().run_in_executor(self.writer, self.store.commit, batch)
+
+    async def change(self, table: Table, plan: Callable[[], Change | None]) -> bool:
+        """Plan a change of ``table``, store it off the loop, then make it; TableError if refused.
+
+        The table's lock keeps its changes in order, each planned on the state the one before it
+        left. Reads (``sync``, ``ping``, the lobby) take no lock: they see the last stored state.
+        Returns False when ``plan`` found nothing to do. A change that stores nothing (a watcher
+        or a returning player arriving) is made at once, even while another change is stored.
+        """
+        lock = self.locks.setdefault(table.id, asyncio.Lock())
+        try:
+            quick = plan()
+        except TableError:
+            if not lock.locked():
+                raise
+            quick = None  # it may be allowed once the change being stored is made
+        if quick is not None and not quick.batch:
+            quick.commit()
+            return True
+        if quick is None and not lock.locked():
+            return False
+        async with lock:
+            change = plan()
+            if change is None:
+                return False
+            try:
+                await self.store_batch(change.batch)
+            except (sqlite3.Error, OSError) as e:
+                raise storage_error(table.id, e) from e
+            change.commit()
+        return True
+
     async def _drive(self, table: Table) -> None:
         while (move := table.auto_move()) is not None:
             await asyncio.sleep(self.config.bot_delay)
             try:
                 action = await self._decide(move)
-                table.auto_apply(move, action)  # ignored if a person took the seat back meanwhile
+                # Dropped if a person took the seat back, or anything else changed, meanwhile.
+                await self.change(table, functools.partial(table.plan_auto, move, action))
+            except TableError as e:
+                if e.code != "storage":
+                    raise
+                await asyncio.sleep(self.config.retry_delay)  # the database may be back by then
             except Exception:
                 log.exception("table %s: computer player at seat %d failed", table.id, move.seat)
                 return
+
+    async def create(self, setup: Setup, client: str) -> Table:
+        """A new table, within the limits, stored before anyone hears of it."""
+        self.check_limits(setup, client)
+        table, batch = self.tables.plan(setup)
+        try:
+            await self.store_batch(batch)
+        except (sqlite3.Error, OSError) as e:
+            raise storage_error(table.id, e) from e
+        self.created.setdefault(client, deque()).append(time.monotonic())
+        self.tables.add(table)
+        self.kick(table)
+        return table
+
+    def check_limits(self, setup: Setup, client: str) -> None:
+        """TableError (429) when this new table would go past a limit of the configuration."""
+        c = self.config
+        recent = self.created.setdefault(client, deque())
+        while recent and time.monotonic() - recent[0] >= 60:
+            recent.popleft()
+        if len(recent) >= c.tables_per_minute:
+            raise TableError("too-many-tables", f"you have created {c.tables_per_minute} tables in the "
+                             "last minute: please wait a little", 429)
+        if self.tables.open_tables() >= c.max_open_tables:
+            raise TableError("server-full", f"the server already has {c.max_open_tables} open tables: "
+                             "please come back later", 429)
+        if any(s["kind"] == "human" for s in setup.seats):
+            return
+        if c.max_bot_tables <= 0:
+            raise TableError("no-bot-tables", "this server does not run tables of computer players only", 403)
+        if self.tables.open_tables(computers_only=True) >= c.max_bot_tables:
+            raise TableError("too-many-bot-tables", f"{c.max_bot_tables} tables of computer players only "
+                             "are already running: please come back later", 429)
+        slow = sorted({s["level"] for s in setup.seats} - set(c.bot_table_levels))
+        if slow:
+            raise TableError("bot-level-refused", f"a table of computer players only may use the levels "
+                             f"{', '.join(c.bot_table_levels) or '(none)'}, not {', '.join(slow)}", 403)
 
 
     async def _decide(self, move: AutoMove) -> int:
@@ -160,6 +285,11 @@ def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
 
 # -- HTTP ----------------------------------------------------------------------------
 
+def client_of(conn: Request | WebSocket) -> str:
+    """Who is asking, for the per-client limits: the IP address (as uvicorn's proxy settings give it)."""
+    return conn.client.host if conn.client is not None else "?"
+
+
 def _error(e: TableError) -> JSONResponse:
     log.info("refused (%d %s): %s", e.status, e.code, e.message)
     return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status)
@@ -174,10 +304,21 @@ async def _json_body(request: Request) -> Any:
         body += chunk
         if len(body) > MAX_BODY:
             raise TableError("too-large", f"a request body is at most {MAX_BODY} bytes", 413)
+    return parse_json(body, "the request body")
+
+
+def parse_json(text: str | bytes, what: str) -> Any:
+    """Decode a client's JSON; TableError ``bad-json`` for anything Python's json refuses.
+
+    That is more than malformed text: nesting deeper than the interpreter's recursion limit
+    (RecursionError) and integers of more than 4300 digits (ValueError) are refused too.
+    """
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise TableError("bad-json", f"the request body is not JSON: {e}") from e
+        return json.loads(text)
+    except RecursionError:
+        raise TableError("bad-json", f"{what} is nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        raise TableError("bad-json", f"{what} is not JSON we accept: {str(e)[:120]}") from None
 
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -220,8 +361,7 @@ def build_app(config: Config) -> Starlette:
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players")
-        table = server.tables.create(setup)
-        server.kick(table)
+        table = await server.create(setup, client_of(request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
         mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
         return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
@@ -234,12 +374,24 @@ def build_app(config: Config) -> Starlette:
         table = server.tables.get(request.path_params["table_id"])
         body = await _json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
-        seat, token = table.join(name)
+        seat, token = -1, ""
+
+        def plan() -> Change:
+            nonlocal seat, token
+            change, seat, token = table.plan_join(name)
+            return change
+        await server.change(table, plan)
         return JSONResponse({"seat": seat, "token": token, "link": f"/table/{table.id}#t={token}"})
 
     async def record(request: Request) -> Response:
         table = server.tables.get(request.path_params["table_id"])
-        body = json.dumps(table.public_record(), indent=1, ensure_ascii=False)
+        token = request.query_params.get("token") or request.headers.get("x-barbu-token")
+        seat = None
+        if token:
+            seat = table.seat_of_token(token)
+            if seat is None:
+                raise TableError("bad-token", "this token gives no seat at this table", 403)
+        body = json.dumps(table.public_record(seat), indent=1, ensure_ascii=False)
         return Response(body + "\n", media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="barbu-{table.id}.json"'})
 
@@ -267,25 +419,52 @@ def build_app(config: Config) -> Starlette:
 
 async def _serve_socket(server: Server, ws: WebSocket) -> None:
     await ws.accept()
-    conn = Connection(ws)
-    table_id = ws.path_params["table_id"]
-    try:
-        table = server.tables.get(table_id)
-    except TableError as e:
-        log.info("websocket refused: %s", e.message)
-        await ws.send_text(json.dumps(e.event()))
-        await ws.close(CLOSE_NO_TABLE)
+    who = client_of(ws)
+    if server.sockets[who] >= server.config.sockets_per_client:
+        await _refuse(ws, TableError("too-many-sockets", f"at most {server.config.sockets_per_client} "
+                                     "connections at once from one address", 429), CLOSE_TOO_MANY)
         return
+    server.sockets[who] += 1
+    try:
+        try:
+            table = server.tables.get(ws.path_params["table_id"])
+        except TableError as e:
+            await _refuse(ws, e, CLOSE_NO_TABLE)
+            return
+        await _serve_table(server, table, ws)
+    finally:
+        server.sockets[who] -= 1
+        if not server.sockets[who]:
+            del server.sockets[who]
+
+
+async def _refuse(ws: WebSocket, e: TableError, code: int) -> None:
+    log.info("websocket refused: %s", e.message)
+    with contextlib.suppress(Exception):
+        await ws.send_text(json.dumps(e.event()))
+        await ws.close(code)
+
+
+async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
+    conn = Connection(ws)
     pump = asyncio.get_running_loop().create_task(conn.pump())
     attached = False
     close_code = 1000
+    deadline = time.monotonic() + server.config.hello_timeout
     try:
         while True:
-            text = await _receive(ws)
+            try:
+                # A new socket must say hello in time (a refused hello, say for a name, counts).
+                text = await _receive(ws, None if conn.greeted else deadline - time.monotonic())
+            except TimeoutError:
+                conn.send_text(json.dumps(TableError("hello-timeout", "no hello came in "
+                               f"{server.config.hello_timeout:g} s: closing").event()))
+                close_code = CLOSE_NO_HELLO
+                break
             if text is None:
                 break
             try:
-                attached = _handle(server, table, conn, text, attached)
+                attached = await _handle(server, table, conn, text, attached)
             except TableError as e:
                 log.info("table %s seat %s: refused %s: %s", table.id, conn.seat, e.code, e.message)
                 conn.send_text(json.dumps(e.event()))
@@ -303,10 +482,10 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
             await ws.close(close_code)
 
 
-async def _receive(ws: WebSocket) -> str | None:
-    """The next text message, or None once the client has gone."""
+async def _receive(ws: WebSocket, within: float | None = None) -> str | None:
+    """The next text message, or None once the client has gone; TimeoutError after ``within`` s."""
     try:
-        message = await ws.receive()
+        message = await asyncio.wait_for(ws.receive(), within)
     except WebSocketDisconnect:
         return None
     if message["type"] == "websocket.disconnect":
@@ -321,14 +500,11 @@ async def _receive(ws: WebSocket) -> str | None:
     return str(text)
 
 
-def _handle(server: Server, table: Table, conn: Connection, text: str, attached: bool) -> bool:
+async def _handle(server: Server, table: Table, conn: Connection, text: str, attached: bool) -> bool:
     """Answer one client message; returns whether the client is attached to the table."""
     if len(text.encode()) > MAX_MESSAGE:
         raise TableError("too-large", f"a message is at most {MAX_MESSAGE} bytes")
-    try:
-        msg = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TableError("bad-json", f"a message must be a JSON object: {e.msg}") from e
+    msg = parse_json(text, "a message")
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         raise TableError("bad-message", "a message is a JSON object with a \"type\"")
     kind = msg["type"]
@@ -338,18 +514,19 @@ def _handle(server: Server, table: Table, conn: Connection, text: str, attached:
     if kind == "hello":
         if attached:
             raise TableError("already-joined", "you are already at this table")
-        table.attach(conn, msg.get("token"), msg.get("name"))
+        conn.greeted = True
+        await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
         return True
     if kind not in ("act", "takeover", "reclaim", "sync"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
     if kind == "act":
-        table.act(conn, msg.get("action"))
+        await server.change(table, lambda: table.plan_act(conn, msg.get("action")))
     elif kind == "takeover":
-        table.takeover(conn, msg.get("seat"), msg.get("level"))
+        await server.change(table, lambda: table.plan_takeover(conn, msg.get("seat"), msg.get("level")))
     elif kind == "reclaim":
-        table.reclaim(conn)
+        await server.change(table, lambda: table.plan_reclaim(conn))
     else:
         table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))

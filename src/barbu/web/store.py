@@ -1,7 +1,8 @@
 """SQLite storage of the web tables: each table's setup, seats and every deal and action, as they happen.
 
 The database is the server's memory across restarts: a table is rebuilt by replaying its stored
-events through the engine. WAL mode keeps each write cheap and a crash harmless.
+events through the engine. WAL mode keeps each write cheap and a crash harmless. Every change of
+a table is one :class:`Batch`, written in one transaction: all of it is stored, or none.
 
 >>> store = Store(":memory:")
 >>> store.create_table("t1", {"ruleset": "classic"}, [SeatRow(0, "Ann", "tok", "human", "", True)])
@@ -13,12 +14,16 @@ events through the engine. WAL mode keeps each write cheap and a crash harmless.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
+import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -62,28 +67,57 @@ class SeatRow:
 
 @dataclass(frozen=True)
 class Event:
-    """One stored step of a table: a deal or an action."""
+    """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
 
     seq: int
     kind: str
     data: dict[str, Any]
+    at: float = 0.0
+    problem: str | None = None
+
+
+@dataclass
+class Batch:
+    """One change of one table, stored in one transaction: new events, seats, the end of the game."""
+
+    table_id: str
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    seats: list[SeatRow] = field(default_factory=list)
+    over: bool = False
+    create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
+
+    def __bool__(self) -> bool:
+        return bool(self.events or self.seats or self.over or self.create is not None)
 
 
 class Store:
     """The tables of one server in one SQLite file (or ``:memory:`` for tests)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, timeout: float = 5.0) -> None:
         self.path = path
-        # The server runs in one event loop thread; uvicorn may still hand work to others.
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
+        # The server writes in its own writer thread and reads in the event loop's. Each has its
+        # connection and its lock, so that a write waiting on the database (``timeout``: how long,
+        # before it fails with "database is locked") never holds up a read: WAL lets both run.
+        self.db = self._connect(timeout)
         self.db.executescript(_SCHEMA)
+        self.lock = threading.RLock()
+        shared = path == ":memory:"  # a second connection would open another, empty, database
+        self.wdb = self.db if shared else self._connect(timeout)
+        self.wlock = self.lock if shared else threading.RLock()
         self._next_seq: dict[str, int] = {}
 
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=timeout)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        return db
+
     def close(self) -> None:
-        self.db.close()
+        with self.wlock:
+            self.wdb.close()
+        with self.lock:
+            self.db.close()
 
     @property
     def journal_mode(self) -> str:
@@ -93,59 +127,153 @@ class Store:
     # -- tables and seats ------------------------------------------------------
 
     def create_table(self, table_id: str, setup: dict[str, Any], seats: Sequence[SeatRow]) -> None:
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO tables (id, created, setup) VALUES (?, ?, ?)",
-                            (table_id, time.time(), json.dumps(setup)))
-            self.db.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(table_id, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed)) for s in seats])
-        self._next_seq[table_id] = 1
+        self.commit(Batch(table_id, seats=list(seats), create=setup))
 
     def save_seat(self, table_id: str, row: SeatRow) -> None:
-        self.db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ? "
-                        "WHERE table_id = ? AND seat = ?",
-                        (row.name, row.token, row.kind, row.level, int(row.claimed), table_id, row.seat))
+        self.commit(Batch(table_id, seats=[row]))
 
     def mark_over(self, table_id: str) -> None:
-        self.db.execute("UPDATE tables SET over = 1 WHERE id = ?", (table_id,))
+        self.commit(Batch(table_id, over=True))
 
     def is_over(self, table_id: str) -> bool:
-        row = self.db.execute("SELECT over FROM tables WHERE id = ?", (table_id,)).fetchone()
+        with self.lock:
+            row = self.db.execute("SELECT over FROM tables WHERE id = ?", (table_id,)).fetchone()
         return row is not None and bool(row[0])
 
     def table_ids(self, *, include_over: bool = True) -> list[str]:
         sql = "SELECT id FROM tables" + ("" if include_over else " WHERE over = 0") + " ORDER BY created"
-        return [str(r[0]) for r in self.db.execute(sql)]
+        with self.lock:
+            return [str(r[0]) for r in self.db.execute(sql).fetchall()]
 
     def load_setup(self, table_id: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT setup FROM tables WHERE id = ?", (table_id,)).fetchone()
+        with self.lock:
+            row = self.db.execute("SELECT setup FROM tables WHERE id = ?", (table_id,)).fetchone()
         if row is None:
             return None
         setup: dict[str, Any] = json.loads(row[0])
         return setup
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
-        rows = self.db.execute("SELECT seat, name, token, kind, level, claimed FROM seats "
-                               "WHERE table_id = ? ORDER BY seat", (table_id,))
+        with self.lock:
+            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed FROM seats "
+                                   "WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
         return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5])) for r in rows]
 
     # -- events ------------------------------------------------------------------
 
     def append_event(self, table_id: str, kind: str, data: dict[str, Any]) -> int:
-        """Store one deal or action at once (autocommit) and return its sequence number."""
-        seq = self._next_seq.get(table_id)
-        if seq is None:
-            row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?",
-                                  (table_id,)).fetchone()
-            seq = int(row[0]) + 1
-        self.db.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
-                        (table_id, seq, kind, json.dumps(data), time.time()))
-        self._next_seq[table_id] = seq + 1
-        return seq
+        """Store one deal or action at once and return its sequence number."""
+        return self.commit(Batch(table_id, events=[(kind, data)]))[0]
 
     def events(self, table_id: str) -> list[Event]:
-        rows = self.db.execute("SELECT seq, kind, data FROM events WHERE table_id = ? ORDER BY seq",
-                               (table_id,))
-        return [Event(int(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
+        with self.lock:
+            rows = self.db.execute("SELECT seq, kind, data, at FROM events WHERE table_id = ? ORDER BY seq",
+                                   (table_id,)).fetchall()
+        return [_event(r) for r in rows]
+
+    def last_change(self, table_id: str) -> float | None:
+        """When the table last changed (its last event, or its creation); None if there is no such table."""
+        with self.lock:
+            row = self.db.execute("SELECT MAX(t.created, COALESCE(MAX(e.at), 0)) FROM tables t "
+                                  "LEFT JOIN events e ON e.table_id = t.id WHERE t.id = ? GROUP BY t.id",
+                                  (table_id,)).fetchone()
+        return None if row is None else float(row[0])
+
+    # -- one change, whole or not at all ---------------------------------------------
+
+    def commit(self, batch: Batch) -> list[int]:
+        """Store a batch in one transaction and return the sequence numbers of its events.
+
+        Any failure (sqlite3.Error: locked by another process, disk full, I/O error) rolls it all
+        back and is raised, with the store as it was before.
+        """
+        with self.wlock:
+            try:
+                self.wdb.execute("BEGIN IMMEDIATE")
+                seqs = self._write(self.wdb, batch)
+                self.wdb.execute("COMMIT")
+            except BaseException:
+                if self.wdb.in_transaction:
+                    self.wdb.execute("ROLLBACK")
+                raise
+            if seqs:
+                self._next_seq[batch.table_id] = seqs[-1] + 1
+        return seqs
+
+    def _write(self, db: sqlite3.Connection, batch: Batch) -> list[int]:
+        tid = batch.table_id
+        if batch.create is not None:
+            db.execute("INSERT INTO tables (id, created, setup) VALUES (?, ?, ?)",
+                       (tid, time.time(), json.dumps(batch.create)))
+            db.executemany(
+                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed)) for s in batch.seats])
+        else:
+            for row in batch.seats:
+                db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ? "
+                           "WHERE table_id = ? AND seat = ?",
+                           (row.name, row.token, row.kind, row.level, int(row.claimed), tid, row.seat))
+        seq = 1 if batch.create is not None else self._seq_after(db, tid)
+        seqs = []
+        for kind, data in batch.events:
+            db.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+                       (tid, seq, kind, json.dumps(data), time.time()))
+            seqs.append(seq)
+            seq += 1
+        if batch.over:
+            db.execute("UPDATE tables SET over = 1 WHERE id = ?", (tid,))
+        return seqs
+
+    def _seq_after(self, db: sqlite3.Connection, table_id: str) -> int:
+        seq = self._next_seq.get(table_id)
+        if seq is None:
+            row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?",
+                             (table_id,)).fetchone()
+            seq = int(row[0]) + 1
+        return seq
+
+
+def _event(row: tuple[Any, ...]) -> Event:
+    """A stored event; one whose data is not a JSON object says so in ``problem`` instead of raising."""
+    seq, kind, text, at = int(row[0]), str(row[1]), row[2], float(row[3])
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError, TypeError) as e:
+        return Event(seq, kind, {}, at, f"its data is not JSON ({e})")
+    if not isinstance(data, dict):
+        return Event(seq, kind, {}, at, "its data is not a JSON object")
+    return Event(seq, kind, data, at)
+
+
+class DatabaseInUse(Exception):
+    """Another process serves the same database (``pid`` as it wrote it in the lock file, or None)."""
+
+    def __init__(self, path: str, pid: int | None) -> None:
+        super().__init__(path)
+        self.path = path
+        self.pid = pid
+
+
+@contextlib.contextmanager
+def exclusive(db_path: str) -> Iterator[IO[str]]:
+    """Hold the lock file ``DB.lock`` for as long as the block runs; DatabaseInUse if another has it.
+
+    An OS lock (flock), not the file's existence, says who holds it: the OS lets go of it when the
+    holding process ends, however it ends, so a crash never leaves a stale lock behind.
+    """
+    handle = open(db_path + ".lock", "a+", encoding="utf-8")  # noqa: SIM115 - closed below
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            text = handle.read().strip()
+            raise DatabaseInUse(db_path, int(text) if text.isdigit() else None) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield handle
+    finally:
+        handle.close()

@@ -3,8 +3,9 @@
 A :class:`Table` wraps one engine :class:`~barbu.state.State`. People act through
 :meth:`Table.act`; computer players (and a forced "pass") through :meth:`Table.auto_step`. After
 every change each connected :class:`Client` is sent one JSON ``state`` event built only from its
-own seat's observation, so no message ever carries a card its reader may not see. Every deal and
-action is written to the :class:`~barbu.web.store.Store` before anyone is told of it.
+own seat's observation, so no message ever carries a card its reader may not see. Every change is
+first worked out on copies (a :class:`Change`), stored in the :class:`~barbu.web.store.Store`, and
+only then made in memory and told to anyone: a write that fails leaves the table as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import logging
 import re
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
-from barbu.web.store import SeatRow, Store
+from barbu.web.store import Batch, Event, SeatRow, Store
 
 log = logging.getLogger("barbu.web")
 
@@ -152,8 +154,9 @@ class Setup:
             raise TableError("bad-setup", f"give one entry in 'seats' for each of the {players} players")
         creator = body.get("name")
         seed = body.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise TableError("bad-setup", "the seed must be a whole number")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
+                                 or not 0 <= seed < 2**63):
+            raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
         return cls(game, [_seat_spec(s) for s in seats],
                    clean_name(creator) if creator is not None else None, seed)
 
@@ -167,6 +170,32 @@ def _seat_spec(spec: object) -> dict[str, Any]:
     if level not in levels():
         raise TableError("bad-setup", f"unknown computer level {level!r} (one of {', '.join(levels())})")
     return {"kind": "bot", "level": level}
+
+
+@dataclass
+class Change:
+    """A change of a table worked out on copies: what to store, and what to do once it is stored.
+
+    Nothing in memory moves and nobody is told until ``batch`` is in the database; if storing it
+    fails, the change is dropped whole and the table is exactly as it was.
+    """
+
+    batch: Batch
+    commit: Callable[[], None]
+
+
+def storage_error(table_id: str, e: BaseException) -> TableError:
+    """The refusal of a change that could not be stored (the table is unchanged), logged."""
+    log.error("table %s: a change could not be stored, so it was not made: %s", table_id, e)
+    return TableError("storage", "the server could not store this just now, so nothing was changed: "
+                      "please try again in a moment", 503)
+
+
+def deal_into(state: State, batch: Batch) -> None:
+    """Deal every hand due now on ``state``, adding each accepted deal to ``batch``."""
+    while state.phase == Phase.DEAL:
+        if state.deal_random():
+            batch.events.append(("deal", {"hands": list(state.dealt), "set_aside": state.set_aside}))
 
 
 @dataclass
@@ -184,6 +213,8 @@ class Table:
     turn_since: float = 0.0
     last: dict[str, Any] | None = None
     moves: int = 0  # actions applied since the table was opened: tells a stale decision apart
+    active_at: float = field(default_factory=time.time)  # wall time of the last stored change
+    damaged: dict[str, Any] | None = None  # why the stored game stopped replaying, and where
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -193,7 +224,8 @@ class Table:
     # -- creating and loading ------------------------------------------------------
 
     @classmethod
-    def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
+    def plan(cls, store: Store, setup: Setup, **kw: Any) -> tuple[Table, Batch]:
+        """A new table, dealt, and the batch that stores it: the table exists once that is stored."""
         game = setup.game
         # The seed decides every deal: unguessable unless a practice game chose its own.
         state = State(game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
@@ -209,39 +241,64 @@ class Table:
                                     creator is not None))
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
                   "seed": state.seed, "first_declarer": state.first_declarer}
-        store.create_table(table_id, record, rows)
+        batch = Batch(table_id, seats=rows, create=record)
+        deal_into(state, batch)
         table = cls._open(store, table_id, game, state, rows, **kw)
-        log.info("table %s created: %s, %d players, seats %s", table_id, game.ruleset, game.players,
-                 [r.kind for r in rows])
+        return table, batch
+
+    @classmethod
+    def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
+        """A new table, stored at once (in this thread); TableError ``storage`` if that fails."""
+        table, batch = cls.plan(store, setup, **kw)
+        try:
+            store.commit(batch)
+        except (sqlite3.Error, OSError) as e:
+            raise storage_error(table.id, e) from e
+        table.created()
         return table
+
+    def created(self) -> None:
+        log.info("table %s created: %s, %d players, seats %s", self.id, self.game.ruleset, self.game.players,
+                 [s.row.kind for s in self.seats])
 
     @classmethod
     def load(cls, store: Store, table_id: str, **kw: Any) -> Table | None:
-        """Rebuild a stored table by replaying its deals and actions through the engine."""
+        """Rebuild a stored table by replaying its deals and actions through the engine.
+
+        A stored event the rules refuse (or that cannot be read) stops the replay there: the table
+        opens as it was just before it, marked ``damaged``, and refuses every change, so that no
+        new play is ever stored after a history that does not hold together.
+        """
         setup = store.load_setup(table_id)
         if setup is None:
             return None
         game = Game(setup["ruleset"], setup["players"], frozenset(setup["options"]))
         state = State(game, seed=setup["seed"], first_declarer=setup["first_declarer"])
+        damaged = None
         for ev in store.events(table_id):
-            if ev.kind == "deal":
-                if not state.deal(ev.data["hands"], ev.data["set_aside"]):
-                    raise ValueError(f"table {table_id}: stored deal {ev.seq} is refused by the rules")
-            elif ev.kind == "act":
-                if state.current != ev.data["seat"]:
-                    raise ValueError(f"table {table_id}: stored action {ev.seq} is out of turn")
-                state.apply(ev.data["action"])
-        if state.is_over and not store.is_over(table_id):  # ended just before a crash: mark it now
+            problem = ev.problem or replay_event(state, ev)
+            if problem is not None:
+                damaged = {"seq": ev.seq, "kind": ev.kind, "reason": problem}
+                log.error("table %s is damaged: stored event %d (%s) %s; it is kept as it was before "
+                          "that event and cannot be played on", table_id, ev.seq, ev.kind, problem)
+                break
+        if damaged is None and state.is_over and not store.is_over(table_id):  # ended before a crash
             store.mark_over(table_id)
-        return cls._open(store, table_id, game, state, store.load_seats(table_id), **kw)
+        table = cls._open(store, table_id, game, state, store.load_seats(table_id),
+                          damaged=damaged, **kw)
+        table.active_at = store.last_change(table_id) or table.active_at
+        if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
+            batch = Batch(table_id)
+            deal_into(table.state, batch)
+            store.commit(batch)
+        return table
 
     @classmethod
     def _open(cls, store: Store, table_id: str, game: Game, state: State, rows: list[SeatRow],
               **kw: Any) -> Table:
-        """The table of a stored game: its computer players seated and, if due, the next hand dealt."""
+        """The table of a game (new or stored) with its computer players seated."""
         table = cls(table_id, game, state, [Seat(r) for r in rows], store, **kw)
         table._make_bots()
-        table._deal_if_needed()
         table.turn_since = table.clock()
         return table
 
@@ -250,11 +307,31 @@ class Table:
             if s.is_bot and s.bot is None:
                 s.bot = make_bot(s.row.level, seed=hash((self.state.seed, s.row.seat)) & 0xFFFFFFFF)
 
-    def _deal_if_needed(self) -> None:
-        while self.state.phase == Phase.DEAL:
-            if self.state.deal_random():
-                self.store.append_event(self.id, "deal", {"hands": list(self.state.dealt),
-                                                          "set_aside": self.state.set_aside})
+    # -- changes: planned, stored, then made ------------------------------------------
+
+    def run(self, change: Change) -> None:
+        """Store a change here and now, then make it (TableError ``storage``, nothing changed, if
+        storing fails). The server does the same with the store's writes in its writer thread."""
+        if change.batch:
+            try:
+                self.store.commit(change.batch)
+            except (sqlite3.Error, OSError) as e:
+                raise storage_error(self.id, e) from e
+        change.commit()
+
+    def _writable(self) -> None:
+        if self.damaged is not None:
+            raise TableError("damaged", f"this table is damaged (stored event {self.damaged['seq']} "
+                             f"{self.damaged['reason']}): it is kept as it was before that event, "
+                             "and nothing more can be played on it", 409)
+
+    def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
+        """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
+        def commit() -> None:
+            self.seats[row.seat].row = row
+            self.active_at = time.time()
+            then()
+        return Change(Batch(self.id, seats=[row]), commit)
 
     # -- what each reader may see ------------------------------------------------
 
@@ -270,7 +347,7 @@ class Table:
             "seats": [s.public for s in self.seats], "hand_no": self.state.hand_no,
             "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
             "idle_seconds": self.idle_seconds,
-            "turn_age": round(self.clock() - self.turn_since, 1),
+            "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -325,26 +402,40 @@ class Table:
         return None
 
     def attach(self, client: Client, token: object, name: object = None) -> None:
-        """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name."""
+        """Seat a client by its token (None: watch), storing the claim of a free seat first."""
+        self.run(self.plan_attach(client, token, name))
+
+    def plan_attach(self, client: Client, token: object, name: object = None) -> Change:
+        """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name, and
+        whoever takes it through its link gets a fresh token: the link it came by lapses."""
         if token is None:
-            client.seat = None
-        else:
-            seat = self.seat_of_token(token)
-            if seat is None:
-                raise TableError("bad-token", "this link does not give a seat at this table", 403)
-            row = self.seats[seat].row
-            if not row.claimed:
-                if name is None:
-                    raise TableError("name-required", "this seat is free: give your name to take it")
-                row.name = clean_name(name)
-                row.claimed = True
-                self.store.save_seat(self.id, row)
-                log.info("table %s: seat %d taken by %s", self.id, seat, row.name)
-            client.seat = seat
+            return Change(Batch(self.id), lambda: self._welcome(client, None))
+        seat = self.seat_of_token(token)
+        if seat is None:
+            raise TableError("bad-token", "this link does not give a seat at this table", 403)
+        row = self.seats[seat].row
+        if row.claimed:
+            return Change(Batch(self.id), lambda: self._welcome(client, seat))
+        if name is None:
+            raise TableError("name-required", "this seat is free: give your name to take it")
+        self._writable()
+        fresh = dataclasses.replace(row, name=clean_name(name), claimed=True, token=secrets.token_urlsafe(18))
+
+        def taken() -> None:
+            log.info("table %s: seat %d taken by %s", self.id, seat, fresh.name)
+            self._welcome(client, seat, fresh.token)
+        return self._seat_change(fresh, taken)
+
+    def _welcome(self, client: Client, seat: int | None, token: str | None = None) -> None:
+        client.seat = seat
+        if seat is not None:
             self.seats[seat].connected += 1
         self.clients.append(client)
-        self.send(client, {"type": "welcome", "you": client.seat, "levels": levels(),
-                           "default_level": default_level(), "table": self.meta()})
+        welcome = {"type": "welcome", "you": seat, "levels": levels(), "default_level": default_level(),
+                   "table": self.meta()}
+        if token is not None:
+            welcome["token"] = token  # the seat's fresh token: from now on the only one that opens it
+        self.send(client, welcome)
         self.send(client, self.sheet_event())
         self.broadcast()
 
@@ -357,26 +448,36 @@ class Table:
 
     def join(self, name: object) -> tuple[int, str]:
         """Give the first free seat to ``name`` (from the lobby): a fresh token, so old links lapse."""
+        change, seat, token = self.plan_join(name)
+        self.run(change)
+        return seat, token
+
+    def plan_join(self, name: object) -> tuple[Change, int, str]:
         clean = clean_name(name)
+        self._writable()
         for s in self.seats:
             if s.row.kind == "human" and not s.row.claimed:
-                s.row.name, s.row.claimed = clean, True
-                s.row.token = secrets.token_urlsafe(18)
-                self.store.save_seat(self.id, s.row)
-                log.info("table %s: seat %d joined from the lobby by %s", self.id, s.row.seat, clean)
-                self.broadcast()
-                return s.row.seat, s.row.token
+                fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18))
+
+                def joined(seat: int = s.row.seat) -> None:
+                    log.info("table %s: seat %d joined from the lobby by %s", self.id, seat, clean)
+                    self.broadcast()
+                return self._seat_change(fresh, joined), fresh.seat, fresh.token
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
 
     # -- playing -------------------------------------------------------------------
 
     def act(self, client: Client, text: object) -> None:
         """A person's action, checked by the engine; TableError (state unchanged) when refused."""
+        self.run(self.plan_act(client, text))
+
+    def plan_act(self, client: Client, text: object) -> Change:
         seat = client.seat
         if seat is None:
             raise TableError("not-seated", "you are watching this table: only players act")
         if not isinstance(text, str) or len(text) > 40:
             raise TableError("bad-action", "an action is a short text such as \"QS\" or \"no-queens\"")
+        self._writable()
         if self.state.is_over:
             raise TableError("game-over", "the game is over")
         if self.seats[seat].is_bot:
@@ -390,26 +491,32 @@ class Table:
         except ValueError as e:
             raise TableError("bad-action", f"'{text}' is not an action: {e}") from e
         try:
-            self._apply(seat, action)
+            return self._plan_apply(seat, action)
         except IllegalActionError as e:
             raise TableError(f"illegal:{e.rule or 'illegal'}", str(e)) from e
 
-    def _apply(self, seat: int, action: int) -> None:
-        hand_no = self.state.hand_no
-        self.state.apply(action)  # raises before anything is stored or sent
-        self.moves += 1
-        self.store.append_event(self.id, "act", {"seat": seat, "action": action})
-        self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
-        self._deal_if_needed()
-        if self.state.is_over:  # only an action ends the game
-            self.store.mark_over(self.id)
-        self.turn_since = self.clock()
-        self.broadcast(sheet=self.state.hand_no != hand_no or self.state.is_over)
+    def _plan_apply(self, seat: int, action: int) -> Change:
+        """An action applied to a copy of the game (raises before anything is stored or sent)."""
+        state = self.state.copy()
+        hand_no = state.hand_no
+        state.apply(action)
+        batch = Batch(self.id, events=[("act", {"seat": seat, "action": action})])
+        deal_into(state, batch)
+        batch.over = state.is_over  # only an action ends the game
+
+        def commit() -> None:
+            self.state = state
+            self.moves += 1
+            self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
+            self.turn_since = self.clock()
+            self.active_at = time.time()
+            self.broadcast(sheet=state.hand_no != hand_no or state.is_over)
+        return Change(batch, commit)
 
     def auto_seat(self) -> int | None:
         """The seat that acts without a person now: a computer, or a player whose only move is to pass."""
         s = self.state
-        if s.current < 0:
+        if s.current < 0 or self.damaged is not None:
             return None
         if self.seats[s.current].is_bot:
             return s.current
@@ -425,11 +532,18 @@ class Table:
         bot = self.seats[seat].bot if self.seats[seat].is_bot else None
         return AutoMove(seat, self.moves, self.state.observe(seat), bot)
 
-    def auto_apply(self, move: AutoMove, action: int) -> bool:
-        """Apply a decided automatic action, unless the table has moved on since it was asked for."""
+    def plan_auto(self, move: AutoMove, action: int) -> Change | None:
+        """A decided automatic action, unless the table has moved on since it was asked for (None)."""
         if self.moves != move.moves or self.auto_seat() != move.seat:
+            return None
+        return self._plan_apply(move.seat, action)
+
+    def auto_apply(self, move: AutoMove, action: int) -> bool:
+        """Store and apply a decided automatic action (see :meth:`plan_auto`); False if it was stale."""
+        change = self.plan_auto(move, action)
+        if change is None:
             return False
-        self._apply(move.seat, action)
+        self.run(change)
         return True
 
     def auto_step(self) -> bool:
@@ -438,6 +552,9 @@ class Table:
         return move is not None and self.auto_apply(move, move.decide())
 
     def takeover(self, client: Client, target: object, level: object = None) -> None:
+        self.run(self.plan_takeover(client, target, level))
+
+    def plan_takeover(self, client: Client, target: object, level: object = None) -> Change:
         """Hand an idle person's seat to a computer player (asked by another player at the table)."""
         if client.seat is None:
             raise TableError("not-seated", "only the players at the table may hand a seat to the computer")
@@ -446,8 +563,9 @@ class Table:
         if target == client.seat:
             raise TableError("bad-seat", "you cannot hand your own seat to the computer")
         lvl = default_level() if level is None else level
-        if lvl not in levels():
-            raise TableError("bad-level", f"unknown computer level {lvl!r}")
+        if not isinstance(lvl, str) or lvl not in levels():
+            raise TableError("bad-level", f"unknown computer level {str(lvl)[:40]!r}")
+        self._writable()
         seat = self.seats[target]
         if seat.is_bot:
             raise TableError("not-idle", "a computer already plays that seat")
@@ -455,24 +573,32 @@ class Table:
         if seat.row.claimed and (self.state.current != target or waited < self.idle_seconds):
             raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "
                              f"after {self.idle_seconds:g} s waiting on its turn")
-        seat.row.kind, seat.row.level = "bot", str(lvl)
-        self.store.save_seat(self.id, seat.row)
-        self._make_bots()
-        log.info("table %s: seat %d handed to computer %s by seat %d", self.id, target, lvl, client.seat)
-        self.broadcast()
+        by = client.seat
+
+        def handed() -> None:
+            self._make_bots()
+            log.info("table %s: seat %d handed to computer %s by seat %d", self.id, target, lvl, by)
+            self.broadcast()
+        return self._seat_change(dataclasses.replace(seat.row, kind="bot", level=lvl), handed)
 
     def reclaim(self, client: Client) -> None:
+        self.run(self.plan_reclaim(client))
+
+    def plan_reclaim(self, client: Client) -> Change:
         """A player takes back from the computer the seat that was handed over."""
         if client.seat is None:
             raise TableError("not-seated", "you are watching this table")
+        self._writable()
         seat = self.seats[client.seat]
         if not seat.is_bot:
             raise TableError("not-bot", "you already play your seat")
-        seat.row.kind, seat.bot = "human", None
-        self.store.save_seat(self.id, seat.row)
-        self.turn_since = self.clock()
-        log.info("table %s: seat %d taken back by its player", self.id, client.seat)
-        self.broadcast()
+
+        def taken_back() -> None:
+            seat.bot = None
+            self.turn_since = self.clock()
+            log.info("table %s: seat %d taken back by its player", self.id, seat.row.seat)
+            self.broadcast()
+        return self._seat_change(dataclasses.replace(seat.row, kind="human"), taken_back)
 
     def tokens(self) -> list[tuple[int, str]]:
         """The invitation tokens of the seats that people play (for the table's creator)."""
@@ -480,12 +606,24 @@ class Table:
 
     # -- the record ----------------------------------------------------------------
 
-    def public_record(self) -> dict[str, Any]:
-        """The game record (RECORD.md) of the finished hands: the hand in play would show every deal.
+    def public_record(self, seat: int | None = None) -> dict[str, Any]:
+        """The game record (RECORD.md) as far as everyone at the table has seen it.
 
-        The seed, which would tell the hands to come, is given only once the game is over.
+        Once the game is over: the whole record, every deal and the seed. While it runs: the
+        finished hands without their ``deal`` (nobody saw the others' hands; the cards played, the
+        contracts, doubles and scores are public), no hand in play and no seed. A seated reader
+        (``seat``) also gets each finished hand's cards it was dealt, as ``own_deal``.
         """
-        return to_record(self.state, self.names(), public=True)
+        doc = to_record(self.state, self.names(), public=True)
+        if self.state.is_over:
+            return doc
+        for hand in doc["hands"]:
+            deal = hand.pop("deal")
+            if seat is not None:
+                hand["own_deal"] = deal[seat]
+        if seat is not None:
+            doc["seat"] = seat
+        return doc
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists about this table."""
@@ -493,15 +631,52 @@ class Table:
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
                 "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
                 "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
-                "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None)}
+                "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None),
+                "damaged": self.damaged}
+
+    @property
+    def computers_only(self) -> bool:
+        return all(s.row.kind == "bot" and not s.row.token for s in self.seats)
+
+
+def replay_event(state: State, ev: Event) -> str | None:
+    """Apply one stored event to ``state``; what is wrong with it (state unchanged), or None."""
+    try:
+        if ev.kind == "deal":
+            hands, set_aside = ev.data["hands"], ev.data["set_aside"]
+            if not state.deal(hands, set_aside):
+                return "is a deal the rules refuse"
+        elif ev.kind == "act":
+            seat, action = ev.data["seat"], ev.data["action"]
+            if not isinstance(action, int) or isinstance(action, bool):
+                return f"holds an action that is not a number ({action!r:.40})"
+            if state.current != seat:
+                return f"is an action of seat {seat!r:.10} out of turn"
+            state.apply(action)
+        else:
+            return "is of an unknown kind"
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        return f"is refused: {type(e).__name__}: {e}"
+    return None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a table stays in the lobby's list once nothing happens at it any more."""
+
+    listed_after_over: float = 600.0  # seconds a finished table stays listed
+    abandoned_after: float = 3600.0  # seconds without a change after which an open table is abandoned
 
 
 class Lobby:
     """Every table of one server, backed by one store."""
 
-    def __init__(self, store: Store, *, idle_seconds: float = 60.0) -> None:
+    def __init__(self, store: Store, *, idle_seconds: float = 60.0, limits: Limits | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.idle_seconds = idle_seconds
+        self.limits = limits or Limits()
+        self.wall = wall
         self.tables: dict[str, Table] = {}
 
     def load_all(self) -> list[Table]:
@@ -511,14 +686,23 @@ class Lobby:
         return loaded
 
     def _load(self, table_id: str) -> Table | None:
-        """One stored table, rebuilt; one that fails to replay is logged and left out."""
+        """One stored table, rebuilt (perhaps damaged); one whose very setup is unreadable is logged."""
         try:
             table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
-        except (ValueError, KeyError, TypeError) as e:
-            log.error("table %s cannot be restored: %s", table_id, e)
+        except (ValueError, KeyError, TypeError, sqlite3.Error) as e:
+            log.error("table %s cannot be restored at all (its setup is unreadable): %s", table_id, e)
             return None
         if table is not None:
             self.tables[table_id] = table
+        return table
+
+    def plan(self, setup: Setup) -> tuple[Table, Batch]:
+        """A new table and its batch: :meth:`add` it once the batch is stored."""
+        return Table.plan(self.store, setup, idle_seconds=self.idle_seconds)
+
+    def add(self, table: Table) -> Table:
+        self.tables[table.id] = table
+        table.created()
         return table
 
     def create(self, setup: Setup) -> Table:
@@ -534,6 +718,23 @@ class Lobby:
             raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
         return table
 
+    def abandoned(self, table: Table) -> bool:
+        return not table.state.is_over and self.wall() - table.active_at >= self.limits.abandoned_after
+
+    def is_open(self, table: Table) -> bool:
+        """Unfinished, still played (not abandoned) and sound: counts against the open-table limits."""
+        return not table.state.is_over and table.damaged is None and not self.abandoned(table)
+
+    def listed(self, table: Table) -> bool:
+        if table.state.is_over:
+            return self.wall() - table.active_at < self.limits.listed_after_over
+        return not self.abandoned(table)
+
     def listing(self, limit: int = 50) -> list[dict[str, Any]]:
-        open_tables = [t for t in self.tables.values() if not t.state.is_over]
-        return [t.summary() for t in reversed(open_tables[-limit:])]
+        """The tables the lobby shows, newest first: open ones, and finished ones for a while."""
+        shown = [t for t in self.tables.values() if self.listed(t)]
+        return [t.summary() for t in reversed(shown[-limit:])]
+
+    def open_tables(self, computers_only: bool = False) -> int:
+        return sum(1 for t in self.tables.values()
+                   if self.is_open(t) and (t.computers_only or not computers_only))

@@ -156,6 +156,8 @@ async function createTable(ev) {
 
 function inviteList(links) {
   return h("ul", { class: "invites" }, links.map((l) => {
+    const seat = T.meta && T.meta.seats[l.seat];
+    if (seat && seat.claimed) return h("li", {}, `Seat ${l.seat + 1}: taken by ${seat.name}`);
     const full = new URL(l.link, location.href).href;
     return h("li", {}, `Seat ${l.seat + 1}: `, h("input", { class: "link", value: full, readonly: true,
       onclick: (e) => e.target.select() }),
@@ -268,6 +270,11 @@ function onMessage(msg) {
     T.you = msg.you;
     T.defaultLevel = msg.default_level;
     T.meta = msg.table;
+    if (msg.token) {
+      // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
+      T.token = msg.token;
+      history.replaceState(null, "", `${location.pathname}#t=${msg.token}`);
+    }
     // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
     // to the computer once their turn has lasted long enough. A spectator's never change by time.
     if (T.you !== null && T.redrawTimer === null) {

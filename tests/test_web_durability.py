@@ -1,0 +1,334 @@
+"""A web table never loses or forks a game: changes are told only once stored, writes run off the loop,
+a table whose history does not replay is kept damaged and read-only, and a link's token lapses once used."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
+from tests.web_helpers import Recorder
+
+from barbu.web import app as web_app
+from barbu.web.store import Batch, Store
+from barbu.web.tables import Lobby, Setup, Table, TableError
+
+ONE_PERSON = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"},
+              {"kind": "bot", "level": "random"}]
+
+
+class FailingStore(Store):
+    """A store whose writes fail (as with a full disk) while ``failing`` is set."""
+
+    failing = False
+
+    def commit(self, batch: Batch) -> list[int]:
+        if self.failing:
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().commit(batch)
+
+
+def snapshot(table: Table) -> Any:
+    """Everything a reader can learn of the table, and what is stored of it."""
+    meta = {**table.meta(), "turn_age": None}
+    return ([table.view(s) for s in range(len(table.seats))], meta, table.public_record(),
+            [(e.seq, e.kind, e.data) for e in table.store.events(table.id)], table.store.load_seats(table.id))
+
+
+def seated(table: Table) -> list[Recorder]:
+    """A recorder at every human seat, taking it by its link."""
+    out = []
+    for s in table.seats:
+        if s.row.kind == "human":
+            r = Recorder(table)
+            table.attach(r, s.row.token, f"P{s.row.seat}")
+            out.append(r)
+    return out
+
+
+def legal_of(table: Table) -> str:
+    legal: list[str] = table.state.observe(table.state.current).to_json()["legal"]
+    return legal[0]
+
+
+# -- 1. acknowledged only once stored ------------------------------------------------------
+
+def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    path = str(tmp_path / "f.db")
+    store = FailingStore(path)
+    table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "name": "Ann", "seed": 3}))
+    players = seated(table)
+    for _ in range(6):
+        table.act(players[table.state.current], legal_of(table))
+    free = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4}))
+    table.idle_seconds = 0  # the seat to act may be handed to the computer
+    before, free_before = snapshot(table), snapshot(free)
+    sent = [len(p.messages) for p in players]
+    store.failing = True
+    attempts = [
+        lambda: table.act(players[table.state.current], legal_of(table)),
+        lambda: table.takeover(players[(table.state.current + 1) % 4], table.state.current),
+        lambda: free.attach(Recorder(free), free.seats[0].row.token, "Zoe"),
+        lambda: free.join("Yan"),
+    ]
+    for attempt in attempts:
+        with pytest.raises(TableError) as e:
+            attempt()
+        assert e.value.code == "storage" and e.value.status == 503
+        assert "nothing was changed" in e.value.message
+    assert snapshot(table) == before and snapshot(free) == free_before
+    assert [len(p.messages) for p in players] == sent  # nobody was told of anything
+    assert free.clients == [] and free.seat_of_token(free.seats[0].row.token) == 0
+    store.failing = False
+    table.act(players[table.state.current], legal_of(table))  # and play goes on once it can store
+    after = snapshot(table)
+    store.close()
+    again = Table.load(Store(path), table.id)
+    assert again is not None and snapshot(again)[0] == after[0] and snapshot(again)[2] == after[2]
+
+
+def test_a_database_locked_by_another_process_gets_a_storage_error(tmp_path: Path) -> None:
+    db = tmp_path / "locked.db"
+    with TestClient(app_for(db, db_timeout=0.1)) as client:
+        made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
+        people_to_act(client, made["id"])
+        table = server_of(client).tables.get(made["id"])
+        with client.websocket_connect(f"/ws/{made['id']}") as ws, \
+                client.websocket_connect(f"/ws/{made['id']}") as watcher:
+            ws.send_json({"type": "hello", "token": made["you"]["token"]})
+            state = receive(ws, "state")
+            watcher.send_json({"type": "hello"})
+            receive(watcher, "state")
+            ws.send_json({"type": "ping"})
+            receive(ws, "pong")  # the state the watcher's arrival sent is read
+            before = snapshot(table)
+            other = sqlite3.connect(db, isolation_level=None)
+            other.execute("BEGIN EXCLUSIVE")  # another process holds the database
+            ws.send_json({"type": "act", "action": state["view"]["legal"][0]})
+            err = receive(ws)
+            assert err["type"] == "error" and err["code"] == "storage"
+            assert snapshot(table) == before
+            ws.send_json({"type": "sync"})
+            receive(ws, "sheet")
+            assert receive(ws)["view"] == state["view"]  # the next thing sent is the unchanged state
+            watcher.send_json({"type": "ping"})
+            assert receive(watcher) == {"type": "pong"}  # no state event came before: none was broadcast
+            other.execute("ROLLBACK")
+            other.close()
+            ws.send_json({"type": "act", "action": state["view"]["legal"][0]})
+            assert receive(ws, "state")["last"]["seat"] == state["view"]["seat"]
+        people_to_act(client, made["id"])
+        views = [table.view(s) for s in range(4)]
+    with TestClient(app_for(db)) as client:
+        assert [server_of(client).tables.get(made["id"]).view(s) for s in range(4)] == views
+
+
+def test_computer_players_wait_out_a_failed_write_and_carry_on(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    failures = [3]
+
+    class Flaky(Store):
+        def commit(self, batch: Batch) -> list[int]:
+            if batch.events and batch.events[0][0] == "act" and failures[0] > 0:
+                failures[0] -= 1
+                raise sqlite3.OperationalError("database is locked")
+            return super().commit(batch)
+
+    monkeypatch.setattr(web_app, "Store", Flaky)
+    with TestClient(app_for(tmp_path / "flaky.db", retry_delay=0.01)) as client:
+        made = create(client, seats=[{"kind": "bot", "level": "random"}] * 4, seed=9)
+        server = server_of(client)
+        task = server.drivers[made["id"]]
+        while not task.done():
+            threading.Event().wait(0.02)
+        table = server.tables.get(made["id"])
+        assert failures == [0] and table.state.is_over  # three refused writes, then the whole game
+        assert len(server.store.events(made["id"])) == table.moves + table.game.num_hands  # type: ignore[union-attr]
+
+
+# -- 2. writes off the event loop -------------------------------------------------------------
+
+class GatedStore(Store):
+    """A store whose writes of actions wait at a gate (as behind another process's lock)."""
+
+    gate: threading.Event
+    entered: threading.Event
+    pending = False
+
+    def commit(self, batch: Batch) -> list[int]:
+        if batch.events and batch.events[0][0] == "act" and not self.gate.is_set():
+            self.pending = True
+            self.entered.set()
+            self.gate.wait(10)  # bounded: a blocked event loop shows as a late pong, not a hang
+            self.pending = False
+        return super().commit(batch)
+
+
+@pytest.fixture
+def gated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, GatedStore]]:
+    GatedStore.gate, GatedStore.entered = threading.Event(), threading.Event()
+    GatedStore.gate.set()
+    monkeypatch.setattr(web_app, "Store", GatedStore)
+    with TestClient(app_for(tmp_path / "gated.db")) as client:
+        store = server_of(client).store
+        assert isinstance(store, GatedStore)
+        yield client, store
+        GatedStore.gate.set()
+
+
+def test_another_table_answers_while_a_write_is_blocked(gated: tuple[TestClient, GatedStore]) -> None:
+    client, store = gated
+    a = create(client, name="Ann", seats=ONE_PERSON, seed=4)
+    b = create(client, name="Bob", seats=ONE_PERSON, seed=5)
+    people_to_act(client, a["id"])
+    with client.websocket_connect(f"/ws/{a['id']}") as wa, client.websocket_connect(f"/ws/{b['id']}") as wb:
+        wa.send_json({"type": "hello", "token": a["you"]["token"]})
+        state = receive(wa, "state")
+        wb.send_json({"type": "hello", "token": b["you"]["token"]})
+        receive(wb, "state")
+        table_a_events = len(store.events(a["id"]))
+        store.gate.clear()
+        wa.send_json({"type": "act", "action": state["view"]["legal"][0]})
+        assert store.entered.wait(10)
+        wb.send_json({"type": "ping"})
+        assert receive(wb, "pong") and store.pending  # answered while table A's write is still waiting
+        wb.send_json({"type": "sync"})
+        assert receive(wb, "state") and store.pending
+        assert table_a_events == len(store.events(a["id"]))  # A's action is not stored yet
+        store.gate.set()
+        after = receive(wa)  # the first thing A's player hears of it comes once it is stored
+        assert after["type"] == "state" and after["last"]["seat"] == 0
+        assert len(store.events(a["id"])) > table_a_events
+
+
+def test_a_tables_changes_are_made_one_after_another(gated: tuple[TestClient, GatedStore]) -> None:
+    """Two sockets of one seat send the same card while the first write waits: it is played once."""
+    client, store = gated
+    a = create(client, name="Ann", seats=ONE_PERSON, seed=4)
+    people_to_act(client, a["id"])
+    table = server_of(client).tables.get(a["id"])
+    stored = len(store.events(a["id"]))
+    with client.websocket_connect(f"/ws/{a['id']}") as w1, client.websocket_connect(f"/ws/{a['id']}") as w2:
+        for ws in (w1, w2):
+            ws.send_json({"type": "hello", "token": a["you"]["token"]})
+            state = receive(ws, "state")
+        action = state["view"]["legal"][0]
+        store.gate.clear()
+        w1.send_json({"type": "act", "action": action})
+        assert store.entered.wait(10)
+        w2.send_json({"type": "act", "action": action})
+        with client.websocket_connect(f"/ws/{a['id']}") as watcher:
+            watcher.send_json({"type": "hello"})
+            assert receive(watcher, "state")["view"]["history"] == state["view"]["history"]
+            assert store.pending
+        store.gate.set()
+        while (last := receive(w1, "state")["last"]) is None:  # the states of the arrivals first
+            pass
+        assert last == {"seat": 0, "action": action, "hand_no": 0}
+        w2.send_json({"type": "ping"})  # answered after its action: all that came before is its outcome
+        heard = []
+        while (msg := receive(w2))["type"] != "pong":
+            heard.append(msg)
+        errors = [m["code"] for m in heard if m["type"] == "error"]
+        assert len(errors) == 1  # planned on the state the first one left: refused
+        assert errors[0] in ("not-your-turn", "seat-is-bot") or errors[0].startswith("illegal")
+    acts = [e for e in store.events(a["id"])[stored:] if e.kind == "act" and e.data["seat"] == 0]
+    assert len(acts) == 1 and table.moves == len(store.events(a["id"])[stored:])
+
+
+# -- 4. a stored history that does not replay -------------------------------------------------
+
+def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", (data, table_id, seq))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("data", ['{"seat": 0, "action": 9999}', "not json {", '{"seat": 0}'])
+def test_a_table_whose_stored_action_fails_is_kept_damaged_and_read_only(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, data: str) -> None:
+    path = tmp_path / "d.db"
+    store = Store(str(path))
+    table = Table.create(store, Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 3
+                                             + [{"kind": "human"}], "name": "Ann", "seed": 2}))
+    ann = Recorder(table)
+    table.attach(ann, table.seats[3].row.token)
+    views = {len(store.events(table.id)): [table.view(s) for s in range(4)]}
+    for _ in range(10):
+        if not table.auto_step():
+            table.act(ann, legal_of(table))
+        views[len(store.events(table.id))] = [table.view(s) for s in range(4)]
+    bad = 7
+    assert store.events(table.id)[bad - 1].kind == "act"
+    store.close()
+    corrupt(path, table.id, bad, data)
+
+    caplog.set_level(logging.ERROR, "barbu.web")
+    store = Store(str(path))
+    lobby = Lobby(store)
+    assert [t.id for t in lobby.load_all()] == [table.id]
+    again = lobby.get(table.id)
+    assert [again.view(s) for s in range(4)] == views[bad - 1]  # up to the last good event
+    assert again.damaged is not None and again.damaged["seq"] == bad and again.damaged["reason"]
+    assert lobby.listing()[0]["damaged"] == again.damaged == again.meta()["damaged"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "barbu.web"]
+    assert any(table.id in m and f"event {bad}" in m and "damaged" in m for m in logged), logged
+    assert again.auto_seat() is None and not again.auto_step()  # the computers do not play on
+    ann = Recorder(again)
+    again.attach(ann, again.seats[3].row.token)
+    with pytest.raises(TableError) as e:
+        again.takeover(ann, 0)
+    assert e.value.code == "damaged" and f"event {bad}" in e.value.message
+    assert len(store.events(table.id)) == max(views)  # nothing more was stored
+    assert again.public_record()["players"][3] == "Ann"  # its record can still be downloaded
+
+
+def test_a_damaged_table_is_shown_as_such_over_http_and_refuses_play(tmp_path: Path) -> None:
+    db = tmp_path / "dh.db"
+    with TestClient(app_for(db)) as client:
+        made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
+        people_to_act(client, made["id"])
+    corrupt(db, made["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')  # the first deal
+    with TestClient(app_for(db)) as client:
+        info = client.get(f"/api/tables/{made['id']}").json()
+        assert info["table"]["damaged"]["seq"] == 1 and info["summary"]["damaged"]["seq"] == 1
+        assert client.get("/api/tables").json()["tables"][0]["damaged"]["seq"] == 1
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "hello", "token": made["you"]["token"]})
+            state = receive(ws, "state")
+            ws.send_json({"type": "act", "action": (state["view"]["legal"] or ["pass"])[0]})
+            assert receive(ws, "error")["code"] == "damaged"
+
+
+# -- 5. a link's token lapses once its seat is taken -------------------------------------------
+
+def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "l.db"))
+    table = Table.create(store, Setup.parse({"name": "Ann", "seats": [{"kind": "human"}] * 2
+                                             + [{"kind": "bot"}] * 2}))
+    link = dict(table.tokens())[1]
+    host = Recorder(table)
+    table.attach(host, table.seats[0].row.token)
+    assert host.last_state["table"]["seats"][1]["claimed"] is False  # the creator sees it still free
+    ben = Recorder(table)
+    table.attach(ben, link, "Ben")
+    fresh = ben.messages[0]["token"]
+    assert ben.messages[0]["type"] == "welcome" and fresh != link and "token" not in host.messages[0]
+    assert table.seat_of_token(link) is None and table.seat_of_token(fresh) == 1
+    assert store.load_seats(table.id)[1].token == fresh
+    assert host.last_state["table"]["seats"][1]["claimed"] is True  # and then that it is taken
+    with pytest.raises(TableError) as e:
+        table.attach(Recorder(table), link, "Eve")
+    assert e.value.code == "bad-token"
+    again = Recorder(table)
+    table.attach(again, fresh)  # Ben comes back with his fresh token, no name needed
+    assert again.seat == 1 and "token" not in again.messages[0]
+    assert link not in json.dumps(ben.messages + host.messages)

@@ -1,0 +1,214 @@
+"""A public web server's limits, hostile JSON, the record rules, and the start of ``barbu serve``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+from tests.test_web_browser import free_port
+from tests.test_web_ws import app_for, create, receive, server_of
+from tests.web_helpers import Recorder, cards_in, mask_cards
+
+from barbu.web.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
+
+BOTS = [{"kind": "bot", "level": "random"}] * 4
+
+
+# -- hostile JSON ---------------------------------------------------------------------------
+
+HOSTILE = [  # each within the 4 KiB of a message
+    '{"type": "act", "action": 1e400}',
+    '{"type": "act", "action": ' + "7" * 4000 + "}",
+    '{"type": "takeover", "seat": ' + "1" * 4000 + "}",
+    "[" * 2000 + "]" * 2000,
+    '{"type": "hello", "token": ' + "[" * 2000 + "]" * 2000 + "}",
+    '{"type": "takeover", "seat": true}',
+    '{"type": "act", "action": ["QS"]}',
+]
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(app_for(tmp_path / "l.db")) as c:
+        yield c
+
+
+def test_hostile_json_on_the_socket_gets_an_error_and_the_socket_stays(client: TestClient) -> None:
+    made = create(client, name="Ann")
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        ws.send_json({"type": "hello", "token": made["you"]["token"]})
+        receive(ws, "state")
+        for text in HOSTILE:
+            ws.send_text(text)
+            msg = receive(ws)
+            while msg["type"] == "state":  # the computers may be playing meanwhile
+                msg = receive(ws)
+            assert msg["type"] == "error" and msg["code"] in ("bad-json", "bad-message", "bad-action",
+                                                               "bad-seat", "already-joined"), msg
+        ws.send_json({"type": "ping"})
+        assert receive(ws, "pong")
+
+
+def test_hostile_json_over_http_gets_a_4xx(client: TestClient) -> None:
+    made = create(client, name="Ann", seats=[{"kind": "human"}] * 4)
+    bodies = [b"[" * 16000 + b"]" * 300, b'{"seed": ' + b"9" * 5000 + b"}", b'{"seed": 1e400}',
+              b'{"seed": ' + b"9" * 100 + b"}", b'{"players": true}', b'{"options": [["heart-lead"]]}',
+              b'{"name": ' + b"[" * 5000 + b"]" * 5000 + b"}"]
+    for body in bodies:
+        res = client.post("/api/tables", content=body)
+        assert 400 <= res.status_code < 500 and res.json()["error"]["message"], body[:30]
+        res = client.post(f"/api/tables/{made['id']}/join", content=body)
+        assert 400 <= res.status_code < 500 and res.json()["error"]["message"], body[:30]
+
+
+# -- limits -----------------------------------------------------------------------------------
+
+def refused(res: Any, status: int, code: str) -> None:
+    assert res.status_code == status, res.text
+    assert res.json()["error"]["code"] == code and res.json()["error"]["message"]
+
+
+def test_tables_per_client_per_minute_and_open_tables_in_all(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "a.db", tables_per_minute=2)) as client:
+        create(client, name="Ann")
+        create(client, name="Ann")
+        refused(client.post("/api/tables", json={"name": "Ann"}), 429, "too-many-tables")
+        server_of(client).created.clear()  # as if a minute had passed
+        create(client, name="Ann")
+    with TestClient(app_for(tmp_path / "b.db", max_open_tables=1)) as client:
+        create(client, name="Ann")
+        refused(client.post("/api/tables", json={"name": "Bob"}), 429, "server-full")
+
+
+def test_computer_only_tables_their_number_and_levels(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "a.db", max_bot_tables=0)) as client:
+        refused(client.post("/api/tables", json={"seats": BOTS}), 403, "no-bot-tables")
+        create(client, name="Ann")  # a person's table is still welcome
+    with TestClient(app_for(tmp_path / "b.db", max_bot_tables=1, bot_delay=5.0)) as client:
+        refused(client.post("/api/tables", json={"seats": [{"kind": "bot", "level": "strong"}] * 4}),
+                403, "bot-level-refused")  # the searching levels are for tables with a person
+        create(client, name="Ann", seats=[{"kind": "human"}] + [{"kind": "bot", "level": "strong"}] * 3)
+        create(client, seats=BOTS)
+        refused(client.post("/api/tables", json={"seats": BOTS}), 429, "too-many-bot-tables")
+
+
+def test_sockets_per_client(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "s.db", sockets_per_client=2)) as client:
+        made = create(client, name="Ann")
+        url = f"/ws/{made['id']}"
+        with client.websocket_connect(url) as a, client.websocket_connect(url):
+            with client.websocket_connect(f"/ws/{made['id']}") as c:
+                assert receive(c)["code"] == "too-many-sockets"
+                with pytest.raises(WebSocketDisconnect) as e:
+                    c.receive_text()
+                assert e.value.code == CLOSE_TOO_MANY
+            a.send_json({"type": "ping"})
+            assert receive(a, "pong")
+        with client.websocket_connect(f"/ws/{made['id']}") as again:  # closed ones no longer count
+            again.send_json({"type": "ping"})
+            assert receive(again, "pong")
+
+
+def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "h.db", hello_timeout=0.2)) as client:
+        made = create(client, name="Ann")
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "ping"})  # a ping is not a hello
+            assert receive(ws, "pong")
+            assert receive(ws)["code"] == "hello-timeout"
+            with pytest.raises(WebSocketDisconnect) as e:
+                ws.receive_text()
+            assert e.value.code == CLOSE_NO_HELLO
+
+
+def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0)) as client:
+        done = create(client, seats=BOTS)
+        waiting = create(client, name="Ann")
+        server = server_of(client)
+        while not server.drivers[done["id"]].done():
+            time.sleep(0.02)
+        assert client.get("/api/tables").json()["tables"] == []
+        for made in (done, waiting):
+            assert client.get(f"/api/tables/{made['id']}").status_code == 200
+            assert client.get(f"/api/tables/{made['id']}/record").status_code == 200
+        assert "seed" in client.get(f"/api/tables/{done['id']}/record").json()
+
+
+# -- the record ----------------------------------------------------------------------------
+
+def test_the_record_of_a_running_game_holds_no_hidden_card(client: TestClient) -> None:
+    made = create(client, name="Ann", seats=[{"kind": "human"}] * 4)
+    table = server_of(client).tables.get(made["id"])
+    players = {}
+    for s, token in table.tokens():
+        players[s] = Recorder(table)
+        table.attach(players[s], token, None if table.seats[s].row.claimed else f"P{s}")
+    while table.state.hand_no < 1:
+        seat = table.state.current
+        table.act(players[seat], table.state.observe(seat).to_json()["legal"][0])
+    url = f"/api/tables/{made['id']}/record"
+    doc = client.get(url).json()
+    played = cards_in([h["actions"] for h in doc["hands"]])
+    assert len(doc["hands"]) == 1 and "deal" not in doc["hands"][0] and cards_in(doc) == played
+    own = table.state.history[0].deal[2]
+    token = table.seats[2].row.token
+    for res in (client.get(url, params={"token": token}), client.get(url, headers={"X-Barbu-Token": token})):
+        mine = res.json()
+        assert mine["seat"] == 2 and set(mine["hands"][0]["own_deal"].split()) == mask_cards(own)
+        assert cards_in(mine) == played | mask_cards(own)
+    refused(client.get(url, params={"token": "guess"}), 403, "bad-token")
+
+
+# -- barbu serve: one process per database, and a port in use -------------------------------
+
+def serve(db: Path, port: int) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "barbu.cli", "serve", "--db", str(db), "--port", str(port)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def started(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "open http://" in line:
+            return
+    raise AssertionError("the server did not start: " + (proc.stderr.read() if proc.stderr else ""))
+
+
+def refused_to_start(db: Path, port: int) -> tuple[str, str]:
+    proc = serve(db, port)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    return out, err
+
+
+def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: Path) -> None:
+    db, port = tmp_path / "one.db", free_port()
+    first = serve(db, port)
+    try:
+        started(first)
+        out, err = refused_to_start(db, free_port())
+        assert err.strip() == f"barbu serve: the database {db} is in use by another barbu serve " \
+            f"(pid {first.pid}); stop it or use --db" and "open http" not in out
+        out, err = refused_to_start(tmp_path / "two.db", port)
+        assert err.strip() == f"barbu serve: port {port} on 127.0.0.1 is in use; choose another " \
+            "with --port" and "open http" not in out
+    finally:
+        first.send_signal(signal.SIGKILL)  # dies without a word: the OS lets go of its lock
+        first.communicate(timeout=30)
+    again = serve(db, free_port())
+    try:
+        started(again)
+    finally:
+        again.terminate()
+        again.communicate(timeout=30)
