@@ -178,8 +178,12 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server: str, browser: Any
     assert len(scores) == 4 and sum(scores) in (-26, -30)
     page.screenshot(path=str(ARTIFACTS / "score-sheet.png"))
     page.click("#sheet-close")
-    record = page.evaluate("fetch(document.getElementById('btn-record').href).then(r => r.json())")
+    with page.expect_download() as download:
+        page.click("#btn-record")  # a seated player's copy: the public record plus their own deals
+    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert record["format"] == "barbu-record/1" and len(record["hands"]) == 1
+    assert record["seat"] == 0 and "deal" not in record["hands"][0]
+    assert len(record["hands"][0]["own_deal"].split()) == 13
     assert not errors
     page.close()
 

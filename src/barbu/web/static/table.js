@@ -201,12 +201,24 @@ const T = {
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null,
 };
 
+async function downloadRecord(event) {
+  // A seat's own deals come with its token, sent as a header so that it stays out of URLs and logs.
+  if (!T.token) return;
+  event.preventDefault();
+  const reply = await fetch(`/api/tables/${T.id}/record`, { headers: { "X-Barbu-Token": T.token } });
+  if (!reply.ok) { toast("The record could not be downloaded: try again."); return; }
+  const link = h("a", { href: URL.createObjectURL(await reply.blob()), download: `barbu-${T.id}.json` });
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
 function showTable(id) {
   T.id = id;
   const params = new URLSearchParams(location.hash.slice(1));
   T.token = params.get("t");
   $("table").hidden = false;
   $("btn-record").href = `/api/tables/${id}/record`;
+  $("btn-record").addEventListener("click", downloadRecord);
   $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
   $("btn-sheet").addEventListener("click", openSheet);
   $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
