@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,30 +48,34 @@ def test_compiled_and_pure_builds_play_alike() -> None:
 
 
 @pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
-def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
+def copy_and_import(tmp_path: Path, spoil: Callable[[Path], None]) -> str:
+    """Copy the package, spoil the copy and import it afresh: it must load pure. Returns stderr."""
     copy = tmp_path / "barbu"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    with (copy / "engine" / "state.py").open("a") as source:
-        source.write("\n# edited after the build\n")
+    spoil(copy)
     code = "import barbu, barbu.engine.state; print(barbu.COMPILED, barbu.engine.state.__file__)"
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("BARBU_PURE", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
                          text=True, timeout=60)
     assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
-    assert "compiled engine is older than engine/state.py" in out.stderr
+    return out.stderr
+
+
+def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
+    def edit(copy: Path) -> None:
+        with (copy / "engine" / "state.py").open("a") as source:
+            source.write("\n# edited after the build\n")
+
+    warned = copy_and_import(tmp_path, edit)
+    assert "compiled engine is older than engine/state.py" in warned
 
 
 @pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
 def test_a_build_of_the_flat_layout_is_not_used(tmp_path: Path) -> None:
     # Built before the engine moved to barbu/engine/: its stamp names sources that are gone.
-    copy = tmp_path / "barbu"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "_native" / "SOURCES").write_text(f"{'0' * 64}  state.py\n")
-    code = "import barbu, barbu.engine.state; print(barbu.COMPILED, barbu.engine.state.__file__)"
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    env.pop("BARBU_PURE", None)
-    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
-                         text=True, timeout=60)
-    assert out.stdout.split() == ["False", str(copy / "engine" / "state.py")]
-    assert "compiled engine is older than state.py" in out.stderr
+    def stamp_of_the_old_layout(copy: Path) -> None:
+        (copy / "_native" / "SOURCES").write_text(f"{'0' * 64}  state.py\n")
+
+    warned = copy_and_import(tmp_path, stamp_of_the_old_layout)
+    assert "compiled engine is older than state.py" in warned

@@ -133,18 +133,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from barbu.engine.errors import RecordError
     from barbu.engine.record import load, replay
     from barbu.engine.sheet import format_sheet
-    from barbu.wording import record_names, refusal
+    from barbu.wording import record_names, report_refusal
 
     doc: dict[str, object] = {}
     try:
         doc = load(args.file)
         result = replay(doc)
     except RecordError as e:
-        # stderr is for a person (counted from 1); the --json object keeps the record's 0-based numbers.
-        print(refusal("replay", args.file, e, record_names(doc)), file=sys.stderr)
-        if args.json:
-            print(json.dumps(e.to_json(), ensure_ascii=False))
-        return 1
+        return report_refusal("replay", args.file, e, doc, args.json)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:

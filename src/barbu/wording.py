@@ -15,6 +15,7 @@ everything a person reads counts them from 1 (README, "Numbering").
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -76,6 +77,17 @@ def refusal(command: str, path: str, err: RecordError, names: Sequence[str] = ()
     """The one-line message of a front end that refuses a record, the place counted from 1."""
     at = where(err, names)
     return f"barbu {command}: {path}: {at + ': ' if at else ''}{renumber(err.message, names)}"
+
+
+def report_refusal(command: str, path: str, err: RecordError, doc: dict[str, Any], as_json: bool) -> int:
+    """Refuse a record as replay and analyze do: words on stderr, the error object with --json.
+
+    stderr is for a person (counted from 1); the --json object keeps the record's 0-based numbers.
+    """
+    print(refusal(command, path, err, record_names(doc)), file=sys.stderr)
+    if as_json:
+        print(json.dumps(err.to_json(), ensure_ascii=False))
+    return 1
 
 
 LAUNCHER_ENV = "BARBU_LAUNCHER"  # set by run.sh: how its caller typed it (``./run.sh``)

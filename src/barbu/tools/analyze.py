@@ -25,7 +25,7 @@ from barbu.engine.errors import RecordError
 from barbu.engine.game import PASS
 from barbu.engine.record import load, replay
 from barbu.engine.state import State
-from barbu.wording import plural, record_names, refusal, seat_label
+from barbu.wording import plural, record_names, report_refusal, seat_label
 
 
 @dataclass(frozen=True)
@@ -131,10 +131,7 @@ def run(args: argparse.Namespace) -> int:
         seat, hands = _chosen(doc, args.seat, args.hand)
         verdicts = analyze(doc, seat, args.samples, args.seed, hands)
     except RecordError as e:
-        print(refusal("analyze", args.record, e, record_names(doc)), file=sys.stderr)
-        if args.json:
-            print(json.dumps(e.to_json(), ensure_ascii=False))
-        return 1
+        return report_refusal("analyze", args.record, e, doc, args.json)
     if args.json:
         print(json.dumps([{"hand": v.hand, "action": v.index, "trick": v.trick,
                            "played": _code(v.played), "strong": _code(v.best),
