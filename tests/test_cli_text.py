@@ -85,6 +85,14 @@ def test_every_subcommand_help_says_what_it_does(command: str, capsys: pytest.Ca
     assert rest.split("\n")[0][:1].isupper(), f"no description after the usage of {command}"
 
 
+def test_every_option_of_every_subcommand_is_explained() -> None:
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    bare = [f"{name} {action.option_strings or action.dest}" for name, sub in commands.items()
+            for action in sub._actions if not action.help and action.dest != "help"]
+    assert bare == []
+    assert "random, basic, pimc, strong" in " ".join(commands["arena"].format_help().split())
+
+
 def test_play_help_lists_bot_levels_and_defaults() -> None:
     text = build_parser()._subparsers._group_actions[0].choices["play"].format_help()  # type: ignore[union-attr]
     flat = " ".join(text.split())

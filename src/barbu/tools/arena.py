@@ -520,7 +520,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--bots", required=True,
-                   help="comma-separated bot levels, one per seat, e.g. strong,basic,basic,basic")
+                   help=f"comma-separated bot levels, one per seat ({', '.join(levels())}), "
+                   "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
     p.add_argument("--players", type=int, default=None,

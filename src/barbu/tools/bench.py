@@ -132,7 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
     parser.add_argument("--rounds", type=int, default=5,
                         help="measurements per figure, best kept (default 5)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the random deals and actions, the same on both sides (default 1)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
