@@ -150,34 +150,37 @@ class _Table:
         return self.game.players
 
 
-def check(game: Game, c: Contract, t: Tally, set_aside: int | None) -> None:
+def check(game: Game, c: Contract, t: Tally, set_aside: int | None,
+          only: Sequence[str] | None = None) -> None:
     """Raise :class:`TallyError` unless ``t`` is a result ``c`` can have at this table.
 
     ``set_aside``: the cards set aside this round (family), or None when they were not
     entered; then any card a count leaves untaken is taken to be set aside, as long as no
-    more cards than the deal sets aside are left (RULES.md 2.1).
+    more cards than the deal sets aside are left (RULES.md 2.1). ``only``: check just these
+    fields, as far as they go without the others (a count being entered field by field).
     """
     if not game.set_aside_count:
         set_aside = 0  # nothing is set aside: nothing is unknown
     table = _Table(game, c, set_aside)
-    fields = fields_of(c)
     for f in FIELDS:
-        if f not in fields and getattr(t, f) is not None:
+        if f not in fields_of(c) and getattr(t, f) is not None:
             raise TallyError(f"{c.name} is not scored by '{f}'", field=f)
+    fields = tuple(f for f in fields_of(c) if only is None or f in only)
+    for f in FIELDS:
         if f in fields and getattr(t, f) is None and f in _ASK:
             raise TallyError(f"{c.name}: {_ASK[f]}", field=f)
     if "out" in fields:
         _check_out(table, t.out or ())
         return
-    if t.tricks is not None:
-        _check_counts(table, t.tricks, "tricks")
-        _check_sum(t.tricks, "tricks", game.hand_size, game.hand_size)
-    if t.last_tricks is not None:
-        _check_last_tricks(table, t.last_tricks)
+    if "tricks" in fields:
+        _check_counts(table, t.tricks or (), "tricks")
+        _check_sum(t.tricks or (), "tricks", game.hand_size, game.hand_size)
+    if "last_tricks" in fields:
+        _check_last_tricks(table, t.last_tricks or ())
     aside = _check_named(table, t, fields)
-    if t.hearts is not None:
+    if "hearts" in fields:
         _check_hearts(table, t, fields, aside)
-    if t.tricks is not None:
+    if "tricks" in fields:
         _check_room(table, t, fields)
 
 
@@ -268,15 +271,15 @@ def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
     tricks = t.tricks or ()
     for seat in range(n):
         named = [x for _, x in named_cards(fields) if _taker(t, x) == seat]
-        cards = len(named) if t.hearts is None else t.hearts[seat] + sum(
+        cards = len(named) if "hearts" not in fields else (t.hearts or ())[seat] + sum(
             1 for x in named if x // 13 != HEARTS)
         if cards > tricks[seat] * n:
             raise TallyError(f"seat {seat} took {_count(tricks[seat], 'trick')} "
                              f"({_count(tricks[seat] * n, 'card')}), but is counted "
                              f"{_count(cards, 'scoring card')}", field="tricks", seat=seat)
-        if t.last_tricks is not None and seat in t.last_tricks and not tricks[seat]:
+        if "last_tricks" in fields and seat in (t.last_tricks or ()) and not tricks[seat]:
             raise TallyError(f"seat {seat} took the last trick, but is counted no trick",
-                             field="tricks", seat=seat)
+                             field="last_tricks", seat=seat)
 
 
 def _check_out(table: _Table, out: Sequence[int]) -> None:
