@@ -148,7 +148,7 @@ class HandEntry:
                  "included): " + ", ".join(f"{who} {k}" for who, k in owed)]
         must = [self.name(t) for t in range(s.game.players) if s.double_is_compulsory(t)]
         if must:
-            lines.append(f"Compulsory in this hand: {' and '.join(must)} must double {d}")
+            lines.append(f"Compulsory in this hand: {_and(must)} must double {d}")
         return lines
 
     def double_prompt(self, seat: int) -> str:
@@ -156,9 +156,12 @@ class HandEntry:
         if s.phase == Phase.REDOUBLE:
             by = ", ".join(self.name(t) for t in seats_of(s.redouble_targets(seat)))
             return f"{self.name(seat)} redoubles (doubled by {by}; Enter: nobody): "
-        who = ", ".join(self.name(t) for t in seats_of(s.double_targets(seat)))
+        d = self.name(s.declarer)
         if s.double_is_compulsory(seat):
-            return f"{self.name(seat)} doubles ({who}; [x] {self.name(s.declarer)} is compulsory): "
+            others = [self.name(t) for t in seats_of(s.double_targets(seat) & ~(1 << s.declarer))]
+            also = f"; may also double {', '.join(others)}" if others else ""
+            return f"{self.name(seat)} doubles ([x] {d}, compulsory{also}; Enter: {d}): "
+        who = ", ".join(self.name(t) for t in seats_of(s.double_targets(seat)))
         return f"{self.name(seat)} doubles ({who}; Enter: nobody): "
 
     def read_double(self, seat: int, text: str) -> None:
@@ -261,6 +264,11 @@ def parse_counts(text: str, names: list[str]) -> tuple[int, ...]:
         raise InputError(f"type {len(names)} numbers, one per player in seat order "
                          f"({' '.join(names)}), e.g. {' '.join(['3'] * len(names))}")
     return tuple(int(w) for w in words)
+
+
+def _and(names: list[str]) -> str:
+    """``Ann``, ``Ann and Ben``, ``Ann, Ben and Cleo``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _possessive(name: str) -> str:
