@@ -182,3 +182,22 @@ def test_resuming_refuses_what_is_not_a_sheet_and_new_keeps_an_existing_file(tmp
     out = barbu("score", path, "--names", NAMES)
     assert out.returncode == 2 and "--names belong to barbu score new" in out.stderr
     assert path.read_text(encoding="utf-8") == kept
+
+
+def test_the_keeper_wraps_at_word_boundaries_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import os
+    import shutil
+
+    from barbu.score.app import HELP, Keeper
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((40, 20)))
+    out = Terminal()
+    Keeper({}, Path("unused.json"), io.StringIO(), out).say(HELP)
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) < 40
+    assert " ".join(" ".join(lines).split()) == " ".join(HELP.split())  # no word cut in two

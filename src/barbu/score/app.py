@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -19,10 +21,9 @@ from barbu.score.entry import HandEntry
 from barbu.tui.parsing import InputError, parse_seat_order
 from barbu.wording import command, plural, record_names, refusal, renumber
 
-HELP = """\
-At any prompt: sheet (the sheet so far) · undo (take back the last hand) · edit N (enter hand N
-again) · back (the count before) · help · quit (the sheet is already saved).
-Players by name (or the start of it) or seat number from 1; counts in seat order, e.g. 4 3 3 3."""
+HELP = ("At any prompt: sheet (the sheet so far) · undo (take back the last hand) · edit N (enter hand N "
+        "again) · back (the count before) · help · quit (the sheet is already saved).\n"
+        "Players by name (or the start of it) or seat number from 1; counts in seat order, e.g. 4 3 3 3.")
 _EDIT = re.compile(r"^edit\s+(\d+)$")
 _SHOWN = {"sheet": "sheet", "scores": "sheet", "help": "help", "?": "help"}
 _LEAVING = {"quit": "quit", "exit": "quit", "undo": "undo"}
@@ -51,12 +52,21 @@ class Keeper:
         return list(self.doc["players"])
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(self.fit(text), file=self.out, flush=True)
+
+    def fit(self, text: str) -> str:
+        """Text wrapped at word boundaries to a terminal's width (piped output keeps whole lines)."""
+        if not self.out.isatty():
+            return text
+        width = shutil.get_terminal_size().columns - 1
+        return "\n".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False,
+                                        replace_whitespace=False, drop_whitespace=True) if line else line
+                         for line in text.split("\n"))
 
     def ask(self, prompt: str) -> str:
         """One line from the player; sheet and help are answered here, the others raise Command."""
         while True:
-            self.out.write(prompt)
+            self.out.write(self.fit(prompt) + (" " if prompt.endswith(" ") else ""))
             self.out.flush()
             line = self.stdin.readline()
             if not line:
