@@ -44,3 +44,30 @@ class RecordError(BarbuError, ValueError):
     def to_json(self) -> dict[str, object]:
         return {"error": {"hand": self.hand, "action": self.action, "seat": self.seat,
                           "message": self.message}}
+
+
+class SheetError(RecordError):
+    """A score sheet (RECORD.md, ``barbu-sheet/1``) that is malformed or breaks a rule.
+
+    Refused like a record (same ``to_json``); ``field`` also names the part of the hand at
+    fault, for a page to point at: ``contract``, ``trump``, ``start_rank``, ``doubles``,
+    ``set_aside``, ``declarer`` or ``result.<count>``, or None.
+    """
+
+    def __init__(self, message: str, *, hand: int | None = None, seat: int | None = None,
+                 field: str | None = None) -> None:
+        super().__init__(message, hand=hand, seat=seat)
+        self.field = field
+
+
+class TallyError(BarbuError, ValueError):
+    """A hand's count that cannot have happened at the table; ``field`` names the part that is wrong.
+
+    ``seat`` is the seat the fault is about, when there is one.
+    """
+
+    def __init__(self, message: str, *, field: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.seat = seat

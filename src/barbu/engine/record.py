@@ -89,7 +89,7 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-def _field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], hand: int | None,
+def read_field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], hand: int | None,
            *, required: bool = True, default: Any = None) -> Any:
     if key not in obj or obj[key] is None:
         if required:
@@ -101,14 +101,14 @@ def _field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], hand: i
     return value
 
 
-def game_of(doc: dict[str, Any]) -> tuple[Game, list[str]]:
-    """The game a record describes, and its players' names."""
+def game_of(doc: dict[str, Any], form: str = FORMAT) -> tuple[Game, list[str]]:
+    """The game a record (or a document of the format ``form``) describes, and its players' names."""
     fmt = doc.get("format")
-    if fmt != FORMAT:
-        raise RecordError(f"the field 'format' must be '{FORMAT}', not {fmt!r}")
-    ruleset = _field(doc, "ruleset", str, None)
-    players = _field(doc, "players", list, None)
-    options = _field(doc, "options", list, None, required=False, default=[])
+    if fmt != form:
+        raise RecordError(f"the field 'format' must be '{form}', not {fmt!r}")
+    ruleset = read_field(doc, "ruleset", str, None)
+    players = read_field(doc, "players", list, None)
+    options = read_field(doc, "options", list, None, required=False, default=[])
     if not all(isinstance(p, str) for p in players):
         raise RecordError("the field 'players' must list names")
     if not all(isinstance(o, str) for o in options):
@@ -121,7 +121,7 @@ def game_of(doc: dict[str, Any]) -> tuple[Game, list[str]]:
 
 
 def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
-    deal = _field(hand, "deal", list, i)
+    deal = read_field(hand, "deal", list, i)
     if len(deal) != game.players or not all(isinstance(d, str) for d in deal):
         raise RecordError(f"the deal must give one string of cards to each of the "
                           f"{game.players} seats", hand=i)
@@ -157,10 +157,10 @@ def _double_masks(pairs: list[Any], state: State, i: int) -> tuple[list[int], li
     return split_doubles([(a, b) for a, b in pairs], state.declarer, n)
 
 
-def _apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
+def apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
     """Contract, trump or starting rank, and doubles of one hand."""
     game = state.game
-    contract_id = _field(hand, "contract", str, i)
+    contract_id = read_field(hand, "contract", str, i)
     try:
         index = game.contract_index(contract_id)
     except ValueError as e:
@@ -185,7 +185,7 @@ def _apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
     elif rank is not None:
         raise RecordError(f"the field 'start_rank' is only for classic Dominoes, not {c.name}",
                           hand=i)
-    pairs = _field(hand, "doubles", list, i, required=False, default=[])
+    pairs = read_field(hand, "doubles", list, i, required=False, default=[])
     if not game.is_classic:
         if pairs:
             raise RecordError("family rounds have no doubles", hand=i)
@@ -220,7 +220,7 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     each play action is applied (``barbu analyze`` uses it).
     """
     game, _ = game_of(doc)
-    hands = _field(doc, "hands", list, None)
+    hands = read_field(doc, "hands", list, None)
     seed = doc.get("seed")
     seeded = isinstance(seed, int) and not isinstance(seed, bool)
     # With no hand recorded yet, the seed draws the first declarer, as it did in the game.
@@ -228,7 +228,7 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     if hands:
         if not isinstance(hands[0], dict):
             raise RecordError("each hand must be a JSON object", hand=0)
-        first = _field(hands[0], "declarer", int, 0)
+        first = read_field(hands[0], "declarer", int, 0)
         if not 0 <= first < game.players:
             raise RecordError(f"no seat {first} at this table", hand=0)
     state = State(game, seed=seed if seeded else 0, first_declarer=first)
@@ -249,7 +249,7 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
 def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool,
                  on_action: OnAction | None) -> HandRecord | None:
     game = state.game
-    declarer = _field(hand, "declarer", int, i)
+    declarer = read_field(hand, "declarer", int, i)
     if declarer != state.declarer:
         who = "declarer" if game.is_classic else "chooser"
         raise RecordError(f"the {who} of this hand must be seat {state.declarer} "
@@ -262,8 +262,8 @@ def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool,
     if not dealt:
         raise RecordError("K♥ is set aside and King of Hearts is the chooser's only challenge "
                           "left: this round must be redealt", hand=i, seat=declarer)
-    _apply_setup(state, hand, i)
-    actions = _field(hand, "actions", list, i, required=False, default=[])
+    apply_setup(state, hand, i)
+    actions = read_field(hand, "actions", list, i, required=False, default=[])
     for j, text in enumerate(actions):
         if state.hand_no != i:
             raise RecordError(f"the hand ended after action {j - 1}; action {j} is one too many",

@@ -575,8 +575,31 @@ class State:
             tuple(self.doubles_list()) if doubled else (), tuple(self.actions),
             cs, tuple(doubling.settle(cs, self.doubled, self.redoubled)) if doubled else cs, finished)
 
+    def finish_from(self, contract_scores: Sequence[int]) -> None:
+        """Score the hand from its result counted at the table, instead of from its cards.
+
+        For a score sheet kept beside a real deck: the hand must be at its first card
+        (contract, trump or rank, and doubles done), and ``contract_scores`` are each seat's
+        points from the contract alone, already checked (:mod:`barbu.engine.tally`). The doubles
+        are settled and the game moves on exactly as after the last card.
+        """
+        if self.phase != PLAY_P or self.actions:
+            raise IllegalActionError("a hand is scored from its count only before its first card",
+                                     rule="finish-from")
+        if len(contract_scores) != self.game.players:
+            raise ValueError(f"one score per seat: {self.game.players}, not {len(contract_scores)}")
+        cs = tuple(contract_scores)
+        played = self.current_record(finished=True)
+        self._close_hand(HandRecord(
+            played.hand_no, played.declarer, played.deal, played.set_aside, played.contract,
+            played.trump, played.start_rank, played.doubles, played.actions, cs,
+            tuple(doubling.settle(cs, self.doubled, self.redoubled)), True))
+
     def _finish_hand(self) -> None:
-        record = self.current_record(finished=True)
+        self._close_hand(self.current_record(finished=True))
+
+    def _close_hand(self, record: HandRecord) -> None:
+        """Add a finished hand to the history and the totals, and start the next one."""
         self.history.append(record)
         self.totals = list(map(operator.add, self.totals, record.scores))
         self.used[self.declarer] |= 1 << self.contract_idx
