@@ -639,6 +639,10 @@ def sheet_routes(server: Server) -> list[Route]:
         body = await _json_body(request)
         return await change(request, "undo", body.get("hand") if isinstance(body, dict) else None, body)
 
+    async def hand_frame(request: Request) -> Response:
+        sheet, _ = sheet_of(request, write=False)
+        return JSONResponse(sheet.frame_at(request.path_params["k"]))
+
     async def export(request: Request) -> Response:
         sheet, _ = sheet_of(request, write=False)
         kind = request.path_params["kind"]
@@ -663,6 +667,7 @@ def sheet_routes(server: Server) -> list[Route]:
         Route("/api/sheets/{sheet_id}/check", _refusals(check), methods=["POST"]),
         Route("/api/sheets/{sheet_id}/hands", _refusals(add), methods=["POST"]),
         Route("/api/sheets/{sheet_id}/hands/{k:int}", _refusals(edit), methods=["PUT"]),
+        Route("/api/sheets/{sheet_id}/hands/{k:int}", _refusals(hand_frame), methods=["GET"]),
         Route("/api/sheets/{sheet_id}/undo", _refusals(undo), methods=["POST"]),
         Route("/api/sheets/{sheet_id}/{kind:str}", _refusals(export), methods=["GET"]),
     ]

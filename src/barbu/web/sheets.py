@@ -22,7 +22,7 @@ from typing import Any
 from barbu.engine import doubling, scoresheet
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import SheetError
-from barbu.engine.game import Game
+from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
@@ -159,6 +159,15 @@ class Sheet:
         return {"ok": True, "contract_scores": list(h.contract_scores), "scores": list(h.scores)}
 
 
+    def frame_at(self, k: int) -> dict[str, Any]:
+        """What the form asks to edit hand ``k``: the engine's question at that hand, and the hand."""
+        hands = self.hands
+        if self.result is None or not 0 <= k < len(hands):
+            raise TableError("no-hand", f"there is no hand {k + 1} to edit", 404)
+        before = scoresheet.replay_sheet({**self.doc, "hands": hands[:k]})
+        return {"hand": k, "data": hands[k], "frame": annotate(scoresheet.next_hand(before.state), self.names)}
+
+
 def _conflict(k: int, count: int) -> TableError:
     return TableError("conflict", f"this entry was made for hand {k + 1}, but the sheet now has "
                       f"{plural(count, 'hand')}: it was changed elsewhere; reload it", 409)
@@ -237,12 +246,25 @@ def view(sheet: Sheet, writable: bool) -> dict[str, Any]:
     first = r.state.first_declarer
     return {**base, "ruleset": game.ruleset, "options": sorted(game.options),
             "declares": "declares" if game.is_classic else "chooses",
-            "contracts": [{"id": c.id, "name": c.name} for c in game.contracts],
+            "contracts": frame.get("contracts") or [{"id": c.id, "name": c.name} for c in game.contracts],
+            "hand_size": game.hand_size, "set_aside_count": game.set_aside_count,
             "rotation": [game.declarer_of(first, k) for k in range(game.num_hands)],
+            "may_double_by_declarer": may_double_by_declarer(game),
             "rows": rows(game, r, sheet.names), "totals": list(r.state.totals),
             "complete": r.state.is_over, "winners": r.state.winners(),
             "winner_text": winner_text(game, r.state.winners(), sheet.names),
             "next": annotate(frame, sheet.names)}
+
+
+def may_double_by_declarer(game: Game) -> list[dict[str, list[list[int]]]] | None:
+    """For each declarer, whom each seat may double before anyone has: the page's matrix while offline."""
+    if not game.is_classic:
+        return None
+    n, blank = game.players, [0] * game.players
+
+    def targets(d: int, positive: bool) -> list[list[int]]:
+        return [[] if s == d else seats_of(doubling.double_targets(s, d, positive, blank)) for s in range(n)]
+    return [{"negative": targets(d, False), "positive": targets(d, True)} for d in range(n)]
 
 
 def rows(game: Game, r: ReplayResult, names: Sequence[str]) -> list[dict[str, Any]]:
