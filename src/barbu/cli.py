@@ -66,12 +66,21 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop after this many hands (default: play to the end)")
     play.add_argument("--plain", action="store_true", help="no colours")
 
-    what = "check a game record against the rules and score it"
+    what = "check a game record or a score sheet against the rules and score it"
     replay = sub.add_parser("replay", help=what, description=_sentence(what) + ": prints the "
                             "score sheet, or the first fault (hand, action and seat counted from 1; "
                             "in the --json error object from 0, as in records).")
-    replay.add_argument("file", help="a barbu-record/1 JSON file")
+    replay.add_argument("file", help="a barbu-record/1 game record or a barbu-sheet/1 score sheet "
+                        "(told apart by its format field)")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    from barbu.score import DESCRIPTION as SCORE_DESCRIPTION
+    from barbu.score import HELP as SCORE_HELP
+    from barbu.score import USAGE as SCORE_USAGE
+    from barbu.score import add_arguments as add_score_arguments
+
+    add_score_arguments(sub.add_parser("score", help=SCORE_HELP, usage=SCORE_USAGE,
+                                       description=SCORE_DESCRIPTION))
 
     from barbu.tools.bench import add_arguments as add_bench_arguments
 
@@ -98,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 # Each front end is imported only when its command runs: the engine needs none of their packages.
 RUNNERS = {
     "play": ("barbu.tui", "run"),
+    "score": ("barbu.score", "run"),
     "bench": ("barbu.tools.bench", "run"),
     "arena": ("barbu.tools.arena", "main"),
     "analyze": ("barbu.tools.analyze", "run"),
@@ -132,13 +142,15 @@ def from_caller() -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     from barbu.engine.errors import RecordError
     from barbu.engine.record import load, replay
+    from barbu.engine.scoresheet import FORMAT as SHEET
+    from barbu.engine.scoresheet import replay_sheet
     from barbu.engine.sheet import format_sheet
     from barbu.wording import record_names, refusal
 
     doc: dict[str, object] = {}
     try:
         doc = load(args.file)
-        result = replay(doc)
+        result = replay_sheet(doc) if doc.get("format") == SHEET else replay(doc)
     except RecordError as e:
         # stderr is for a person (counted from 1); the --json object keeps the record's 0-based numbers.
         print(refusal("replay", args.file, e, record_names(doc)), file=sys.stderr)

@@ -34,7 +34,8 @@ from barbu.engine.state import State
 FORMAT = "barbu-sheet/1"
 # Where a hand's setup was refused, by the phase the state stayed in.
 _SETUP_FIELD = {Phase.CHOOSE: "contract", Phase.TRUMP: "trump", Phase.START_RANK: "start_rank",
-                Phase.DOUBLE: "doubles", Phase.REDOUBLE: "doubles"}
+                Phase.DOUBLE: "doubles", Phase.REDOUBLE: "doubles",
+                Phase.PLAY: "doubles"}  # past the last phase, only the doubles are left to check
 
 
 def new_sheet(game: Game, names: Sequence[str], first_declarer: int | None = None) -> dict[str, Any]:

@@ -47,6 +47,10 @@ FIELDS = ("tricks", "last_tricks", "queens", "hearts", "king_of_hearts", "ace_of
 QUEEN_CARDS = tuple(card(QUEEN, s) for s in range(4))  # by suit: Q♠ Q♥ Q♦ Q♣
 QUEEN_OF_HEARTS = QUEEN_CARDS[HEARTS]
 _PLAIN_HEART = card(0, HEARTS)  # the 2♥: never a card of its own in any contract
+# What to ask for when a count is missing (a card nobody took may be set aside: see _untaken).
+_ASK = {"tricks": "count each player's tricks", "last_tricks": "say who took the last trick",
+        "queens": "say who took each queen", "hearts": "count each player's hearts",
+        "out": "say who went out, in order"}
 _PLACES = ("first", "second", "third", "fourth", "fifth", "sixth")
 
 
@@ -107,7 +111,7 @@ def _check_countable(c: Contract, queens: bool, king: bool, ace: bool) -> None:
                              "a count of hearts cannot score it")
 
 
-def _named_cards(fields: Sequence[str]) -> list[tuple[str, int]]:
+def named_cards(fields: Sequence[str]) -> list[tuple[str, int]]:
     """The cards a count names one by one, each with its field."""
     out = [("queens", q) for q in QUEEN_CARDS] if "queens" in fields else []
     if "king_of_hearts" in fields:
@@ -118,13 +122,12 @@ def _named_cards(fields: Sequence[str]) -> list[tuple[str, int]]:
 
 
 def _taker(t: Tally, x: int) -> int | None:
-    if x == KING_OF_HEARTS and t.king_of_hearts is not None:
+    """Who the count says took the card ``x`` (one it names), or None."""
+    if x == KING_OF_HEARTS:
         return t.king_of_hearts
-    if x == ACE_OF_HEARTS and t.ace_of_hearts is not None:
+    if x == ACE_OF_HEARTS:
         return t.ace_of_hearts
-    if t.queens is not None and x in QUEEN_CARDS:
-        return t.queens[x // 13]
-    return None
+    return t.queens[x // 13] if t.queens is not None and x in QUEEN_CARDS else None
 
 
 def _card_name(x: int) -> str:
@@ -147,34 +150,37 @@ class _Table:
         return self.game.players
 
 
-def check(game: Game, c: Contract, t: Tally, set_aside: int | None) -> None:
+def check(game: Game, c: Contract, t: Tally, set_aside: int | None,
+          only: Sequence[str] | None = None) -> None:
     """Raise :class:`TallyError` unless ``t`` is a result ``c`` can have at this table.
 
     ``set_aside``: the cards set aside this round (family), or None when they were not
     entered; then any card a count leaves untaken is taken to be set aside, as long as no
-    more cards than the deal sets aside are left (RULES.md 2.1).
+    more cards than the deal sets aside are left (RULES.md 2.1). ``only``: check just these
+    fields, as far as they go without the others (a count being entered field by field).
     """
     if not game.set_aside_count:
         set_aside = 0  # nothing is set aside: nothing is unknown
     table = _Table(game, c, set_aside)
-    fields = fields_of(c)
     for f in FIELDS:
-        if f not in fields and getattr(t, f) is not None:
+        if f not in fields_of(c) and getattr(t, f) is not None:
             raise TallyError(f"{c.name} is not scored by '{f}'", field=f)
-        if f in fields and getattr(t, f) is None and f not in ("king_of_hearts", "ace_of_hearts"):
-            raise TallyError(f"{c.name} needs '{f}'", field=f)
+    fields = tuple(f for f in fields_of(c) if only is None or f in only)
+    for f in FIELDS:
+        if f in fields and getattr(t, f) is None and f in _ASK:
+            raise TallyError(f"{c.name}: {_ASK[f]}", field=f)
     if "out" in fields:
         _check_out(table, t.out or ())
         return
-    if t.tricks is not None:
-        _check_counts(table, t.tricks, "tricks")
-        _check_sum(t.tricks, "tricks", game.hand_size, game.hand_size)
-    if t.last_tricks is not None:
-        _check_last_tricks(table, t.last_tricks)
+    if "tricks" in fields:
+        _check_counts(table, t.tricks or (), "tricks")
+        _check_sum(t.tricks or (), "tricks", game.hand_size, game.hand_size)
+    if "last_tricks" in fields:
+        _check_last_tricks(table, t.last_tricks or ())
     aside = _check_named(table, t, fields)
-    if t.hearts is not None:
+    if "hearts" in fields:
         _check_hearts(table, t, fields, aside)
-    if t.tricks is not None:
+    if "tricks" in fields:
         _check_room(table, t, fields)
 
 
@@ -214,8 +220,8 @@ def _check_named(table: _Table, t: Tally, fields: Sequence[str]) -> int:
     """Check the cards named one by one; return those that must be set aside (untaken)."""
     if t.queens is not None and len(t.queens) != 4:
         raise TallyError("one entry per queen: ♠ ♥ ♦ ♣", field="queens")
-    untaken = 0
-    for f, x in _named_cards(fields):
+    untaken, last = 0, "queens"
+    for f, x in named_cards(fields):
         seat = _taker(t, x)
         if seat is not None:
             _seat(table, seat, f)
@@ -224,10 +230,10 @@ def _check_named(table: _Table, t: Tally, fields: Sequence[str]) -> int:
             raise TallyError(f"{_card_name(x)} is set aside: nobody can take it", field=f)
         if seat is None and (aside is None or not aside >> x & 1):
             _untaken(table, f, x)
-            untaken |= 1 << x
+            untaken, last = untaken | 1 << x, f
     if untaken.bit_count() > table.game.set_aside_count:
-        raise TallyError(f"only {table.game.set_aside_count} cards are set aside: say who took "
-                         f"{' and '.join(_card_name(x) for x in bits(untaken))}", field="queens")
+        raise TallyError(f"no more than {_count(table.game.set_aside_count, 'card')} can be set aside: "
+                         f"say who took {' or '.join(_card_name(x) for x in bits(untaken))}", field=last)
     return untaken
 
 
@@ -252,7 +258,7 @@ def _check_hearts(table: _Table, t: Tally, fields: Sequence[str], untaken: int) 
         _check_sum(hearts, "hearts", 13 - room, 13 - (untaken & HEART_CARDS).bit_count(),
                    f" (with {_count(table.game.set_aside_count, 'card')} set aside unseen)")
     for seat, count in enumerate(hearts):
-        own = [x for f, x in _named_cards(fields) if x // 13 == HEARTS and _taker(t, x) == seat]
+        own = [x for f, x in named_cards(fields) if x // 13 == HEARTS and _taker(t, x) == seat]
         if len(own) > count:
             names = " and ".join(_card_name(x) for x in own)
             raise TallyError(f"seat {seat} took {names}, but is counted {_count(count, 'heart')}",
@@ -264,16 +270,16 @@ def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
     n = table.players
     tricks = t.tricks or ()
     for seat in range(n):
-        named = [x for _, x in _named_cards(fields) if _taker(t, x) == seat]
-        cards = len(named) if t.hearts is None else t.hearts[seat] + sum(
+        named = [x for _, x in named_cards(fields) if _taker(t, x) == seat]
+        cards = len(named) if "hearts" not in fields else (t.hearts or ())[seat] + sum(
             1 for x in named if x // 13 != HEARTS)
         if cards > tricks[seat] * n:
             raise TallyError(f"seat {seat} took {_count(tricks[seat], 'trick')} "
                              f"({_count(tricks[seat] * n, 'card')}), but is counted "
                              f"{_count(cards, 'scoring card')}", field="tricks", seat=seat)
-        if t.last_tricks is not None and seat in t.last_tricks and not tricks[seat]:
+        if "last_tricks" in fields and seat in (t.last_tricks or ()) and not tricks[seat]:
             raise TallyError(f"seat {seat} took the last trick, but is counted no trick",
-                             field="tricks", seat=seat)
+                             field="last_tricks", seat=seat)
 
 
 def _check_out(table: _Table, out: Sequence[int]) -> None:
@@ -283,7 +289,7 @@ def _check_out(table: _Table, out: Sequence[int]) -> None:
     for s in out:
         _seat(table, s, "out")
     if not least <= len(out) <= most:
-        want = "every player" if least == n - 1 else f"the first {least}"
+        want = "every player (the last may be left out)" if least == n - 1 else f"the first {least}"
         raise TallyError(f"say who went out, in order: {want} ({len(out)} given)", field="out")
     for place, s in enumerate(out):
         if s in out[:place]:
@@ -344,7 +350,7 @@ def taken_cards(game: Game, c: Contract, t: Tally, set_aside: int | None) -> lis
     same, so any such choice scores the same.
     """
     fields = fields_of(c)
-    named = _named_cards(fields)
+    named = named_cards(fields)
     captured = [0] * game.players
     for _, x in named:
         seat = _taker(t, x)

@@ -193,6 +193,19 @@ def parse_seats(text: str, names: Sequence[str], choices: int) -> int:
     return mask
 
 
+def parse_seat_order(text: str, names: Sequence[str]) -> list[int]:
+    """Seats named one after another, in the order given (numbers from 1, or names).
+
+    >>> parse_seat_order("cleo, 1 then dan", ["Ann", "Ben", "Cleo", "Dan"])
+    [2, 0, 3]
+    """
+    words = [w for w in text.strip().lower().replace(",", " ").split()
+             if w not in ("and", "&", "+", "then")]
+    if not words:
+        raise InputError("say who: seat numbers or names")
+    return [_seat_of(w, names) for w in words]
+
+
 def _seat_of(word: str, names: Sequence[str]) -> int:
     if word.isdigit():
         seat = int(word)
