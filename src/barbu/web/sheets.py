@@ -165,7 +165,8 @@ class Sheet:
         if self.result is None or not 0 <= k < len(hands):
             raise TableError("no-hand", f"there is no hand {k + 1} to edit", 404)
         before = scoresheet.replay_sheet({**self.doc, "hands": hands[:k]})
-        return {"hand": k, "data": hands[k], "frame": annotate(scoresheet.next_hand(before.state), self.names)}
+        frame = annotate(scoresheet.next_hand(before.state), self.names)
+        return {"hand": k, "data": hands[k], "frame": frame}
 
 
 def _conflict(k: int, count: int) -> TableError:

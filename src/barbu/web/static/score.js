@@ -510,7 +510,7 @@ function matrixCell(a, b, dec) {
     disabled: st === "no" || locked, title: `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
     "aria-label": `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
     "aria-pressed": String(st === "on" || st === "re"),
-    on: { click: () => tapCell(a, b) } }, locked ? "×🔒" : label || (st === "may-re" ? "·" : "")));
+    on: { click: () => tapCell(a, b) } }, locked ? "×🔒" : label || { "may-re": "↩", no: "–" }[st] || ""));
 }
 
 // -- the result, entered as people count it ------------------------------------------------------
@@ -613,7 +613,7 @@ function handData() {
 function showCheck(kind, text, field) {
   const box = $("check");
   box.className = `check ${kind}`;
-  box.textContent = text;
+  box.textContent = text.charAt(0).toUpperCase() + text.slice(1);  // the engine's messages start small
   document.querySelectorAll("#entry [data-bad]").forEach(e => e.removeAttribute("data-bad"));
   if (field) {
     const target = document.querySelector(`#entry [data-field="${field}"]`) ||
