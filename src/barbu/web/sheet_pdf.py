@@ -77,7 +77,7 @@ def _summary(sheet: Sheet, st: dict[str, ParagraphStyle]) -> list[Any]:
     if sheet.result is None:
         return [*out, Paragraph(_text(f"This sheet cannot be read back: {sheet.damaged}"), st["body"])]
     state = sheet.result.state
-    totals = ", ".join(f"{n} {t:+d}" for n, t in zip(names, state.totals, strict=True))
+    totals = ", ".join(f"{n} {signed(t)}" for n, t in zip(names, state.totals, strict=True))
     played = len(sheet.result.hands)
     out.append(Paragraph(_text(f"After {played} of {game.num_hands} hands: {totals}."), st["body"]))
     if state.is_over:
@@ -108,7 +108,7 @@ def chart(sheet: Sheet, width: float, height: float) -> Drawing:
     d.add(plot)
     legend = Legend()
     legend.x, legend.y, legend.fontName, legend.fontSize = width - 110, height - 10, font(), 9
-    legend.alignment = "right"
+    legend.alignment, legend.columnMaximum = "right", len(sheet.names)
     legend.colorNamePairs = [(colors.HexColor(LINE_COLOURS[s % len(LINE_COLOURS)]), _text(n))
                              for s, n in enumerate(sheet.names)]
     d.add(legend)
@@ -120,15 +120,16 @@ def hands_table(sheet: Sheet, st: dict[str, ParagraphStyle]) -> Table:
     assert sheet.result is not None
     names = sheet.names
     game = game_of(sheet.doc)
-    head = ["#", "declarer" if game.is_classic else "chooser", "contract", "doubles", *names]
-    data: list[list[Any]] = [[Paragraph(_text(h), st["cell"]) for h in head]]
+    head = ["#", "declarer" if game.is_classic else "chooser", "contract", "doubles"]
+    data: list[list[Any]] = [[Paragraph(_text(h), st["cell"]) for h in head]
+                             + [Paragraph(f"<b>{_text(n)}</b>", st["num"]) for n in names]]
     for row in rows(game, sheet.result, names):
         cells = [_score_cell(s, t, st) for s, t in zip(row["scores"], row["totals"], strict=True)]
         data.append([str(row["hand"] + 1), Paragraph(_text(names[row["declarer"]]), st["cell"]),
                      Paragraph(_text(row["label"]), st["cell"]),
                      Paragraph(_text(doubles_text(row, names)), st["cell"]), *cells])
     data.append(["", Paragraph("<b>totals</b>", st["cell"]), "", "",
-                 *[Paragraph(f"<b>{t:+d}</b>", st["num"]) for t in sheet.result.state.totals]])
+                 *[Paragraph(f"<b>{signed(t)}</b>", st["num"]) for t in sheet.result.state.totals]])
     widths = _widths(len(names))
     table = Table(data, colWidths=widths, repeatRows=1)
     table.setStyle(TableStyle([
@@ -141,7 +142,12 @@ def hands_table(sheet: Sheet, st: dict[str, ParagraphStyle]) -> Table:
 
 
 def _score_cell(score: int, total: int, st: dict[str, ParagraphStyle]) -> Paragraph:
-    return Paragraph(f"{score:+d} <font color='#64748b' size='7'>({total:+d})</font>", st["num"])
+    return Paragraph(f"{signed(score)} <font color='#64748b' size='7'>({signed(total)})</font>", st["num"])
+
+
+def signed(x: int) -> str:
+    """``+12``, ``0``, ``−6``: a score as the sheet shows it."""
+    return _text(f"{x:+d}".replace("-", "−") if x else "0")
 
 
 def _widths(players: int) -> Sequence[float]:

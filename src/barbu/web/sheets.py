@@ -313,8 +313,9 @@ def annotate(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     if d is None:
         return frame
     left = frame["hands_left"]
-    hands = "this hand, the last" if left == 1 else f"the {left} remaining hands"
-    owes = [f"{names[s]} still owes {names[d]} {plural(k, 'double')} in {hands} {names[d]} declares"
+    who = names[d]
+    hands = f"this hand, {who}'s last" if left == 1 else f"the {left} remaining hands {who} declares"
+    owes = [f"{names[s]} still owes {names[d]} {plural(k, 'double')} in {hands}"
             for s, k in enumerate(frame["owed_doubles"]) if k and frame.get("may_double") is not None]
     return {**frame, "owes": owes}
 

@@ -300,7 +300,7 @@ function renderChart(v) {
   const n = v.names.length, hands = v.rotation?.length || 28;
   const series = v.names.map((_, s) => [0, ...rows.map(r => r.totals[s])]);
   const all = series.flat();
-  const lo = Math.min(0, ...all), hi = Math.max(0, ...all, 1);
+  const lo = Math.min(0, ...all), hi = Math.max(lo + 1, 0, ...all);
   const W = 600, H = 260, L = 44, R = 10, T = 10, B = 26;
   const x = k => L + (W - L - R) * k / hands;
   const y = t => T + (H - T - B) * (hi - t) / (hi - lo || 1);
@@ -315,7 +315,8 @@ function renderChart(v) {
     lab.textContent = String(k);
     root.append(lab);
   }
-  for (const t of [lo, 0, hi]) {
+  // Gridlines at the lowest, zero and the highest total; a label too close to zero's is left out.
+  for (const t of [...new Set([lo, 0, hi])].filter(t => t === 0 || Math.abs(y(t) - y(0)) > 14)) {
     root.append(svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), stroke: t === 0 ? "#9ca3af" : "#f3f4f6" }));
     const lab = svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "font-size": 12, fill: "#6b7280" });
     lab.textContent = signed(t);
@@ -343,11 +344,14 @@ function startEntry() {
   if (S.mode === "edit" && S.frame) return renderEntry();
   S.mode = "add";
   const k = (v.rows || []).length + q.filter(op => op.kind === "add").length;
+  // A hand being entered when the connection comes back keeps what was tapped so far.
+  const keep = S.draft?.contract && S.k === k;
   S.k = k;
   S.frame = q.length ? offlineFrame(k) : v.next;
   $("entry").hidden = !S.frame || S.frame.declarer === null;
   if ($("entry").hidden) return;
-  S.draft = blankDraft();
+  if (keep) S.draft.doubles = keepAllowed(S.draft.doubles);
+  else S.draft = blankDraft();
   renderEntry();
 }
 
@@ -387,7 +391,7 @@ function renderOwes(f, names) {
   const items = (f.owes || []).map(text => {
     const seat = names.findIndex(n => text.startsWith(n + " "));
     return el("li", { class: f.compulsory.includes(seat) ? "must" : "" },
-              text + (f.compulsory.includes(seat) ? ": compulsory in this hand" : ""));
+              text + (f.compulsory.includes(seat) ? " — compulsory now" : ""));
   });
   if (f.provisional && f.may_double) items.push(el("li", {}, "Offline: the doubles still owed are checked when this hand is sent."));
   ul.replaceChildren(...items);
@@ -510,7 +514,7 @@ function matrixCell(a, b, dec) {
     disabled: st === "no" || locked, title: `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
     "aria-label": `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
     "aria-pressed": String(st === "on" || st === "re"),
-    on: { click: () => tapCell(a, b) } }, locked ? "×🔒" : label || { "may-re": "↩", no: "–" }[st] || ""));
+    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, "must")] : label || { "may-re": "↩", no: "–" }[st] || ""));
 }
 
 // -- the result, entered as people count it ------------------------------------------------------
@@ -669,7 +673,7 @@ async function save() {
   if (S.refusedOp) q.unshift(op); else q.push(op);
   saveQueue(q);
   const edited = S.mode === "edit";
-  S.mode = "add"; S.frame = null; S.refusedOp = null;
+  S.mode = "add"; S.frame = null; S.refusedOp = null; S.draft = null;
   $("save").disabled = true;
   await flush();
   if (!S.offline && !queue().length) toast(edited ? `Hand ${op.k + 1} changed: every later hand rescored` : `Hand ${op.k + 1} saved`, "info");
@@ -717,6 +721,7 @@ async function undo() {
   setView(res.data);
   S.mode = "add";
   S.frame = null;
+  S.draft = null;
   toast(`Hand ${k + 1} taken back`, "info");
   renderAll(true);
 }
@@ -726,6 +731,7 @@ function cancelEntry() {
   S.refusedOp = null;
   S.mode = "add";
   S.frame = null;
+  S.draft = null;
   renderAll(true);
 }
 
