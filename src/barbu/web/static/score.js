@@ -439,7 +439,7 @@ function renderAsk() {
   if (!ask) return;
   $("ask-title").textContent = ask === "trump" ? "Trump suit" : "Starting rank";
   const box = $("ask-buttons");
-  box.className = "pick-grid" + (ask === "trump" ? "" : " ranks");
+  box.className = "pick-grid" + (ask === "trump" ? " suits" : " ranks");
   const opts = ask === "trump" ? SUITS.map(([id, sym, name]) => [id, el("span", { class: id === "H" || id === "D" ? "red" : "" }, `${sym} ${name}`)])
                                : RANKS.map(r => [r, r === "T" ? "10" : r]);
   box.replaceChildren(...opts.map(([id, label]) => el("button", {
@@ -749,6 +749,7 @@ function main() {
   const hash = new URLSearchParams(location.hash.slice(1));
   S.token = hash.get("k") || mySheets().find(s => s.id === S.id)?.token || null;
   $("sheet").hidden = false;
+  $("scorebar").hidden = false;
   $("save").addEventListener("click", save);
   $("undo").addEventListener("click", undo);
   $("entry-cancel").addEventListener("click", cancelEntry);
