@@ -103,9 +103,12 @@ def test_a_game_kept_over_two_sessions_with_an_edit_and_an_undo(tmp_path: Path) 
         "trumps", "h", "", "", "", "", "5 3 2 3",
         "undo",
         "trumps", "spades", "", "", "ann", "", "5 3 2 3",  # Dan doubles Ann this time; Ann does not redouble
+        "edit 1", "no tricks", "", "", "", "4 3 3 3",  # hand 2 would become a repeat
         "quit"])
     assert second.returncode == 0, second.stderr
     assert "Score sheet" in second.stdout and "Hand 3 taken back." in second.stdout
+    assert ("Not changed: hand 2: after this edit, this later hand no longer fits: Ann has already "
+            "chosen No Tricks in this game") in second.stdout
     doc = load(path)
     assert [h["contract"] for h in doc["hands"]] == ["no-queens", "no-tricks", "trumps"]
     assert doc["hands"][2]["trump"] == "S" and doc["hands"][2]["doubles"] == [[3, 0]]

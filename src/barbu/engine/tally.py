@@ -380,7 +380,7 @@ def from_json(obj: Any, game: Game, c: Contract) -> Tally:
             raise TallyError(f"{c.name} is not scored by '{key}'", field=str(key))
     return Tally(
         tricks=_ints(obj, "tricks"), last_tricks=_ints(obj, "last_tricks"),
-        queens=_queens(obj, game) if "queens" in known else None, hearts=_ints(obj, "hearts"),
+        queens=_queens(obj) if "queens" in known else None, hearts=_ints(obj, "hearts"),
         king_of_hearts=_opt_seat(obj, "king_of_hearts"), ace_of_hearts=_opt_seat(obj, "ace_of_hearts"),
         out=_ints(obj, "out"))
 
@@ -402,7 +402,7 @@ def _opt_seat(obj: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def _queens(obj: dict[str, Any], game: Game) -> tuple[int | None, ...] | None:
+def _queens(obj: dict[str, Any]) -> tuple[int | None, ...] | None:
     value = obj.get("queens")
     if value is None:
         return None

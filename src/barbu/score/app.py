@@ -86,6 +86,13 @@ class Keeper:
             return "No hand on the sheet yet."
         return format_sheet(result.state.game, result.hands, self.names, result.state.winners())
 
+    def people(self, e: SheetError) -> str:
+        """A refusal said with names: "Ann has already chosen …" for "the player has …"."""
+        said = e.message
+        if e.seat is not None:
+            said = said.replace("the player ", f"{self.names[e.seat]} ", 1)
+        return renumber(said, self.names, by_name=True)
+
     def store(self, doc: dict[str, Any]) -> None:
         self.doc = doc
         dump(doc, self.path)
@@ -124,7 +131,7 @@ class Keeper:
             doc = change(self.doc, *args)
         except SheetError as e:
             where = f"hand {e.hand + 1}: " if e.hand is not None else ""
-            self.say(f"Not changed: {where}{renumber(e.message, self.names, by_name=True)}")
+            self.say(f"Not changed: {where}{self.people(e)}")
             return
         self.store(doc)
         self.say(f"{done}{self.sheet()}\nSaved to {self.path}.")
