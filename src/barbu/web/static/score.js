@@ -440,7 +440,8 @@ function renderAsk() {
   $("ask-title").textContent = ask === "trump" ? "Trump suit" : "Starting rank";
   const box = $("ask-buttons");
   box.className = "pick-grid" + (ask === "trump" ? " suits" : " ranks");
-  const opts = ask === "trump" ? SUITS.map(([id, sym, name]) => [id, el("span", { class: id === "H" || id === "D" ? "red" : "" }, `${sym} ${name}`)])
+  const opts = ask === "trump" ? SUITS.map(([id, sym, name]) => [id, el("span", { class: id === "H" || id === "D" ? "red" : "" },
+                                                                           el("b", {}, sym), el("small", {}, name))])
                                : RANKS.map(r => [r, r === "T" ? "10" : r]);
   box.replaceChildren(...opts.map(([id, label]) => el("button", {
     type: "button", class: "pick" + (S.draft[ask] === id ? " on" : ""), [`data-${ask === "trump" ? "trump" : "rank"}`]: id,
