@@ -13,6 +13,11 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "== installing chromium for the browser test"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 fi
+if ! command -v pdftoppm > /dev/null; then
+  # The score keeper's browser test reads the PDF export (pdftotext) and pictures its first page.
+  echo "== installing poppler-utils for the PDF export test"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q poppler-utils
+fi
 if ! command -v cc > /dev/null; then
   echo "== installing a C compiler for the compiled engine"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc

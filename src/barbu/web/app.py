@@ -37,7 +37,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.observation import Observation
-from barbu.web.store import Store
+from barbu.web import sheets as sheetmod
+from barbu.web.sheets import Sheet, SheetBook
+from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import (
     AutoMove,
     Change,
@@ -85,6 +87,7 @@ class Config:
     hello_timeout: float = 10.0  # seconds a new socket has to say hello before it is closed
     listed_after_over: float = 600.0  # seconds a finished table stays in the lobby's list
     abandoned_after: float = 3600.0  # seconds without a change before an open table leaves the list
+    sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
 
     @property
     def limits(self) -> Limits:
@@ -132,11 +135,14 @@ class Server:
         self.locks: dict[str, asyncio.Lock] = {}  # one per table: its changes, one after another
         self.created: dict[str, deque[float]] = {}  # when each client created its recent tables
         self.sockets: Counter[str] = Counter()  # open WebSockets of each client
+        self.book: SheetBook | None = None  # the score keeper's sheets
+        self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
 
     def open(self) -> None:
         self.store = Store(self.config.db_path, timeout=self.config.db_timeout)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
         self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
+        self.book = SheetBook(self.store)
         for table in self.lobby.load_all():
             self.kick(table)
 
@@ -206,6 +212,44 @@ class Server:
             change.commit()
         return True
 
+    @property
+    def sheets(self) -> SheetBook:
+        assert self.book is not None, "the server is not open"
+        return self.book
+
+    async def create_sheet(self, doc: dict[str, Any], client: str) -> Sheet:
+        """A new score sheet, within the per-client limit, stored before its link is given."""
+        recent = self.sheets_started.setdefault(client, deque())
+        _forget_older(recent)
+        if len(recent) >= self.config.sheets_per_minute:
+            raise TableError("too-many-sheets", f"you have started {self.config.sheets_per_minute} score "
+                             "sheets in the last minute: please wait a little", 429)
+        sheet, batch = self.sheets.plan_create(doc)
+        await self._store_sheet(sheet.id, batch)
+        recent.append(time.monotonic())
+        self.sheets.add(sheet)
+        return sheet
+
+    async def change_sheet(self, sheet: Sheet, entry: str, op: dict[str, Any]) -> bool:
+        """Make a sheet's change once stored; False when this entry was already made (a resend).
+
+        The sheet's lock keeps its changes in order, each planned on the document the one
+        before it left; a refused or unstorable change leaves the sheet as it was.
+        """
+        async with self.locks.setdefault("sheet:" + sheet.id, asyncio.Lock()):
+            if self.store is not None and self.store.sheet_entry(sheet.id, entry) is not None:
+                return False
+            doc = sheet.plan(op)
+            await self._store_sheet(sheet.id, sheet.batch(doc, entry, op))
+            sheet.apply(doc)
+        return True
+
+    async def _store_sheet(self, sheet_id: str, batch: SheetBatch) -> None:
+        try:
+            await self.store_batch(batch)
+        except (sqlite3.Error, OSError) as e:
+            raise storage_error("sheet " + sheet_id, e) from e
+
     async def _drive(self, table: Table) -> None:
         while (move := table.auto_move()) is not None:
             await asyncio.sleep(self.config.bot_delay)
@@ -238,8 +282,7 @@ class Server:
         """TableError (429) when this new table would go past a limit of the configuration."""
         c = self.config
         recent = self.created.setdefault(client, deque())
-        while recent and time.monotonic() - recent[0] >= 60:
-            recent.popleft()
+        _forget_older(recent)
         if len(recent) >= c.tables_per_minute:
             raise TableError("too-many-tables", f"you have created {c.tables_per_minute} tables in the "
                              "last minute: please wait a little", 429)
@@ -278,6 +321,12 @@ class Server:
         return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
 
 
+def _forget_older(recent: deque[float], seconds: float = 60.0) -> None:
+    """Drop the times more than ``seconds`` ago from a per-client list of recent creations."""
+    while recent and time.monotonic() - recent[0] >= seconds:
+        recent.popleft()
+
+
 def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
     """A fresh bot's action for ``obs``, in a worker process (module level: it is pickled by name)."""
     return make_bot(level, seed).act(obs)
@@ -292,7 +341,7 @@ def client_of(conn: Request | WebSocket) -> str:
 
 def _error(e: TableError) -> JSONResponse:
     log.info("refused (%d %s): %s", e.status, e.code, e.message)
-    return JSONResponse({"error": {"code": e.code, "message": e.message}}, status_code=e.status)
+    return JSONResponse(e.body(), status_code=e.status)
 
 
 async def _json_body(request: Request) -> Any:
@@ -398,6 +447,9 @@ def build_app(config: Config) -> Starlette:
     async def ws_endpoint(ws: WebSocket) -> None:
         await _serve_socket(server, ws)
 
+    async def score_page(request: Request) -> Response:
+        return FileResponse(STATIC / "score.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -408,6 +460,9 @@ def build_app(config: Config) -> Starlette:
         Route("/api/tables/{table_id}/join", _refusals(join_table), methods=["POST"]),
         Route("/api/tables/{table_id}/record", _refusals(record)),
         WebSocketRoute("/ws/{table_id}", ws_endpoint),
+        Route("/score", score_page),
+        Route("/score/{sheet_id}", score_page),
+        *sheet_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -532,3 +587,87 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         table.send(conn, table.state_event(conn.seat))
     server.kick(table)
     return True
+
+
+# -- the score keeper's sheets ----------------------------------------------------------------
+
+def sheet_routes(server: Server) -> list[Route]:
+    """The HTTP API of the score keeper (``/api/sheets``): small JSON, refusals as 4xx with a field."""
+
+    def sheet_of(request: Request, *, write: bool) -> tuple[Sheet, bool]:
+        sheet = server.sheets.get(request.path_params["sheet_id"])
+        token = request.headers.get("x-barbu-token")
+        if token and not sheet.may_write(token):
+            raise TableError("bad-token", "this link's secret does not open this sheet for writing", 403)
+        if write and not token:
+            raise TableError("read-only", "this link only shows the sheet: open the link with its secret "
+                             "(#k=…) to enter hands", 403)
+        return sheet, bool(token)
+
+    async def create(request: Request) -> Response:
+        doc = sheetmod.parse_setup(await _json_body(request))
+        sheet = await server.create_sheet(doc, client_of(request))
+        link = f"/score/{sheet.id}#k={sheet.token}"
+        return JSONResponse({"id": sheet.id, "token": sheet.token, "link": link,
+                             "view": sheetmod.view(sheet, True)}, status_code=201)
+
+    async def show(request: Request) -> Response:
+        sheet, writable = sheet_of(request, write=False)
+        return JSONResponse(sheetmod.view(sheet, writable))
+
+    async def check(request: Request) -> Response:
+        sheet, _ = sheet_of(request, write=False)
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise TableError("bad-hand", "a check is a JSON object with the \"data\" of a hand")
+        return JSONResponse(sheet.check(body.get("hand"), body.get("data")))
+
+    async def change(request: Request, kind: str, k: object, body: Any) -> Response:
+        sheet, _ = sheet_of(request, write=True)
+        entry, op = sheetmod.parse_op(kind, k, body)
+        made = await server.change_sheet(sheet, entry, op)
+        return JSONResponse({**sheetmod.view(sheet, True), "repeat": not made})
+
+    async def add(request: Request) -> Response:
+        body = await _json_body(request)
+        return await change(request, "add", body.get("hand") if isinstance(body, dict) else None, body)
+
+    async def edit(request: Request) -> Response:
+        return await change(request, "edit", request.path_params["k"], await _json_body(request))
+
+    async def undo(request: Request) -> Response:
+        body = await _json_body(request)
+        return await change(request, "undo", body.get("hand") if isinstance(body, dict) else None, body)
+
+    async def hand_frame(request: Request) -> Response:
+        sheet, _ = sheet_of(request, write=False)
+        return JSONResponse(sheet.frame_at(request.path_params["k"]))
+
+    async def export(request: Request) -> Response:
+        sheet, _ = sheet_of(request, write=False)
+        kind = request.path_params["kind"]
+        if kind not in ("json", "csv", "pdf"):
+            raise TableError("not-found", "a sheet's exports are json, csv and pdf", 404)
+        name = f"barbu-sheet-{sheet.id}.{kind}"
+        disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+        if kind == "json":
+            body = json.dumps(sheet.doc, indent=1, ensure_ascii=False) + "\n"
+            return Response(body, media_type="application/json", headers=disposition)
+        if kind == "csv":
+            return Response(sheetmod.csv_text(sheet), media_type="text/csv; charset=utf-8",
+                            headers=disposition)
+        from barbu.web.sheet_pdf import sheet_pdf  # reportlab is loaded only by those who print
+
+        pdf = await asyncio.to_thread(sheet_pdf, sheet, "Barbu score sheet")
+        return Response(pdf, media_type="application/pdf", headers=disposition)
+
+    return [
+        Route("/api/sheets", _refusals(create), methods=["POST"]),
+        Route("/api/sheets/{sheet_id}", _refusals(show), methods=["GET"]),
+        Route("/api/sheets/{sheet_id}/check", _refusals(check), methods=["POST"]),
+        Route("/api/sheets/{sheet_id}/hands", _refusals(add), methods=["POST"]),
+        Route("/api/sheets/{sheet_id}/hands/{k:int}", _refusals(edit), methods=["PUT"]),
+        Route("/api/sheets/{sheet_id}/hands/{k:int}", _refusals(hand_frame), methods=["GET"]),
+        Route("/api/sheets/{sheet_id}/undo", _refusals(undo), methods=["POST"]),
+        Route("/api/sheets/{sheet_id}/{kind:str}", _refusals(export), methods=["GET"]),
+    ]

@@ -51,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="seconds a finished table stays in the lobby's list (default 600)")
     limits.add_argument("--abandoned-after", type=float, default=3600.0, metavar="SECS",
                         help="seconds without a move after which a table leaves the list (default 3600)")
+    limits.add_argument("--sheets-per-minute", type=int, default=10, metavar="N",
+                        help="score sheets one client (IP address) may start per minute (default 10)")
     limits.add_argument("--db-timeout", type=float, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
 
@@ -64,7 +66,8 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   tables_per_minute=args.tables_per_minute, max_open_tables=args.max_open_tables,
                   max_bot_tables=args.max_bot_tables, bot_table_levels=levels,
                   sockets_per_client=args.sockets_per_client, hello_timeout=args.hello_timeout,
-                  listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after)
+                  listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
+                  sheets_per_minute=args.sheets_per_minute)
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -1,4 +1,4 @@
-"""SQLite storage of the web tables: each table's setup, seats and every deal and action, as they happen.
+"""SQLite storage of the web server: each table's setup, seats, deals and actions, and the score sheets.
 
 The database is the server's memory across restarts: a table is rebuilt by replaying its stored
 events through the engine. WAL mode keeps each write cheap and a crash harmless. Every change of
@@ -50,6 +50,22 @@ CREATE TABLE IF NOT EXISTS events (
     at REAL NOT NULL,
     PRIMARY KEY (table_id, seq)
 );
+CREATE TABLE IF NOT EXISTS sheets (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    token TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sheet_entries (
+    sheet_id TEXT NOT NULL REFERENCES sheets(id),
+    entry TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (sheet_id, entry)
+);
 """
 
 
@@ -88,6 +104,35 @@ class Batch:
 
     def __bool__(self) -> bool:
         return bool(self.events or self.seats or self.over or self.create is not None)
+
+
+@dataclass
+class SheetBatch:
+    """One change of a score sheet, in one transaction: the whole new document and the entry that made it.
+
+    ``entry`` is the client's id of the change: stored with it, so that a resend is known as one.
+    ``token`` is set only for a new sheet. ``op`` is what was asked (kept as the sheet's history).
+    """
+
+    sheet_id: str
+    doc: dict[str, Any]
+    version: int
+    entry: str | None = None
+    op: dict[str, Any] = field(default_factory=dict)
+    token: str | None = None
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
+
+    id: str
+    token: str
+    doc: str
+    version: int
 
 
 class Store:
@@ -179,9 +224,31 @@ class Store:
                                   (table_id,)).fetchone()
         return None if row is None else float(row[0])
 
+    # -- score sheets ----------------------------------------------------------------
+
+    def load_sheet(self, sheet_id: str) -> SheetRow | None:
+        with self.lock:
+            row = self.db.execute("SELECT id, token, doc, version FROM sheets WHERE id = ?",
+                                  (sheet_id,)).fetchone()
+        return None if row is None else SheetRow(str(row[0]), str(row[1]), str(row[2]), int(row[3]))
+
+    def sheet_entry(self, sheet_id: str, entry: str) -> int | None:
+        """The version a client's entry made, if it is stored (a resend of it changes nothing)."""
+        with self.lock:
+            row = self.db.execute("SELECT version FROM sheet_entries WHERE sheet_id = ? AND entry = ?",
+                                  (sheet_id, entry)).fetchone()
+        return None if row is None else int(row[0])
+
+    def sheet_history(self, sheet_id: str) -> list[dict[str, Any]]:
+        """Every stored change of a sheet, oldest first."""
+        with self.lock:
+            rows = self.db.execute("SELECT op FROM sheet_entries WHERE sheet_id = ? ORDER BY version",
+                                   (sheet_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
     # -- one change, whole or not at all ---------------------------------------------
 
-    def commit(self, batch: Batch) -> list[int]:
+    def commit(self, batch: Batch | SheetBatch) -> list[int]:
         """Store a batch in one transaction and return the sequence numbers of its events.
 
         Any failure (sqlite3.Error: locked by another process, disk full, I/O error) rolls it all
@@ -196,11 +263,14 @@ class Store:
                 if self.wdb.in_transaction:
                     self.wdb.execute("ROLLBACK")
                 raise
-            if seqs:
+            if seqs and isinstance(batch, Batch):
                 self._next_seq[batch.table_id] = seqs[-1] + 1
         return seqs
 
-    def _write(self, db: sqlite3.Connection, batch: Batch) -> list[int]:
+    def _write(self, db: sqlite3.Connection, batch: Batch | SheetBatch) -> list[int]:
+        if isinstance(batch, SheetBatch):
+            _write_sheet(db, batch)
+            return []
         tid = batch.table_id
         if batch.create is not None:
             db.execute("INSERT INTO tables (id, created, setup) VALUES (?, ?, ?)",
@@ -232,6 +302,22 @@ class Store:
                              (table_id,)).fetchone()
             seq = int(row[0]) + 1
         return seq
+
+
+def _write_sheet(db: sqlite3.Connection, b: SheetBatch) -> None:
+    now, doc = time.time(), json.dumps(b.doc, ensure_ascii=False)
+    if b.token is not None:
+        db.execute("INSERT INTO sheets (id, created, token, doc, version, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                   (b.sheet_id, now, b.token, doc, b.version, now))
+    else:
+        # Only on top of the version it was planned on: a change never lands on a state it did not see.
+        cur = db.execute("UPDATE sheets SET doc = ?, version = ?, updated = ? WHERE id = ? AND version = ?",
+                         (doc, b.version, now, b.sheet_id, b.version - 1))
+        if cur.rowcount != 1:
+            raise sqlite3.IntegrityError(f"sheet {b.sheet_id} is not at version {b.version - 1}")
+    if b.entry is not None:
+        db.execute("INSERT INTO sheet_entries (sheet_id, entry, version, op, at) VALUES (?, ?, ?, ?, ?)",
+                   (b.sheet_id, b.entry, b.version, json.dumps(b.op, ensure_ascii=False), now))
 
 
 def _event(row: tuple[Any, ...]) -> Event:

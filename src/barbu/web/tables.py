@@ -40,14 +40,24 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 class TableError(Exception):
     """A request the table refuses; ``code`` is a short machine-readable reason."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, *, field: str | None = None,
+                 hand: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.field = field  # the part of the request it is about (a score sheet's entry form), if any
+        self.hand = hand  # the sheet's hand it is about (from 0), if any
 
     def event(self) -> dict[str, Any]:
         return {"type": "error", "code": self.code, "message": self.message}
+
+    def body(self) -> dict[str, Any]:
+        """The refusal as an HTTP answer's JSON body."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
+        if self.hand is not None:
+            error["hand"] = self.hand
+        return {"error": error}
 
 
 class Client(Protocol):

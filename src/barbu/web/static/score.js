@@ -1,0 +1,763 @@
+// The score keeper page (/score): start a sheet, enter each hand as counted, see the sheet and chart.
+// The server checks and scores everything (the engine's rules): this page only asks it and draws the
+// answers. Entries wait in localStorage while the server cannot be reached, and are sent when it can.
+"use strict";
+
+const $ = id => document.getElementById(id);
+const SUITS = [["S", "♠", "spades"], ["H", "♥", "hearts"], ["D", "♦", "diamonds"], ["C", "♣", "clubs"]];
+const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
+const COLOURS = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"];
+const LS_SHEETS = "barbu-score-sheets";
+const RETRY_MS = 2000;
+
+const S = {
+  id: null, token: null, view: null, mode: "add", k: 0, frame: null, draft: null,
+  checkTimer: null, checkSeq: 0, ok: false, offline: false, flushing: false, retryTimer: null,
+};
+
+// -- small helpers ---------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "on") Object.entries(v).forEach(([t, f]) => e.addEventListener(t, f));
+    else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined) e.append(kid);
+  return e;
+}
+
+function signed(x) { return x > 0 ? `+${x}` : x < 0 ? `−${-x}` : "0"; }
+function plural(n, noun) { return `${n} ${noun}${n === 1 ? "" : "s"}`; }
+function load(key, fallback) {
+  try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
+}
+function store(key, value) { localStorage.setItem(key, JSON.stringify(value)); }
+
+let toastTimer = null;
+function toast(text, kind = "error") {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = `toast ${kind}`;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+// Ids for entries: one client id per device and a counter, so that a resend is known as such.
+function nextEntry() {
+  let client = localStorage.getItem("barbu-score-client");
+  if (!client) {
+    client = Math.random().toString(36).slice(2, 12);
+    localStorage.setItem("barbu-score-client", client);
+  }
+  const n = Number(localStorage.getItem("barbu-score-seq") || 0) + 1;
+  localStorage.setItem("barbu-score-seq", String(n));
+  return `${client}:${n}`;
+}
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (S.token) headers["X-Barbu-Token"] = S.token;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  return { status: res.status, ok: res.ok, data };
+}
+
+// -- the device's list of sheets ---------------------------------------------------------------
+
+function mySheets() { return load(LS_SHEETS, []); }
+
+function remember(view) {
+  const list = mySheets().filter(s => s.id !== view.id);
+  const old = mySheets().find(s => s.id === view.id) || {};
+  list.unshift({ id: view.id, token: S.token || old.token || null, names: view.names,
+                 hands: (view.sheet.hands || []).length, at: old.at || Date.now() });
+  store(LS_SHEETS, list.slice(0, 50));
+}
+
+function renderMySheets() {
+  const ul = $("my-sheets");
+  ul.replaceChildren();
+  const list = mySheets();
+  if (!list.length) ul.append(el("li", { class: "muted" }, "None yet: the sheets you start or open are kept here."));
+  for (const s of list) {
+    const link = `/score/${s.id}` + (s.token ? `#k=${s.token}` : "");
+    const when = new Date(s.at).toLocaleDateString();
+    ul.append(el("li", {},
+      el("span", { class: "who" }, el("b", {}, s.names.join(", ")), el("br"),
+         el("span", { class: "muted small" }, `${when} · ${plural(s.hands, "hand")}${s.token ? "" : " · read only"}`)),
+      el("a", { class: "button", href: link }, "Open")));
+  }
+}
+
+// -- starting a sheet --------------------------------------------------------------------------
+
+function startForm() {
+  const form = $("start-form");
+  const players = () => form.ruleset.value === "classic" ? 4 : Number($("start-players").value);
+  const redraw = () => {
+    $("players-row").hidden = form.ruleset.value === "classic";
+    $("options-row").hidden = form.ruleset.value !== "classic";
+    const box = $("name-inputs");
+    const old = [...box.querySelectorAll("input")].map(i => i.value);
+    box.replaceChildren(...Array.from({ length: players() }, (_, i) =>
+      el("input", { "aria-label": `Player ${i + 1}`, placeholder: `Player ${i + 1}`, maxlength: 24,
+                    required: true, value: old[i] || "", on: { input: redrawFirst } })));
+    redrawFirst();
+  };
+  const redrawFirst = () => {
+    const sel = $("start-first");
+    const keep = sel.value;
+    const names = [...$("name-inputs").querySelectorAll("input")].map((x, i) => x.value.trim() || `Player ${i + 1}`);
+    sel.replaceChildren(el("option", { value: "random" }, "Draw at random"),
+                        ...names.map((n, i) => el("option", { value: String(i) }, n)));
+    if ([...sel.options].some(o => o.value === keep)) sel.value = keep;
+  };
+  form.addEventListener("change", e => { if (e.target.name === "ruleset" || e.target.id === "start-players") redraw(); });
+  form.addEventListener("submit", e => { e.preventDefault(); startSheet(players()); });
+  redraw();
+}
+
+async function startSheet(players) {
+  const form = $("start-form");
+  const first = $("start-first").value;
+  const body = {
+    ruleset: form.ruleset.value, players,
+    options: form.ruleset.value === "classic" && $("opt-dominoes-40").checked ? ["dominoes-40"] : [],
+    names: [...$("name-inputs").querySelectorAll("input")].map(i => i.value),
+    first_declarer: first === "random" ? "random" : Number(first),
+  };
+  let res;
+  try { res = await api("POST", "/api/sheets", body); } catch {
+    return showStartError("The server cannot be reached: a sheet is started on the server. Try again when online.");
+  }
+  if (!res.ok) return showStartError(res.data?.error?.message || `refused (${res.status})`);
+  S.token = res.data.token;
+  remember(res.data.view);
+  location.href = res.data.link;
+}
+
+function showStartError(text) {
+  $("start-error").textContent = text;
+  $("start-error").hidden = false;
+}
+
+// -- the queue of entries not yet stored on the server ---------------------------------------
+
+function queueKey() { return `barbu-score-queue-${S.id}`; }
+function queue() { return load(queueKey(), []); }
+function saveQueue(q) { store(queueKey(), q); }
+
+async function flush() {
+  if (S.flushing) return;
+  S.flushing = true;
+  clearTimeout(S.retryTimer);
+  try {
+    let q = queue();
+    while (q.length && !q[0].refused) {
+      const op = q[0];
+      let res;
+      try { res = await api(op.method, op.path, op.body); } catch { res = null; }
+      if (res === null || res.status >= 500) {
+        setOffline(true, res?.data?.error?.message);
+        S.retryTimer = setTimeout(retry, RETRY_MS);
+        return;
+      }
+      q = queue();
+      if (res.ok) {
+        q.shift();
+        saveQueue(q);
+        setView(res.data);
+      } else {
+        q[0].refused = res.data?.error || { message: `refused (${res.status})` };
+        saveQueue(q);
+      }
+    }
+    setOffline(false);
+  } finally {
+    S.flushing = false;
+    showConn();
+  }
+}
+
+async function retry() {
+  if (queue().length) {
+    await flush();
+    if (!S.offline) renderAll(true);
+    return;
+  }
+  await reload(true);
+}
+
+function setOffline(off, why) {
+  const was = S.offline;
+  S.offline = off;
+  showConn(why);
+  if (off && !was) scheduleCheck();
+}
+
+function showConn(why) {
+  const waiting = queue().filter(op => !op.refused).length;
+  const c = $("conn");
+  let text = "";
+  if (S.offline) {
+    text = why && !/reach/.test(why) ? `server trouble — ${why}` : "offline";
+    if (waiting) text += ` — ${plural(waiting, "hand")} waiting to be sent`;
+  } else if (waiting) text = `sending ${plural(waiting, "hand")}…`;
+  c.textContent = text;
+  c.hidden = !text;
+  c.classList.toggle("offline", S.offline);
+}
+
+// -- loading and drawing the sheet ---------------------------------------------------------------
+
+function setView(view) {
+  S.view = view;
+  store(`barbu-score-view-${S.id}`, view);
+  remember(view);
+}
+
+async function reload(quiet = false) {
+  let res;
+  try { res = await api("GET", `/api/sheets/${S.id}`); } catch { res = null; }
+  if (res === null || res.status >= 500) {
+    setOffline(true);
+    S.retryTimer = setTimeout(retry, RETRY_MS * 2);
+    if (!S.view) S.view = load(`barbu-score-view-${S.id}`, null);
+    if (S.view && !quiet) renderAll(true);
+    if (!S.view) $("rows").replaceChildren(el("tr", {}, el("td", {}, "Offline, and this sheet was never opened here.")));
+    return;
+  }
+  if (!res.ok) { toast(res.data?.error?.message || "this sheet cannot be opened"); return; }
+  setOffline(false);
+  setView(res.data);
+  await flush();
+  renderAll(!quiet || S.mode === "add");
+}
+
+function renderAll(freshEntry) {
+  const v = S.view;
+  renderScorebar(v);
+  renderRows(v);
+  renderChart(v);
+  renderExports(v);
+  $("readonly-note").hidden = v.writable;
+  $("undo").hidden = !v.writable || !v.rows?.length;
+  $("over").hidden = !v.complete;
+  $("over").textContent = v.winner_text || "";
+  if (freshEntry) startEntry();
+  showConn();
+}
+
+function currentDeclarer() { return S.frame?.declarer ?? S.view.next?.declarer; }
+
+function renderScorebar(v) {
+  const d = currentDeclarer();
+  $("scorebar").replaceChildren(...v.names.map((n, s) => el("div", { class: "p" + (s === d ? " dec" : "") },
+    el("div", { class: "n" }, el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), n),
+    el("div", { class: "t" }, signed((v.totals || [])[s] || 0)))));
+}
+
+function doublesLine(row, names) {
+  return row.doubles.map(p => `${names[p.from]} ${p.redoubled ? "××" : "×"} ${names[p.to]}: ` +
+                              `${names[p.from]} ${signed(p.gain)}`).join(" · ");
+}
+
+function renderRows(v) {
+  const names = v.names;
+  const t = $("rows");
+  const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Contract"), ...names.map(n => el("th", {}, n)));
+  const body = (v.rows || []).map(r => el("tr", { class: "hand-row", "data-hand": r.hand },
+    el("td", {}, v.writable ? el("button", { type: "button", class: "edit", "aria-label": `Edit hand ${r.hand + 1}`,
+                                             on: { click: () => editHand(r.hand) } }, `${r.hand + 1} ✎`) : String(r.hand + 1)),
+    el("td", { class: "what" }, r.label, el("span", { class: "dbl" }, `${names[r.declarer]}` +
+                                            (r.doubles.length ? ` · ${doublesLine(r, names)}` : ""))),
+    ...r.scores.map((s, i) => el("td", { class: "num" }, signed(s), el("span", { class: "tot" }, signed(r.totals[i]))))));
+  const pending = queue().filter(op => op.kind === "add").map(op => el("tr", { class: "pending" },
+    el("td", {}, String(op.k + 1)), el("td", { class: "what" }, op.label,
+      el("span", { class: "dbl" }, op.refused ? `refused: ${op.refused.message}` : "waiting to be sent")),
+    ...names.map(() => el("td", { class: "num" }, "…"))));
+  const totals = el("tr", { class: "totals" }, el("td", {}), el("td", {}, "Totals"),
+    ...names.map((_, i) => el("td", { class: "num" }, signed((v.totals || [])[i] || 0))));
+  t.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...pending, totals));
+}
+
+function renderExports(v) {
+  for (const kind of ["pdf", "csv", "json"]) $(`export-${kind}`).href = `/api/sheets/${v.id}/${kind}`;
+  $("share-read").value = `${location.origin}/score/${v.id}`;
+  $("share-write").value = S.token ? `${location.origin}/score/${v.id}#k=${S.token}` : "";
+  $("share-write").parentElement.hidden = !S.token;
+}
+
+// -- the chart of the running totals: an SVG drawn here from the server's totals ------------------
+
+function renderChart(v) {
+  const box = $("chart");
+  const rows = v.rows || [];
+  const n = v.names.length, hands = v.rotation?.length || 28;
+  const series = v.names.map((_, s) => [0, ...rows.map(r => r.totals[s])]);
+  const all = series.flat();
+  const lo = Math.min(0, ...all), hi = Math.max(lo + 1, 0, ...all);
+  const W = 600, H = 260, L = 44, R = 10, T = 10, B = 26;
+  const x = k => L + (W - L - R) * k / hands;
+  const y = t => T + (H - T - B) * (hi - t) / (hi - lo || 1);
+  const svg = (tag, attrs) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.entries(attrs).forEach(([k, val]) => e.setAttribute(k, val)); return e; };
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Running totals by hand", id: "chart-svg" });
+  root.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff", rx: 8 }));
+  const step = v.ruleset === "family" ? n : 7;
+  for (let k = 0; k <= hands; k += step) {
+    root.append(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, stroke: "#e5e7eb" }));
+    const lab = svg("text", { x: x(k), y: H - 8, "text-anchor": "middle", "font-size": 12, fill: "#6b7280" });
+    lab.textContent = String(k);
+    root.append(lab);
+  }
+  // Gridlines at the lowest, zero and the highest total; a label too close to zero's is left out.
+  for (const t of [...new Set([lo, 0, hi])].filter(t => t === 0 || Math.abs(y(t) - y(0)) > 14)) {
+    root.append(svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), stroke: t === 0 ? "#9ca3af" : "#f3f4f6" }));
+    const lab = svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "font-size": 12, fill: "#6b7280" });
+    lab.textContent = signed(t);
+    root.append(lab);
+  }
+  series.forEach((pts, s) => {
+    root.append(svg("polyline", { points: pts.map((t, k) => `${x(k)},${y(t)}`).join(" "), fill: "none",
+                                   stroke: COLOURS[s % 6], "stroke-width": 2.5, "stroke-linejoin": "round",
+                                   class: "line", "data-seat": s }));
+    root.append(svg("circle", { cx: x(pts.length - 1), cy: y(pts[pts.length - 1]), r: 4, fill: COLOURS[s % 6] }));
+  });
+  const legend = el("div", { class: "legend" }, ...v.names.map((nm, s) => el("span", {},
+    el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${nm} ${signed(series[s].at(-1))}`)));
+  box.replaceChildren(root, legend);
+}
+
+// -- the entry form ------------------------------------------------------------------------
+
+function startEntry() {
+  const v = S.view;
+  const q = queue();
+  const refused = q.find(op => op.refused);
+  if (!v.writable || v.damaged) { $("entry").hidden = true; return; }
+  if (refused) return openRefused(refused);
+  if (S.mode === "edit" && S.frame) return renderEntry();
+  S.mode = "add";
+  const k = (v.rows || []).length + q.filter(op => op.kind === "add").length;
+  // A hand being entered when the connection comes back keeps what was tapped so far.
+  const keep = S.draft?.contract && S.k === k;
+  S.k = k;
+  S.frame = q.length ? offlineFrame(k) : v.next;
+  $("entry").hidden = !S.frame || S.frame.declarer === null;
+  if ($("entry").hidden) return;
+  if (keep) S.draft.doubles = keepAllowed(S.draft.doubles);
+  else S.draft = blankDraft();
+  renderEntry();
+}
+
+// While hands wait to be sent, the server has not said what the next one allows: the rotation and
+// the contracts already declared are known from the sheet, the doubles owed are checked when sent.
+function offlineFrame(k) {
+  const v = S.view;
+  if (k >= v.rotation.length) return null;
+  const d = v.rotation[k];
+  const used = new Set([...(v.rows || []).filter(r => r.declarer === d).map(r => r.contract),
+                        ...queue().filter(op => op.kind === "add" && op.body.data.declarer === d).map(op => op.body.data.contract)]);
+  return { hand: k, declarer: d, contracts: v.contracts.map(c => ({ ...c, open: !used.has(c.id) })),
+           may_double: v.may_double_by_declarer ? v.may_double_by_declarer[d] : null,
+           owed_doubles: null, compulsory: [], owes: [], provisional: true };
+}
+
+function blankDraft() { return { contract: null, trump: null, start_rank: null, doubles: [], result: {} }; }
+
+function contractOf(id) { return (S.frame?.contracts || S.view.contracts).find(c => c.id === id); }
+
+function renderEntry() {
+  const f = S.frame, v = S.view, names = v.names;
+  const title = S.mode === "edit" ? `Edit hand ${S.k + 1}` : `Hand ${S.k + 1} of ${v.rotation.length}`;
+  $("entry-title").textContent = `${title} — ${names[f.declarer]} ${v.declares}`;
+  $("entry-cancel").hidden = S.mode !== "edit" && !S.refusedOp;
+  $("entry-cancel").textContent = S.refusedOp ? "Discard this hand" : "Cancel";
+  renderOwes(f, names);
+  renderContracts(f);
+  renderAsk();
+  renderMatrix();
+  renderResult();
+  scheduleCheck();
+}
+
+function renderOwes(f, names) {
+  const ul = $("owes");
+  const items = (f.owes || []).map(text => {
+    const seat = names.findIndex(n => text.startsWith(n + " "));
+    return el("li", { class: f.compulsory.includes(seat) ? "must" : "" },
+              text + (f.compulsory.includes(seat) ? " — compulsory now" : ""));
+  });
+  if (f.provisional && f.may_double) items.push(el("li", {}, "Offline: the doubles still owed are checked when this hand is sent."));
+  ul.replaceChildren(...items);
+  ul.hidden = !items.length;
+}
+
+function renderContracts(f) {
+  const box = $("contract-buttons");
+  const offered = f.contracts.filter(c => c.open || c.id === S.draft.contract);
+  box.replaceChildren(...offered.map(c => el("button", {
+    type: "button", class: "pick" + (S.draft.contract === c.id ? " on" : ""), "data-contract": c.id,
+    "aria-pressed": String(S.draft.contract === c.id), on: { click: () => chooseContract(c.id) } }, c.name)));
+}
+
+function chooseContract(id) {
+  const d = S.draft;
+  if (d.contract === id) return;
+  d.contract = id;
+  d.trump = null;
+  d.start_rank = null;
+  d.result = blankResult(contractOf(id));
+  d.doubles = keepAllowed(d.doubles);
+  redraw();
+}
+
+function blankResult(c) {
+  const n = S.view.names.length, r = {};
+  for (const f of c.result) {
+    if (f === "tricks" || f === "hearts") r[f] = Array(n).fill(0);
+    else if (f === "queens") r[f] = { S: null, H: null, D: null, C: null };
+    else if (f === "last_tricks") r[f] = S.view.ruleset === "classic" ? [null, null] : [null];
+    else if (f === "out") r[f] = [];
+    else r[f] = null;
+  }
+  return r;
+}
+
+function redraw() { renderContracts(S.frame); renderAsk(); renderMatrix(); renderResult(); scheduleCheck(); }
+
+function renderAsk() {
+  const c = S.draft.contract && contractOf(S.draft.contract);
+  const ask = c ? c.asks : null;
+  $("step-ask").hidden = !ask;
+  $("step-ask").dataset.field = ask || "";
+  if (!ask) return;
+  $("ask-title").textContent = ask === "trump" ? "Trump suit" : "Starting rank";
+  const box = $("ask-buttons");
+  box.className = "pick-grid" + (ask === "trump" ? " suits" : " ranks");
+  const opts = ask === "trump" ? SUITS.map(([id, sym, name]) => [id, el("span", { class: id === "H" || id === "D" ? "red" : "" },
+                                                                           el("b", {}, sym), el("small", {}, name))])
+                               : RANKS.map(r => [r, r === "T" ? "10" : r]);
+  box.replaceChildren(...opts.map(([id, label]) => el("button", {
+    type: "button", class: "pick" + (S.draft[ask] === id ? " on" : ""), [`data-${ask === "trump" ? "trump" : "rank"}`]: id,
+    on: { click: () => { S.draft[ask] = id; renderAsk(); scheduleCheck(); } } }, label)));
+}
+
+// -- the doubles matrix: rows double columns; a pair doubled one way is redoubled the other way -----
+
+function pairIndex(a, b) { return S.draft.doubles.findIndex(p => p[0] === a && p[1] === b); }
+
+function cellState(a, b) {
+  const ab = pairIndex(a, b), ba = pairIndex(b, a);
+  if (ab >= 0) return ba >= 0 && ba < ab ? "re" : "on";
+  if (ba >= 0) return "may-re";
+  const may = allowedDoubles();
+  return may && may[a].includes(b) ? "may" : "no";
+}
+
+function allowedDoubles() {
+  const c = S.draft.contract && contractOf(S.draft.contract);
+  const m = S.frame.may_double;
+  return c && m ? m[c.positive ? "positive" : "negative"] : null;
+}
+
+function isLocked(a, b) { return S.frame.compulsory.includes(a) && b === S.frame.declarer; }
+
+function keepAllowed(pairs) {
+  const may = allowedDoubles();
+  if (!may) return [];
+  const kept = [];
+  for (const [a, b] of pairs) {
+    const doubled = kept.some(p => p[0] === b && p[1] === a);
+    if (doubled || may[a].includes(b)) kept.push([a, b]);
+  }
+  for (const a of S.frame.compulsory) {
+    if (!kept.some(p => p[0] === a && p[1] === S.frame.declarer)) kept.push([a, S.frame.declarer]);
+  }
+  return kept;
+}
+
+function tapCell(a, b) {
+  const st = cellState(a, b);
+  const d = S.draft;
+  if (st === "on") {
+    if (isLocked(a, b)) return;
+    d.doubles = d.doubles.filter(p => !(p[0] === a && p[1] === b) && !(p[0] === b && p[1] === a));
+  } else if (st === "re") d.doubles = d.doubles.filter(p => !(p[0] === a && p[1] === b));
+  else if (st === "may" || st === "may-re") d.doubles.push([a, b]);
+  renderMatrix();
+  scheduleCheck();
+}
+
+function renderMatrix() {
+  const may = allowedDoubles();
+  $("step-doubles").hidden = !may;
+  if (!may) return;
+  const names = S.view.names, n = names.length, dec = S.frame.declarer;
+  const head = el("tr", {}, el("th", {}, ""), ...names.map(nm => el("th", { scope: "col" }, nm)));
+  const rows = names.map((nm, a) => el("tr", {}, el("th", { class: "row", scope: "row" }, nm),
+    ...Array.from({ length: n }, (_, b) => a === b ? el("td", { class: "self" }) : matrixCell(a, b, dec))));
+  $("matrix").replaceChildren(head, ...rows);
+}
+
+function matrixCell(a, b, dec) {
+  const st = cellState(a, b), names = S.view.names;
+  const locked = st === "on" && isLocked(a, b);
+  const label = { on: "×", re: "××", "may-re": "", may: "", no: "" }[st];
+  const what = st === "re" || st === "may-re" ? "redoubles" : "doubles";
+  return el("td", {}, el("button", {
+    type: "button", class: `cell ${st}${locked ? " must" : ""}`, "data-from": a, "data-to": b,
+    disabled: st === "no" || locked, title: `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
+    "aria-label": `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
+    "aria-pressed": String(st === "on" || st === "re"),
+    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, "must")] : label || { "may-re": "↩", no: "–" }[st] || ""));
+}
+
+// -- the result, entered as people count it ------------------------------------------------------
+
+function renderResult() {
+  const box = $("step-result");
+  const c = S.draft.contract && contractOf(S.draft.contract);
+  box.hidden = !c;
+  if (!c) return;
+  box.replaceChildren(el("h3", {}, "Result"), ...c.result.map(f => resultField(f, c)));
+}
+
+function resultField(f, c) {
+  const names = S.view.names, r = S.draft.result, classic = S.view.ruleset === "classic";
+  const wrap = (title, ...kids) => el("div", { class: "step", "data-field": `result.${f}` }, el("div", { class: "sub" }, title), ...kids);
+  if (f === "tricks") return wrap(`Tricks each (${S.view.hand_size} in all${S.view.set_aside_count ? "" : ""})`, counts(f));
+  if (f === "hearts") return wrap(classic ? "Hearts each (the A♥ counts as one)" : "Hearts each (K♥ and Q♥ count too)", counts(f));
+  if (f === "queens") {
+    return wrap("Who took each queen", ...SUITS.map(([s, sym]) =>
+      el("div", { class: "pick-line" }, el("div", { class: "small" + (s === "H" || s === "D" ? " red" : "") }, `Q${sym}`),
+         namePicks(r.queens[s], seat => { r.queens[s] = seat; }, `queen-${s}`, S.view.set_aside_count > 0))));
+  }
+  if (f === "ace_of_hearts") return wrap("Who took the A♥", namePicks(r[f], seat => { r[f] = seat; }, "ace"));
+  if (f === "king_of_hearts") {
+    return wrap("Who took the K♥", namePicks(r[f], seat => { r[f] = seat; }, "king", c.id === "salad" && S.view.set_aside_count > 0));
+  }
+  if (f === "last_tricks") {
+    const labels = classic ? ["Trick 12", "Trick 13"] : ["The last trick"];
+    return wrap(classic ? "Who took the last two tricks" : "Who took the last trick", ...labels.map((lab, i) =>
+      el("div", { class: "pick-line" }, el("div", { class: "small" }, lab),
+         namePicks(r[f][i], seat => { r[f][i] = seat; }, `last-${i}`))));
+  }
+  if (f === "out") return wrap("Going out: tap the players in the order they went out", outPicks());
+  return wrap(f);
+}
+
+function counts(f) {
+  const r = S.draft.result;
+  return el("div", { class: "counts" }, ...S.view.names.map((nm, s) => el("div", { class: "count-row" },
+    el("span", { class: "who" }, nm),
+    el("button", { type: "button", "aria-label": `${nm} one less`, "data-count": `${f}-${s}-minus`,
+                   on: { click: () => bump(f, s, -1) } }, "−"),
+    el("output", { "data-count-value": `${f}-${s}` }, String(r[f][s])),
+    el("button", { type: "button", "aria-label": `${nm} one more`, "data-count": `${f}-${s}-plus`,
+                   on: { click: () => bump(f, s, 1) } }, "+"))));
+}
+
+function bump(f, s, by) {
+  const r = S.draft.result;
+  r[f][s] = Math.max(0, r[f][s] + by);
+  document.querySelector(`[data-count-value="${f}-${s}"]`).textContent = String(r[f][s]);
+  scheduleCheck();
+}
+
+function namePicks(current, set, key, setAside = false) {
+  const opts = S.view.names.map((nm, s) => [s, nm]);
+  if (setAside) opts.push(["aside", "set aside"]);
+  return el("div", { class: "pick-grid names" }, ...opts.map(([s, label]) => {
+    const on = s === "aside" ? current === null && S.draft.result.__aside?.[key] : current === s;
+    return el("button", { type: "button", class: "pick" + (on ? " on" : ""), "data-pick": `${key}-${s}`,
+      on: { click: () => { setPick(set, key, s); } } }, label);
+  }));
+}
+
+function setPick(set, key, s) {
+  const r = S.draft.result;
+  if (s === "aside") {
+    set(null);
+    (r.__aside ||= {})[key] = true;
+  } else {
+    set(s);
+    if (r.__aside) delete r.__aside[key];
+  }
+  renderResult();
+  scheduleCheck();
+}
+
+function outPicks() {
+  const out = S.draft.result.out;
+  const ord = ["1st", "2nd", "3rd", "4th", "5th", "6th"];
+  return el("div", {}, el("div", { class: "pick-grid names" }, ...S.view.names.map((nm, s) => {
+    const at = out.indexOf(s);
+    return el("button", { type: "button", class: "pick" + (at >= 0 ? " on" : ""), "data-out": s,
+      on: { click: () => { if (at >= 0) out.splice(at, 1); else out.push(s); renderResult(); scheduleCheck(); } } },
+      at >= 0 ? el("span", { class: "place" }, ord[at]) : null, at >= 0 ? " " : null, nm);
+  })), el("p", { class: "muted small" }, "Tap a player again to take them out of the order."));
+}
+
+// -- checking as you type (the server's engine) and saving ----------------------------------------
+
+function handData() {
+  const d = S.draft, c = contractOf(d.contract);
+  const result = {};
+  for (const f of c.result) result[f] = structuredClone(d.result[f]);
+  return { declarer: S.frame.declarer, contract: d.contract, trump: c.asks === "trump" ? d.trump : null,
+           start_rank: c.asks === "start_rank" ? d.start_rank : null,
+           doubles: S.frame.may_double ? d.doubles.map(p => [...p]) : [], result };
+}
+
+function showCheck(kind, text, field) {
+  const box = $("check");
+  box.className = `check ${kind}`;
+  box.textContent = text.charAt(0).toUpperCase() + text.slice(1);  // the engine's messages start small
+  document.querySelectorAll("#entry [data-bad]").forEach(e => e.removeAttribute("data-bad"));
+  if (field) {
+    const target = document.querySelector(`#entry [data-field="${field}"]`) ||
+      (field === "contract" ? $("step-contract") : null);
+    if (target) target.setAttribute("data-bad", "");
+  }
+}
+
+function scheduleCheck() {
+  clearTimeout(S.checkTimer);
+  S.ok = false;
+  const seq = ++S.checkSeq;
+  $("save").disabled = true;
+  if (!S.draft?.contract) return showCheck("wait", "Choose the contract.");
+  if (S.offline || S.frame.provisional) {
+    $("save").disabled = false;
+    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+  }
+  showCheck("wait", "Checking…");
+  S.checkTimer = setTimeout(() => runCheck(seq), 250);
+}
+
+async function runCheck(seq) {
+  let res;
+  try { res = await api("POST", `/api/sheets/${S.id}/check`, { hand: S.k, data: handData() }); } catch { res = null; }
+  if (seq !== S.checkSeq) return;  // a newer change is being checked
+  if (res === null || res.status >= 500) {
+    setOffline(true);
+    S.retryTimer = S.retryTimer || setTimeout(retry, RETRY_MS);
+    $("save").disabled = false;
+    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+  }
+  if (!res.ok) return showCheck("bad", res.data?.error?.message || `refused (${res.status})`);
+  if (!res.data.ok) return showCheck("bad", res.data.error.message, res.data.error.field);
+  S.ok = true;
+  $("save").disabled = false;
+  const names = S.view.names;
+  showCheck("good", "It adds up: " + res.data.scores.map((x, i) => `${names[i]} ${signed(x)}`).join(" · "));
+}
+
+async function save() {
+  const data = handData();
+  const label = contractOf(data.contract).name;
+  const body = { entry: nextEntry(), data };
+  let q = queue();
+  if (S.refusedOp) {
+    q = q.filter(op => op.entry !== S.refusedOp.entry);
+  }
+  const op = S.mode === "edit"
+    ? { kind: "edit", k: S.k, label, method: "PUT", path: `/api/sheets/${S.id}/hands/${S.k}`, entry: body.entry, body }
+    : { kind: "add", k: S.k, label, method: "POST", path: `/api/sheets/${S.id}/hands`, entry: body.entry,
+        body: { ...body, hand: S.k } };
+  if (S.refusedOp) q.unshift(op); else q.push(op);
+  saveQueue(q);
+  const edited = S.mode === "edit";
+  S.mode = "add"; S.frame = null; S.refusedOp = null; S.draft = null;
+  $("save").disabled = true;
+  await flush();
+  if (!S.offline && !queue().length) toast(edited ? `Hand ${op.k + 1} changed: every later hand rescored` : `Hand ${op.k + 1} saved`, "info");
+  renderAll(true);
+}
+
+function openRefused(op) {
+  S.refusedOp = op;
+  S.mode = op.kind;
+  S.k = op.k;
+  S.frame = op.kind === "add" && op.k === (S.view.rows || []).length ? S.view.next : S.frame;
+  if (!S.frame) { S.mode = "edit"; return editHand(op.k, op); }
+  S.draft = draftOf(op.body.data);
+  $("entry").hidden = false;
+  renderEntry();
+  showCheck("bad", `Not stored: ${op.refused.message}. Fix it and save again.`, op.refused.field);
+}
+
+function draftOf(data) {
+  return { contract: data.contract, trump: data.trump ?? null, start_rank: data.start_rank ?? null,
+           doubles: (data.doubles || []).map(p => [...p]), result: structuredClone(data.result || {}) };
+}
+
+async function editHand(k, refusedOp = null) {
+  if (queue().some(op => !op.refused) || S.offline) return toast("Editing needs the connection: wait until the hands waiting are sent.");
+  let res;
+  try { res = await api("GET", `/api/sheets/${S.id}/hands/${k}`); } catch { res = null; }
+  if (!res?.ok) return toast(res?.data?.error?.message || "Editing needs the connection.");
+  S.mode = "edit";
+  S.k = k;
+  S.frame = res.data.frame;
+  S.draft = draftOf(refusedOp ? refusedOp.body.data : res.data.data);
+  $("entry").hidden = false;
+  renderScorebar(S.view);
+  renderEntry();
+  $("entry").scrollIntoView({ block: "start" });
+}
+
+async function undo() {
+  if (queue().length || S.offline) return toast("Undo needs the connection: wait until the hands waiting are sent.");
+  const k = S.view.rows.length - 1;
+  let res;
+  try { res = await api("POST", `/api/sheets/${S.id}/undo`, { entry: nextEntry(), hand: k }); } catch { res = null; }
+  if (!res?.ok) return toast(res?.data?.error?.message || "Undo needs the connection.");
+  setView(res.data);
+  S.mode = "add";
+  S.frame = null;
+  S.draft = null;
+  toast(`Hand ${k + 1} taken back`, "info");
+  renderAll(true);
+}
+
+function cancelEntry() {
+  if (S.refusedOp) saveQueue(queue().filter(op => op.entry !== S.refusedOp.entry));
+  S.refusedOp = null;
+  S.mode = "add";
+  S.frame = null;
+  S.draft = null;
+  renderAll(true);
+}
+
+// -- start ---------------------------------------------------------------------------------
+
+function main() {
+  const m = location.pathname.match(/^\/score\/([A-Za-z0-9_-]+)$/);
+  if (!m) {
+    $("home").hidden = false;
+    startForm();
+    renderMySheets();
+    return;
+  }
+  S.id = m[1];
+  const hash = new URLSearchParams(location.hash.slice(1));
+  S.token = hash.get("k") || mySheets().find(s => s.id === S.id)?.token || null;
+  $("sheet").hidden = false;
+  $("scorebar").hidden = false;
+  $("save").addEventListener("click", save);
+  $("undo").addEventListener("click", undo);
+  $("entry-cancel").addEventListener("click", cancelEntry);
+  for (const id of ["share-write", "share-read"]) $(id).addEventListener("focus", e => e.target.select());
+  window.addEventListener("online", () => retry());
+  window.addEventListener("offline", () => setOffline(true));
+  reload();
+}
+
+main();
