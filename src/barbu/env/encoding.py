@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from barbu.engine.cards import RANKS, SUITS, card_str
+from barbu.engine.cards import CARD_BITS, RANKS, SUITS, card_str
 from barbu.engine.contracts import Kind
 from barbu.engine.doubling import split_doubles
 from barbu.engine.game import PASS, Game
@@ -120,6 +120,11 @@ class Layout:
         self.off = {name: f.offset for name, f in self.fields.items()}
         n = game.players
         self.rotations = tuple(tuple((seat + r) % n for r in range(n)) for seat in range(n))
+        # row_bits[seat][a][m]: seat a's row of an n × n seat matrix, for its targets m, rotated
+        # to the observer ``seat`` (a relative seat's row, and relative columns).
+        self.row_bits = tuple(tuple(tuple(
+            sum(1 << (n * ((a - seat) % n) + (t - seat) % n) for t in range(n) if m >> t & 1)
+            for m in range(1 << n)) for a in range(n)) for seat in range(n))
         self.contract_index = {c.id: i for i, c in enumerate(game.contracts)}
         counts = [f for f in self.fields.values() if f.scale]
         self.inverse_scales = np.array([1 / f.scale for f in counts for _ in range(f.size)],
@@ -137,6 +142,7 @@ def obs_size(game: Game) -> int:
     return layout(game).size
 
 
+OWED_BITS = (0b00, 0b01, 0b11)  # doubles owed (0, 1, 2) as a thermometer
 # LINE_BITS[lo][hi]: the 13-bit rank mask from lo to hi, both included.
 LINE_BITS = tuple(tuple(((2 << hi) - (1 << lo)) if lo <= hi else 0 for hi in range(13))
                   for lo in range(13))
@@ -147,21 +153,20 @@ def _history_bits(obs: Observation) -> tuple[list[int], list[int]]:
     n = obs.game.players
     played, voids = [0] * n, [0] * n
     c = obs.contract
-    tricks = c is not None and c.kind == Kind.TRICKS
-    trump = obs.trump if obs.trump is not None and c is not None and c.trumps else -1
+    if c is None or c.kind != Kind.TRICKS:
+        for s, a in obs.history:
+            if a != PASS:
+                played[s] |= CARD_BITS[a]
+        return played, voids
+    trump = obs.trump if obs.trump is not None else -1
     led = -1
     for i, (s, a) in enumerate(obs.history):
-        if a == PASS:
-            continue
-        played[s] |= 1 << a
-        if not tricks:
-            continue
-        suit = a // 13
+        played[s] |= CARD_BITS[a]
         if i % n == 0:
-            led = suit
-        elif suit != led:
+            led = a // 13
+        elif a // 13 != led:
             voids[s] |= 1 << led
-            if trump >= 0 and suit != trump:
+            if trump >= 0 and a // 13 != trump:
                 voids[s] |= 1 << trump  # could not follow and did not trump, so holds none
     return played, voids
 
@@ -216,16 +221,15 @@ def _doubling_bits(obs: Observation, lay: Layout) -> int:
     off, seat, n = lay.off, obs.seat, obs.game.players
     b = 0
     if obs.doubles:
+        rows = lay.row_bits[seat]
         doubled, redoubled = split_doubles(obs.doubles, obs.declarer, n)
-        for name, masks in (("doubled", doubled), ("redoubled", redoubled)):
-            for a in range(n):
-                for t in range(n):
-                    if masks[a] >> t & 1:
-                        b |= 1 << (off[name] + n * ((a - seat) % n) + (t - seat) % n)
+        b |= sum(rows[a][m] for a, m in enumerate(doubled)) << off["doubled"]
+        b |= sum(rows[a][m] for a, m in enumerate(redoubled)) << off["redoubled"]
     for s in obs.compulsory:
         b |= 1 << (off["compulsory"] + (s - seat) % n)
-    for s, owed in enumerate(obs.owed):
-        b |= ((1 << min(owed, OWED_LEVELS)) - 1) << (off["owed"] + OWED_LEVELS * ((s - seat) % n))
+    if any(obs.owed):
+        for s, owed in enumerate(obs.owed):
+            b |= OWED_BITS[owed] << (off["owed"] + OWED_LEVELS * ((s - seat) % n))
     for place, s in enumerate(obs.out_order):
         b |= 1 << (off["out_order"] + n * ((s - seat) % n) + place)
     return b
