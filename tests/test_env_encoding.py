@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import random
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from tests.conftest import ROOT
 
 from barbu.engine.cards import RANKS, SUIT_MASKS, SUITS, card_str, cards_of
 from barbu.engine.contracts import CLASSIC_OPTIONS, Kind
@@ -203,3 +205,14 @@ def test_action_names_are_distinct() -> None:
         assert names[actions.CONTRACT_ID:actions.TRUMP_ID] == [c.id for c in game.contracts]
     with pytest.raises(ValueError):
         actions.action_name(actions.NUM_ACTIONS, Game.classic())
+
+
+def test_docs_rl_describes_every_field_and_its_example_runs() -> None:
+    text = (ROOT / "docs" / "RL.md").read_text(encoding="utf-8")
+    for game in (Game.classic(), Game.family(6)):
+        for name in layout(game).fields:
+            assert f"| `{name}` |" in text, name
+    assert "191 + 230 n + 3 n²" in text
+    assert all(obs_size(Game("family", n)) == 191 + 230 * n + 3 * n * n for n in range(3, 7))
+    failed, attempted = doctest.testfile(str(ROOT / "docs" / "RL.md"), module_relative=False)
+    assert attempted > 0 and failed == 0
