@@ -230,7 +230,8 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
 def test_bad_arguments_are_refused() -> None:
     bad: list[dict[str, Any]] = [{"rules": "classic", "players": 3}, {"rules": "family", "players": 7},
                                  {"rules": "family", "options": ("overtrump",)}, {"rules": "poker"},
-                                 {"reward": "trick"}, {"hands": 0}, {"render_mode": "rgb_array"}]
+                                 {"reward": "trick"}, {"hands": 0}, {"max_cycles": 0},
+                                 {"render_mode": "rgb_array"}]
     for kwargs in bad:
         with pytest.raises(ValueError):
             benv.aec_env(**kwargs)

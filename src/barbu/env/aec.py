@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from barbu.engine.cards import card_str
+from barbu.engine.cards import card_str, mask_str
 from barbu.engine.game import Game
 from barbu.engine.hand import Phase
 from barbu.engine.state import State
@@ -27,11 +27,6 @@ from barbu.env.encoding import encode, layout
 
 Obs = dict[str, Any]  # "observation" and "action_mask", both numpy arrays
 REWARDS = ("hand", "game")
-
-
-def make_game(rules: str, players: int, options: tuple[str, ...] | frozenset[str]) -> Game:
-    """The engine's Game for the env's arguments (ValueError for a table the rules do not allow)."""
-    return Game(rules, players, frozenset(options))
 
 
 def observation_space(game: Game) -> spaces.Dict:
@@ -71,12 +66,14 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render mode {render_mode!r} (ansi or human)")
-        self.game = make_game(rules, players, options)
+        self.game = Game(rules, players, frozenset(options))  # refuses tables the rules do not allow
         self.reward_mode = reward
         if hands is not None and not 1 <= hands <= self.game.num_hands:
             raise ValueError(f"hands must be 1 to {self.game.num_hands}, not {hands}")
         self.hands = hands if hands is not None else self.game.num_hands
         self.sign = 1.0 if self.game.is_classic else -1.0
+        if max_cycles is not None and max_cycles < 1:
+            raise ValueError(f"max_cycles must be at least 1, not {max_cycles}")
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in range(self.game.players)]
@@ -195,7 +192,5 @@ def describe(state: State) -> str:
                                           for i, x in enumerate(state.trick)))
     for s in range(g.players):
         mark = ">" if s == state.current else " "
-        cards = " ".join(card_str(x) for x in sorted(
-            (x for x in range(52) if state.hands[s] >> x & 1), key=lambda x: (x // 13, -x)))
-        lines.append(f"{mark} player_{s} total {state.totals[s]:>5}  {cards}")
+        lines.append(f"{mark} player_{s} total {state.totals[s]:>5}  {mask_str(state.hands[s])}")
     return "\n".join(lines)
