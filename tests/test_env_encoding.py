@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import itertools
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -216,3 +218,16 @@ def test_docs_rl_describes_every_field_and_its_example_runs() -> None:
     assert all(obs_size(Game("family", n)) == 191 + 230 * n + 3 * n * n for n in range(3, 7))
     failed, attempted = doctest.testfile(str(ROOT / "docs" / "RL.md"), module_relative=False)
     assert attempted > 0 and failed == 0
+
+
+def test_the_encoder_and_the_action_ids_need_no_pettingzoo() -> None:
+    code = ("import sys, barbu.env.encoding, barbu.env.actions; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pettingzoo', 'gymnasium')))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "[]"
+    import barbu.env
+
+    assert barbu.env.raw_env is barbu.env.BarbuEnv
+    with pytest.raises(AttributeError):
+        _ = barbu.env.no_such_thing  # type: ignore[attr-defined]
