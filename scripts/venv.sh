@@ -9,8 +9,18 @@ ensure_venv() {
     python3 -m venv .venv
   fi
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" 2>&1 \
-      | grep -v "^WARNING: Location" || true
+    rm -f "$stamp"
+    local log
+    log="$(mktemp)"
+    # The stamp is written only after an install that worked: a failed one is tried again next time.
+    if ! .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" > "$log" 2>&1; then
+      cat "$log" >&2
+      rm -f "$log"
+      echo "setting up .venv failed: see the pip output above" >&2
+      return 1
+    fi
+    grep -v "^WARNING: Location" "$log" || true
+    rm -f "$log"
     echo "$want" > "$stamp"
   fi
 }
