@@ -108,10 +108,12 @@ def _record(tmp_path: Path, game: Game, hands: int) -> Path:
 
 
 @pytest.mark.parametrize(("flags", "words"), [
-    (["--rules", "family"], "--rules family contradicts the record, whose game has rules classic"),
-    (["--players", "5"], "--players 5 contradicts the record, whose game has players 4"),
-    (["--option", "overtrump"], "--option overtrump contradicts the record, whose game has option none"),
-    (["--seed", "99"], "--seed 99 contradicts the record, whose game has seed 3"),
+    (["--rules", "family"], "--rules family contradicts the record: it is a classic game with "
+                            "4 players and no option flag; leave --rules out to resume it"),
+    (["--players", "5"], "--players 5 contradicts the record: it is a classic game with 4 players"),
+    (["--option", "overtrump"], "--option overtrump contradicts the record: it is a classic game "
+                                "with 4 players and no option flag"),
+    (["--seed", "99"], "--seed 99 contradicts the record: its seed is 3; leave --seed out"),
 ])
 def test_resume_refuses_options_the_record_contradicts(tmp_path: Path, flags: list[str], words: str,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
