@@ -50,7 +50,8 @@ def test_sheet_numbers_hands_from_1_and_names_the_doublers() -> None:
     row = text.splitlines()[1]
     assert row.split()[:2] == ["1", "Ann"]
     assert "B××A C×D" in row
-    assert "(A Ann, B Ben, C Cleo, D Dan)" in text and "Ben doubled Ann" in text
+    legend = " ".join(text.split("\nDoubles: ")[1].split())
+    assert "(A Ann, B Ben, C Cleo, D Dan)" in legend and "Ben doubled Ann" in legend
 
 
 def test_long_lines_wrap_at_word_boundaries_on_a_terminal() -> None:
