@@ -425,3 +425,27 @@ def test_what_leaving_says_of_the_hand_in_progress_is_what_resuming_does(
     said, resumed = _leave_at(tmp_path, ["no-tricks", "none"], then)
     assert resumed.phase == Phase.PLAY and resumed.hand_no == 0
     assert "--resume carries it on from there" in said and "deals it again" not in said
+
+
+@pytest.mark.parametrize("width", [50, 58, 62])
+def test_the_layout_keeps_its_rows_whole_in_a_narrow_terminal(width: int) -> None:
+    g = Game.family(3)
+    state = State(g, seed=1, first_declarer=0)
+    nine_s, nine_h = parse_card("9S"), parse_card("9H")
+    others = [c for c in range(52) if c not in (nine_s, nine_h)]
+    hands = [mask_of(cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
+    assert state.deal(hands, 1 << nine_s)
+    state.apply(CONTRACT + g.contract_index("reussite"))
+    state.apply(nine_h)
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None, force_terminal=False)
+    console.print(render.status(state.observe(1), NAMES[:3], width))
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines)
+    inside = [line.strip("│ ").split() for line in lines if line.startswith("│")]
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    assert ranks in inside  # the rank heading on one row of the box
+    rows = {row[0]: row[1:] for row in inside if row and row[0] in "♠♥♦♣" and len(row) > 1}
+    assert rows["♠"] == [*["·"] * 7, "9", *["·"] * 5]  # set aside (listed above the layout)
+    assert rows["♥"] == [*["·"] * 7, "9", *["·"] * 5]
+    assert "Set aside, face up: 9♠" in out.getvalue()

@@ -349,7 +349,7 @@ class Session:
 
     def show(self, obs: Observation) -> None:
         self.term.out(Text())
-        self.term.out(r.status(obs, self.names))
+        self.term.out(r.status(obs, self.names, self.term.console.width))
 
     def show_sheet(self, obs: Observation) -> None:
         if not obs.results:
