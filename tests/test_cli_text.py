@@ -170,3 +170,20 @@ def test_the_hint_names_run_sh_as_its_caller_typed_it(monkeypatch: pytest.Monkey
     monkeypatch.setenv("BARBU_LAUNCHER", "../barbu/run.sh")
     assert command("play", "--resume", "records/my game.json") == \
         "../barbu/run.sh play --resume 'records/my game.json'"
+
+
+def _synopsis(command: str) -> str:
+    """The usage block of ``command`` in README: the indented lines after its heading."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"### barbu {command} ", 1)[1]
+    block = section.split("\n\n", 2)[1]
+    assert block.startswith("    "), block
+    return block
+
+
+@pytest.mark.parametrize("command", ["play", "replay", "arena", "analyze", "bench", "serve"])
+def test_the_readme_synopsis_lists_every_option(command: str) -> None:
+    parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    text = _synopsis(command)
+    assert sorted(o for o in options if o not in text) == []
