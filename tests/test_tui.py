@@ -13,7 +13,7 @@ from rich.console import Console, RenderableType
 
 from barbu.bots import make_bot
 from barbu.engine.cards import bits, mask_of, parse_card, parse_cards, sorted_cards
-from barbu.engine.game import CONTRACT, PASS, Game
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, Game
 from barbu.engine.record import replay
 from barbu.engine.state import Phase, State
 from barbu.tui import app, render
@@ -449,3 +449,24 @@ def test_the_layout_keeps_its_rows_whole_in_a_narrow_terminal(width: int) -> Non
     assert rows["♠"] == [*["·"] * 7, "9", *["·"] * 5]  # set aside (listed above the layout)
     assert rows["♥"] == [*["·"] * 7, "9", *["·"] * 5]
     assert "Set aside, face up: 9♠" in out.getvalue()
+
+
+def test_a_bot_s_illegal_move_is_said_of_it_with_names(tmp_path: Path) -> None:
+    class Doubler:
+        """Doubles you, whom it may not double: you have doubled it already."""
+
+        def act(self, obs: object) -> int:
+            return DOUBLE + 0b0001
+
+    state = State(Game.classic(), seed=11, first_declarer=2)
+    state.deal_random()
+    state.apply(state.game.parse_action("no-tricks"))
+    state.apply(state.game.parse_action("double none"))  # Dan
+    state.apply(state.game.parse_action("double 1"))  # you double Ben
+    s, out = session(tmp_path, ScriptedStdin([], EOFError()), state=state)
+    s.bots[1] = Doubler()  # type: ignore[assignment]
+    s.play([])
+    text = " ".join(out.getvalue().split())
+    assert ("the computer player Ben tried an illegal move: it may not double Zoé, who has "
+            "already doubled them") in text
+    assert "seat 0" not in text

@@ -268,8 +268,10 @@ class Session:
         try:
             s.apply(action)
         except IllegalActionError as e:
-            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: {e}; "
-                           "it plays its first legal one instead)")
+            # Said of the bot, with names: the message itself speaks to the one who tried it.
+            about = say(e.said_about, self.names, by_name=True)
+            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: it "
+                           f"{about}; it plays its first legal one instead)")
             action = obs.legal[0]
             s.apply(action)
         return action
