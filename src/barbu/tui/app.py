@@ -316,8 +316,10 @@ class Session:
                 action = self.game.parse_action(text)
             except ValueError:
                 action = None
-            # The engine's "double 0" counts seats from 0: the player's seat 0 is no seat at all.
-            if action is None or action >= DOUBLE:
+            # At a doubling prompt the seats typed count from 1 and were refused as such: the
+            # engine's reading of "double 0" (seats from 0) would answer another question.
+            doubling = obs.phase in (Phase.DOUBLE, Phase.REDOUBLE)
+            if action is None or (doubling and action >= DOUBLE):
                 raise
             return action
 
