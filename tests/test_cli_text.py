@@ -108,10 +108,12 @@ def _record(tmp_path: Path, game: Game, hands: int) -> Path:
 
 
 @pytest.mark.parametrize(("flags", "words"), [
-    (["--rules", "family"], "--rules family contradicts the record, whose game has rules classic"),
-    (["--players", "5"], "--players 5 contradicts the record, whose game has players 4"),
-    (["--option", "overtrump"], "--option overtrump contradicts the record, whose game has option none"),
-    (["--seed", "99"], "--seed 99 contradicts the record, whose game has seed 3"),
+    (["--rules", "family"], "--rules family contradicts the record: it is a classic game with "
+                            "4 players and no option flag; leave --rules out to resume it"),
+    (["--players", "5"], "--players 5 contradicts the record: it is a classic game with 4 players"),
+    (["--option", "overtrump"], "--option overtrump contradicts the record: it is a classic game "
+                                "with 4 players and no option flag"),
+    (["--seed", "99"], "--seed 99 contradicts the record: its seed is 3; leave --seed out"),
 ])
 def test_resume_refuses_options_the_record_contradicts(tmp_path: Path, flags: list[str], words: str,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -168,3 +170,20 @@ def test_the_hint_names_run_sh_as_its_caller_typed_it(monkeypatch: pytest.Monkey
     monkeypatch.setenv("BARBU_LAUNCHER", "../barbu/run.sh")
     assert command("play", "--resume", "records/my game.json") == \
         "../barbu/run.sh play --resume 'records/my game.json'"
+
+
+def _synopsis(command: str) -> str:
+    """The usage block of ``command`` in README: the indented lines after its heading."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"### barbu {command} ", 1)[1]
+    block = section.split("\n\n", 2)[1]
+    assert block.startswith("    "), block
+    return block
+
+
+@pytest.mark.parametrize("command", ["play", "replay", "arena", "analyze", "bench", "serve"])
+def test_the_readme_synopsis_lists_every_option(command: str) -> None:
+    parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    text = _synopsis(command)
+    assert sorted(o for o in options if o not in text) == []

@@ -162,7 +162,8 @@ def test_doubles_become_compulsory_when_owed_equals_hands_left() -> None:
         assert obs.to_json()["compulsory"] == [1, 2, 3]
     assert state.current == 1
     assert all((a - DOUBLE) & 1 for a in state.legal_actions())
-    err = refused(state, "double none", "compulsory-double", "compulsory", "owe 2", "2 of their hands")
+    err = refused(state, "double none", "compulsory-double", "compulsory", "owe 2",
+                   "2 of the declarer's hands")
     assert "seat 0" in str(err)
     for _ in range(3):
         state.apply(state.legal_actions()[0])  # the least allowed: the declarer alone
@@ -170,7 +171,8 @@ def test_doubles_become_compulsory_when_owed_equals_hands_left() -> None:
     drive(state, rng, until=lambda s: s.hand_no == 6)
     drive(state, rng, until=lambda s: s.phase == Phase.DOUBLE)
     assert state.observe(2).owed == (0, 1, 1, 1) and state.observe(2).compulsory == (1, 2, 3)
-    refused(state, "double none", "compulsory-double", "owe 1 double ", "only 1 of their hand remains")
+    refused(state, "double none", "compulsory-double", "owe 1 double ",
+            "only 1 of the declarer's hands remains")
 
 
 def test_one_double_made_early_defers_the_obligation() -> None:

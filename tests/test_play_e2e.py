@@ -268,7 +268,7 @@ def test_quit_saves_and_names_the_file(tmp_path: Path) -> None:
     assert len(files) == 1
     path = str(Path("records") / files[0].name)
     assert path in run.out.splitlines()[3] and f"barbu play --resume {path}" in run.out
-    assert "will start again from the same deal" in run.out
+    assert "deals it again with the same cards" in run.out
     assert replay_json(files[0])["hands"] == []
     resumed = play(["--resume", str(files[0]), "--hands", "1", "--bot", "random"], simple_player(), tmp_path)
     assert resumed.status == 0

@@ -306,13 +306,17 @@ def test_trump_and_start_rank_fields() -> None:
           if s.phase == Phase.CHOOSE else None, until=lambda s: s.hand_no == 2)
     doc = to_record(state, NAMES[:4])
     assert doc["hands"][0]["trump"] in list("SHDC") and doc["hands"][1]["start_rank"] is not None
-    for field, i, words in (("trump", 0, "Trumps needs the field 'trump'"),
-                            ("start_rank", 1, "Dominoes needs the field 'start_rank'")):
+    for field, i, words, what in (("trump", 0, "Trumps needs the field 'trump'", "a suit"),
+                                  ("start_rank", 1, "Dominoes needs the field 'start_rank'",
+                                   "a rank")):
         bad = copy.deepcopy(doc)
         bad["hands"][i][field] = None
         refuse(bad, i, None, 2, words)
-        bad["hands"][i][field] = "X"
-        refuse(bad, i, None, 2, words)
+        # There but not a suit or rank: "needs the field" would say it is missing.
+        for value, shown in (("X", '"X"'), ("1", '"1"')):
+            bad["hands"][i][field] = value
+            err = refuse(bad, i, None, 2, f"the field '{field}' must be {what}", f"not {shown}")
+            assert "needs" not in err.message
     wrong = copy.deepcopy(doc)
     wrong["hands"][1]["trump"] = "S"
     refuse(wrong, 1, None, None, "only for Trumps")
@@ -433,7 +437,7 @@ def test_bad_hand_fields_are_refused(field: str, value: Any, words: str) -> None
 def test_first_declarer_out_of_range_is_refused() -> None:
     doc = record_of(CLASSIC, 2, 1)
     doc["hands"][0]["declarer"] = 4
-    refuse(doc, 0, None, None, "no seat 4")
+    refuse(doc, 0, None, None, "the field 'declarer' must be a seat 0 to 3", "not 4")
 
 
 def test_malformed_json_is_refused(tmp_path: Path) -> None:

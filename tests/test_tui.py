@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
 
 from barbu.bots import make_bot
-from barbu.engine.cards import mask_of, parse_card, parse_cards, sorted_cards
-from barbu.engine.game import CONTRACT, PASS, Game
+from barbu.engine.cards import bits, mask_of, parse_card, parse_cards, sorted_cards
+from barbu.engine.game import CONTRACT, DOUBLE, PASS, Game
 from barbu.engine.record import replay
 from barbu.engine.state import Phase, State
 from barbu.tui import app, render
@@ -306,3 +307,166 @@ def test_default_record_path() -> None:
     path = app._default_path(Game.family(5), 42)
     assert path.parent == Path("records")
     assert path.name.startswith("barbu-family-") and path.name.endswith("-42.json")
+
+
+# -- fixes found by a tester ----------------------------------------------------------
+
+def ben_declares_and_is_redoubling() -> State:
+    """Ben declares No Tricks; Cleo doubles you, you double Ben, and Ben has just redoubled you."""
+    state = State(Game.classic(), seed=11, first_declarer=1)
+    state.deal_random()
+    state.apply(state.game.parse_action("no-tricks"))
+    for line in ("double 0", "double none", "double 1"):  # Cleo, Dan, then you (seats from 0)
+        state.apply(state.game.parse_action(line))
+    state.apply(state.game.parse_action("redouble 0"))  # Ben answers your double
+    assert state.phase == Phase.REDOUBLE and state.current == 0
+    return state
+
+
+def test_the_redouble_prompt_names_only_those_who_doubled_you(tmp_path: Path) -> None:
+    s, out = session(tmp_path, ScriptedStdin([], EOFError()), state=ben_declares_and_is_redoubling())
+    s.play([])
+    text = out.getvalue()
+    # Ben's pair towards you is his redouble of your double, not a double of you.
+    assert "Cleo doubled you." in text and "Ben doubled you" not in text
+    assert "Redouble [3 Cleo, none]" in text
+
+
+def test_a_seat_number_typed_is_said_back_as_typed(tmp_path: Path) -> None:
+    state = State(Game.classic(), seed=11, first_declarer=1)
+    state.deal_random()
+    state.apply(state.game.parse_action("no-tricks"))
+    state.apply(state.game.parse_action("double none"))
+    state.apply(state.game.parse_action("double none"))
+    s, out = session(tmp_path, ScriptedStdin(["double 5", "double 0"], EOFError()), state=state)
+    s.play([])
+    text = out.getvalue()
+    assert "✗ there is no seat 5: seats are 1 to 4" in text
+    assert "✗ there is no seat 0: seats are 1 to 4" in text
+    assert "seat 6" not in text and "seat 1 (" not in text
+
+
+def _help_examples(text: str) -> dict[str, list[str]]:
+    """Every example the help text gives, read off the text itself, by what it is for."""
+    flat = " ".join(text.split())
+    found: dict[str, list[str]] = {}
+    cards = re.search(r"Cards: (.*?); a rank alone \((.*?)\)", flat)
+    assert cards is not None
+    found["card"] = cards.group(1).split(", ")
+    found["rank alone"] = cards.group(2).split(", ")
+    found["pass"] = ["pass"] if re.search(r"[;.] pass \(", flat) else []
+    contracts = re.search(r"Contracts: [^(]*\((.*?)\)", flat)
+    assert contracts is not None
+    found["contract"] = contracts.group(1).split(", ")
+    trumps = re.search(r"Trumps: (.*?) or (.*?)\. ", flat)
+    found["trump"] = trumps.group(1).split(", ") + trumps.group(2).split() if trumps else []
+    ranks = re.search(r"Starting rank: (.*?)\.", flat)
+    found["start rank"] = [w for w in ranks.group(1).split() if w != "…"] if ranks else []
+    doubles = re.search(r"Doubles and redoubles: [^(]*\(from 1[^)]*\) or names \((.*?)\), (\w+), or (\w+) ",
+                        flat)
+    found["doubles"] = [*doubles.group(1).split(", "), doubles.group(2), doubles.group(3)] if doubles else []
+    return found
+
+
+@pytest.mark.parametrize("game", [Game.classic(), Game.family(4), Game.family(3)],
+                         ids=lambda g: f"{g.ruleset}-{g.players}")
+def test_every_example_the_help_gives_is_read(game: Game) -> None:
+    names = NAMES[:game.players]
+    text = app.help_text(game, names)
+    examples = _help_examples(text)
+    hand = parse_cards("9S QH TD 2C")
+    for x in examples["card"]:
+        read_card(x)
+    for x in examples["rank alone"]:
+        assert parse_play(x, hand, list(bits(hand))) in bits(hand), x
+    for x in examples["pass"]:
+        assert parse_play(x, hand, [PASS]) == PASS
+    for x in examples["contract"]:
+        parse_contract(x, game, list(range(len(game.contracts))))
+    for x in examples["trump"]:
+        parse_trump(x)
+    for x in examples["start rank"]:
+        parse_start_rank(x)
+    for x in examples["doubles"]:
+        parse_seats(x, names, 0b1110)
+    assert all(examples[k] for k in ("card", "rank alone", "pass", "contract"))
+    # Only what applies: family Barbu has no trumps, no starting rank and no doubles.
+    classic_only = ("trump", "start rank", "doubles")
+    assert all(bool(examples[k]) == game.is_classic for k in classic_only), examples
+    assert ("Trumps" in text, "Starting rank" in text, "Doubles" in text) == (game.is_classic,) * 3
+
+
+def test_help_is_the_help_of_the_game_played(tmp_path: Path) -> None:
+    s, out = session(tmp_path, ScriptedStdin(["help"], EOFError()))
+    s.play([])
+    assert app.help_text(s.game, s.names) in out.getvalue()
+
+
+def _leave_at(tmp_path: Path, lines: list[str], then: BaseException) -> tuple[str, State]:
+    """Play ``lines`` from the start of seed 4, leave, and resume: what was said, what resumes."""
+    s, out = session(tmp_path, ScriptedStdin(lines, then))
+    s.play([])
+    state, _ = app.resumed_game(str(tmp_path / "r.json"))
+    return out.getvalue(), state
+
+
+@pytest.mark.parametrize("then", [EOFError(), app.QuitGame()], ids=["end of input", "quit"])
+def test_what_leaving_says_of_the_hand_in_progress_is_what_resuming_does(
+        tmp_path: Path, then: BaseException) -> None:
+    # Before the play: the deal is not saved, and comes again the same.
+    said, resumed = _leave_at(tmp_path, [], then)
+    first_deal = session(tmp_path, io.StringIO())[0].state
+    first_deal.deal_random()
+    assert resumed.phase == Phase.DEAL and resumed.hand_no == 0
+    resumed.deal_random()
+    assert resumed.hands == first_deal.hands
+    assert "--resume deals it again with the same cards" in said and "carries it on" not in said
+    # In the play: the hand is saved as far as it went, and goes on from there.
+    said, resumed = _leave_at(tmp_path, ["no-tricks", "none"], then)
+    assert resumed.phase == Phase.PLAY and resumed.hand_no == 0
+    assert "--resume carries it on from there" in said and "deals it again" not in said
+
+
+@pytest.mark.parametrize("width", [50, 58, 62])
+def test_the_layout_keeps_its_rows_whole_in_a_narrow_terminal(width: int) -> None:
+    g = Game.family(3)
+    state = State(g, seed=1, first_declarer=0)
+    nine_s, nine_h = parse_card("9S"), parse_card("9H")
+    others = [c for c in range(52) if c not in (nine_s, nine_h)]
+    hands = [mask_of(cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
+    assert state.deal(hands, 1 << nine_s)
+    state.apply(CONTRACT + g.contract_index("reussite"))
+    state.apply(nine_h)
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None, force_terminal=False)
+    console.print(render.status(state.observe(1), NAMES[:3], width))
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines)
+    inside = [line.strip("│ ").split() for line in lines if line.startswith("│")]
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    assert ranks in inside  # the rank heading on one row of the box
+    rows = {row[0]: row[1:] for row in inside if row and row[0] in "♠♥♦♣" and len(row) > 1}
+    assert rows["♠"] == [*["·"] * 7, "9", *["·"] * 5]  # set aside (listed above the layout)
+    assert rows["♥"] == [*["·"] * 7, "9", *["·"] * 5]
+    assert "Set aside, face up: 9♠" in out.getvalue()
+
+
+def test_a_bot_s_illegal_move_is_said_of_it_with_names(tmp_path: Path) -> None:
+    class Doubler:
+        """Doubles you, whom it may not double: you have doubled it already."""
+
+        def act(self, obs: object) -> int:
+            return DOUBLE + 0b0001
+
+    state = State(Game.classic(), seed=11, first_declarer=2)
+    state.deal_random()
+    state.apply(state.game.parse_action("no-tricks"))
+    state.apply(state.game.parse_action("double none"))  # Dan
+    state.apply(state.game.parse_action("double 1"))  # you double Ben
+    s, out = session(tmp_path, ScriptedStdin([], EOFError()), state=state)
+    s.bots[1] = Doubler()  # type: ignore[assignment]
+    s.play([])
+    text = " ".join(out.getvalue().split())
+    assert ("the computer player Ben tried an illegal move: it may not double Zoé, who has "
+            "already doubled them") in text
+    assert "seat 0" not in text

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from barbu.engine.cards import parse_cards
 from barbu.engine.game import Game
-from barbu.engine.sheet import format_sheet
+from barbu.engine.sheet import display_width, format_sheet, initials
 from barbu.engine.state import HandRecord, State
 from barbu.tui import app
 from barbu.tui.parsing import InputError, parse_play, parse_start_rank, read_card
@@ -50,7 +50,8 @@ def test_sheet_numbers_hands_from_1_and_names_the_doublers() -> None:
     row = text.splitlines()[1]
     assert row.split()[:2] == ["1", "Ann"]
     assert "B××A C×D" in row
-    assert "(A Ann, B Ben, C Cleo, D Dan)" in text and "Ben doubled Ann" in text
+    legend = " ".join(text.split("\nDoubles: ")[1].split())
+    assert "(A Ann, B Ben, C Cleo, D Dan)" in legend and "Ben doubled Ann" in legend
 
 
 def test_long_lines_wrap_at_word_boundaries_on_a_terminal() -> None:
@@ -75,3 +76,49 @@ def test_counts_agree_with_their_nouns(tmp_path: Path) -> None:
     assert "at seat 1;" in text
     assert app._possessive("You") == "your" and app._possessive("Ben") == "Ben's"
 
+
+
+def _doubled_hand(doubles: tuple[tuple[int, int], ...]) -> HandRecord:
+    return HandRecord(0, 0, (), 0, "no-queens", None, None, doubles, (),
+                      (-6, 0, -6, -12), (-18, 12, 0, -18))
+
+
+@pytest.mark.parametrize(("names", "marks"), [
+    (["Tess", "Computer 2", "Computer 3", "Computer 4"], ["T", "C2", "C3", "C4"]),  # the web's
+    (["0:basic", "1:random", "2:basic", "3:random"], ["B0", "R1", "B2", "R3"]),  # the arena's
+    (["Ann", "Ben", "Dan", "Dee"], ["A", "B", "Da", "De"]),
+])
+def test_doubles_marks_are_short_letters_that_tell_players_apart(names: list[str], marks: list[str]) -> None:
+    assert initials(names) == marks
+    text = format_sheet(Game.classic(), [_doubled_hand(((1, 0), (0, 1), (2, 3)))], names, [])
+    lines = text.splitlines()
+    cell = lines[1][lines[0].index("doubles"):].split("  ")[0]
+    assert cell == f"{marks[1]}××{marks[0]} {marks[2]}×{marks[3]}"
+    width = max(display_width(line) for line in lines[:3])
+    assert all(display_width(line) <= max(80, width) for line in lines)
+    legend = " ".join(text.split("\nDoubles: ")[1].split())
+    assert "(" + ", ".join(f"{m} {n}" for m, n in zip(marks, names, strict=True)) + ")" in legend
+    assert all(line.count("(") == line.count(")") or "(" not in line or line.endswith(",")
+               for line in lines[3:])  # an entry such as "C2 Computer 2" is not cut in two
+
+
+def test_every_mark_has_a_letter_and_none_is_twice() -> None:
+    for names in (["1", "2", "3", "4"], ["Ann", "ann", "ANN", "Anna"], ["日本", "日本語", "Ben", "Ben2"]):
+        marks = initials(names)
+        assert len({m.casefold() for m in marks}) == 4, marks
+        assert all(m[0].isalpha() and len(m) <= 3 for m in marks), marks
+
+
+def test_the_doubles_legend_only_when_someone_doubled() -> None:
+    text = format_sheet(Game.classic(), [_doubled_hand(())], ["Ann", "Ben", "Cleo", "Dan"], [])
+    assert "Doubles:" not in text
+
+
+def test_wide_names_line_up_on_the_sheet() -> None:
+    names = ["日本語", "Ben", "Zoé", "Dan"]
+    text = format_sheet(Game.classic(), [_doubled_hand(((1, 0),))], names, [])
+    rows = text.splitlines()[:3]
+    # The score columns end at the same column of the terminal on every row.
+    assert len({display_width(row) for row in rows}) == 1, rows
+    # The contract starts below its heading, although the declarer's name is 3 characters wide 6.
+    assert display_width(rows[1][:rows[1].index("No Queens")]) == rows[0].index("contract")

@@ -115,13 +115,42 @@ RUNNERS = {
 }
 
 
+# The exit status of a command ended by SIGPIPE, as the shell reports it (128 + 13).
+BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from_caller()
+    try:
+        status = run_command(args)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+    except BrokenPipeError:
+        # The reader went away (``barbu replay FILE | head -3``): nothing is wrong, and nothing
+        # more can be said to it. Python would flush stdout again at exit and complain.
+        _silence_stdout()
+        return BROKEN_PIPE
+    return status
+
+
+def run_command(args: argparse.Namespace) -> int:
     if args.command == "replay":
         return cmd_replay(args)
     module, function = RUNNERS[args.command]
     return int(getattr(importlib.import_module(module), function)(args))
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device (the usual recipe after a broken pipe)."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's capture): there is nothing to flush at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def from_caller() -> None:

@@ -7,25 +7,29 @@ everything a person reads counts them from 1 (README, "Numbering").
 ('1 trick', '2 tricks', '0 hands')
 >>> where(RecordError("x", hand=3, action=17, seat=2), ["Ann", "Ben", "Cleo", "Dan"])
 'hand 4, action 18, seat 3 (Cleo)'
->>> renumber("the declarer (seat 1) is compulsory", ["Ann", "Ben"])
+>>> from barbu.engine.errors import Phrase, Seat
+>>> say(Phrase("the declarer ({d}) is compulsory", d=Seat(1)), ["Ann", "Ben"])
 'the declarer (seat 2 (Ben)) is compulsory'
->>> renumber("seat 1 has already doubled you", ["Ann", "Ben"], by_name=True)
+>>> say(Phrase("{t} has already doubled you", t=Seat(1)), ["Ann", "Ben"], by_name=True)
 'Ben has already doubled you'
+>>> say("there is no seat 6: seats are 1 to 4", ["Ann", "Ben"])
+'there is no seat 6: seats are 1 to 4'
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from barbu.engine.errors import RecordError
+from barbu.engine.errors import Phrase, RecordError, Seat
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -39,16 +43,38 @@ def seat_label(seat: int, names: Sequence[str]) -> str:
     return f"seat {seat + 1}{name}"
 
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
+def say(text: str | Phrase, names: Sequence[str], by_name: bool = False) -> str:
+    """A message for people: its seats (carried as data) counted from 1, or the players' names.
+
+    Plain text is said as it is: it has no seat of the engine in it (a message built from what
+    a person typed counts from 1 already), and no number in it is ever rewritten.
+    """
+    if isinstance(text, str):
+        return text
+
+    def person(s: Seat) -> str:
+        if by_name and 0 <= s.seat < len(names):
+            return names[s.seat]
+        return s.plain or seat_label(s.seat, names)
+
+    return text.render(person)
+
+
+_SEAT = re.compile(r"\bseat (\d{1,3})\b")  # a longer number is no seat of a table
 
 
 def renumber(message: str, names: Sequence[str], by_name: bool = False) -> str:
-    """An engine message for people: its 0-based ``seat N`` counted from 1, or the player's name."""
+    """The engine's own text of a message (``seat N`` from 0) for people; prefer :func:`say`.
+
+    Only for text that is known to be the engine's (``e.message`` of an engine error), where
+    every ``seat N`` is a seat of the table counted from 0; numbers that are no seat of the
+    table are left alone. :func:`say` needs no such care: it gets the seats as data.
+    """
     def person(m: re.Match[str]) -> str:
         seat = int(m.group(1))
-        if by_name and 0 <= seat < len(names):
-            return names[seat]
-        return seat_label(seat, names)
+        if not seat < len(names):
+            return m.group(0)
+        return names[seat] if by_name else seat_label(seat, names)
 
     return _SEAT.sub(person, message)
 
@@ -76,7 +102,7 @@ def record_names(doc: Any) -> list[str]:
 def refusal(command: str, path: str, err: RecordError, names: Sequence[str] = ()) -> str:
     """The one-line message of a front end that refuses a record, the place counted from 1."""
     at = where(err, names)
-    return f"barbu {command}: {path}: {at + ': ' if at else ''}{renumber(err.message, names)}"
+    return f"barbu {command}: {path}: {at + ': ' if at else ''}{say(err.said, names)}"
 
 
 def report_refusal(command: str, path: str, err: RecordError, doc: dict[str, Any], as_json: bool) -> int:
@@ -88,6 +114,32 @@ def report_refusal(command: str, path: str, err: RecordError, doc: dict[str, Any
     if as_json:
         print(json.dumps(err.to_json(), ensure_ascii=False))
     return 1
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number no smaller than ``least``, refused in words otherwise."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
+        return value
+
+    whole.__name__ = "whole number"
+    return whole
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse ``type``: a length of time in seconds, more than none."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
 
 
 LAUNCHER_ENV = "BARBU_LAUNCHER"  # set by run.sh: how its caller typed it (``./run.sh``)

@@ -53,6 +53,8 @@ class StrongBot(Bot):
 
     def evaluate(self, obs: Observation, candidates: Sequence[int], samples: int) -> dict[int, float]:
         """Mean value of the hand to this seat after each candidate, on the same sampled deals."""
+        if samples < 1:
+            raise ValueError(f"a mean needs at least one sampled deal, not {samples}")
         totals = dict.fromkeys(candidates, 0.0)
         for _ in range(samples):
             world = sample_state(obs, self.rng)

@@ -32,7 +32,7 @@ from barbu.engine.cards import (
     parse_rank,
     parse_suit,
 )
-from barbu.engine.errors import IllegalActionError, IllegalDealError, RecordError
+from barbu.engine.errors import Count, IllegalActionError, IllegalDealError, Phrase, RecordError, Seat
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
 from barbu.engine.state import HandRecord, Phase, State, split_doubles
 
@@ -78,12 +78,18 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     except UnicodeDecodeError as e:
         raise RecordError("not a barbu record: it is not UTF-8 text "
                           f"(byte {e.start} is 0x{e.object[e.start]:02x})") from e
+    if not text.strip():
+        raise RecordError("not a barbu record: the file is empty")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(f"not a JSON document: {e.msg} at line {e.lineno}") from e
     except RecursionError as e:
         raise RecordError("not a barbu record: its JSON is nested too deeply") from e
+    except ValueError as e:
+        # Python refuses to convert integers of more than 4300 digits (a guard against slow
+        # parsing); no field of a record holds such a number.
+        raise RecordError("not a barbu record: a number in it is too long") from e
     if not isinstance(doc, dict):
         raise RecordError("not a barbu record: a record is a JSON object")
     return doc
@@ -104,13 +110,14 @@ def read_field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], han
 def game_of(doc: dict[str, Any], form: str = FORMAT) -> tuple[Game, list[str]]:
     """The game a record (or a document of the format ``form``) describes, and its players' names."""
     fmt = doc.get("format")
+    if fmt is None:
+        raise RecordError(f"the field 'format' is missing (it is '{form}')")
     if fmt != form:
         raise RecordError(f"the field 'format' must be '{form}', not {fmt!r}")
     ruleset = read_field(doc, "ruleset", str, None)
     players = read_field(doc, "players", list, None)
     options = read_field(doc, "options", list, None, required=False, default=[])
-    if not all(isinstance(p, str) for p in players):
-        raise RecordError("the field 'players' must list names")
+    check_names(players)
     if not all(isinstance(o, str) for o in options):
         raise RecordError("the field 'options' must list option names")
     try:
@@ -118,6 +125,30 @@ def game_of(doc: dict[str, Any], form: str = FORMAT) -> tuple[Game, list[str]]:
     except ValueError as e:
         raise RecordError(f"{e}") from e
     return game, players
+
+
+def check_names(players: list[Any]) -> None:
+    """Every player has a name of his own: the sheet and the messages tell them apart by it."""
+    if not all(isinstance(p, str) for p in players):
+        raise RecordError("the field 'players' must list names")
+    for k, name in enumerate(players):
+        if not name.strip():
+            raise RecordError(f"the field 'players' has a blank name (the name of seat {k})")
+        if name.strip() in (p.strip() for p in players[:k]):
+            raise RecordError(f"the field 'players' names {name.strip()!r} twice: "
+                              "each player needs a name of his own")
+
+
+PUBLIC_RECORD = ("the field 'deal' is missing: this is the public record of a game still being "
+                 "played (a web table's record download before the end), which holds no deals "
+                 "to check; download the record again once the game is over")
+
+
+def is_public_record(doc: dict[str, Any]) -> bool:
+    """A web table's record of a game in progress: no seed, and no hand has a ``deal``."""
+    hands = doc.get("hands")
+    return ("seed" not in doc and isinstance(hands, list) and bool(hands)
+            and all(isinstance(h, dict) and "deal" not in h for h in hands))
 
 
 def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
@@ -135,7 +166,8 @@ def _deal_of(hand: dict[str, Any], game: Game, i: int) -> tuple[list[int], int]:
         try:
             hands.append(parse_cards(text))
         except ValueError as e:
-            raise RecordError(f"the deal of seat {seat}: {e}", hand=i, seat=seat) from e
+            raise RecordError(Phrase("the deal of {s}: {e}", s=Seat(seat), e=str(e)),
+                              hand=i, seat=seat) from e
     # RecordError is a ValueError: a seat's error must not be caught again as a set-aside one.
     try:
         set_aside = parse_cards(set_aside_field)
@@ -153,7 +185,8 @@ def _double_masks(pairs: list[Any], state: State, i: int) -> tuple[list[int], li
             raise RecordError(f"a double must be a pair [from, to] of seats 0..{n - 1}, not {p!r}",
                               hand=i)
         if p[0] == p[1]:
-            raise RecordError(f"seat {p[0]} cannot double himself", hand=i, seat=p[0])
+            raise RecordError(Phrase("{s} cannot double himself", s=Seat(p[0])), hand=i,
+                              seat=p[0])
     return split_doubles([(a, b) for a, b in pairs], state.declarer, n)
 
 
@@ -170,18 +203,20 @@ def apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
     trump, rank = hand.get("trump"), hand.get("start_rank")
     if c.trumps:
         try:
-            _apply(state, TRUMP + parse_suit(str(trump)), i, None)
+            suit = parse_suit(str(trump))
         except ValueError as e:
-            raise RecordError("Trumps needs the field 'trump' (S, H, D or C)", hand=i,
+            raise RecordError(_needs("Trumps", "trump", trump, "suit (S, H, D or C)"), hand=i,
                               seat=state.declarer) from e
+        _apply(state, TRUMP + suit, i, None)
     elif trump is not None:
         raise RecordError(f"the field 'trump' is only for Trumps, not {c.name}", hand=i)
     if state.phase == Phase.START_RANK:
         try:
-            _apply(state, RANK + parse_rank(str(rank)), i, None)
+            start = parse_rank(str(rank))
         except ValueError as e:
-            raise RecordError("Dominoes needs the field 'start_rank' (2 … A)", hand=i,
-                              seat=state.declarer) from e
+            raise RecordError(_needs("Dominoes", "start_rank", rank, "rank (2 … A, T for the ten)"),
+                              hand=i, seat=state.declarer) from e
+        _apply(state, RANK + start, i, None)
     elif rank is not None:
         raise RecordError(f"the field 'start_rank' is only for classic Dominoes, not {c.name}",
                           hand=i)
@@ -197,8 +232,15 @@ def apply_setup(state: State, hand: dict[str, Any], i: int) -> None:
         _apply(state, REDOUBLE + redoubles[state.current], i, None)
     for seat in range(game.players):
         if redoubles[seat] and not state.redoubled[seat] == redoubles[seat]:
-            raise RecordError(f"seat {seat} redoubles a player who did not double them",
-                              hand=i, seat=seat)
+            raise RecordError(Phrase("{s} redoubles a player who did not double them",
+                                     s=Seat(seat)), hand=i, seat=seat)
+
+
+def _needs(contract: str, key: str, value: object, what: str) -> str:
+    """Why a contract's field is refused: missing, or there but not what it must be."""
+    if value is None:
+        return f"{contract} needs the field '{key}': a {what}"
+    return f"the field '{key}' must be a {what}, not {json.dumps(value, ensure_ascii=False)}"
 
 
 def _apply(state: State, action: int, i: int, j: int | None) -> None:
@@ -207,7 +249,8 @@ def _apply(state: State, action: int, i: int, j: int | None) -> None:
         state.apply(action)
     except IllegalActionError as e:
         # A record has readers, not players: the rule is said of the seat, not to it.
-        raise RecordError(f"the player {e.about}", hand=i, action=j, seat=seat) from e
+        raise RecordError(Phrase("{p} {about}", p=Seat(seat, "the player"), about=e.said_about),
+                          hand=i, action=j, seat=seat) from e
 
 
 OnAction = Callable[[int, int, State, int], None]
@@ -220,6 +263,9 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     each play action is applied (``barbu analyze`` uses it).
     """
     game, _ = game_of(doc)
+    if is_public_record(doc):
+        # Said before any hand is read: "hand 1: the field 'deal' is missing" would not say why.
+        raise RecordError(PUBLIC_RECORD)
     hands = read_field(doc, "hands", list, None)
     seed = doc.get("seed")
     seeded = isinstance(seed, int) and not isinstance(seed, bool)
@@ -228,9 +274,7 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     if hands:
         if not isinstance(hands[0], dict):
             raise RecordError("each hand must be a JSON object", hand=0)
-        first = read_field(hands[0], "declarer", int, 0)
-        if not 0 <= first < game.players:
-            raise RecordError(f"no seat {first} at this table", hand=0)
+        first = declarer_of(hands[0], game, 0)
     state = State(game, seed=seed if seeded else 0, first_declarer=first)
     if len(hands) > game.num_hands:
         raise RecordError(f"a game has {game.num_hands} hands, this record has {len(hands)}",
@@ -246,19 +290,32 @@ def replay(doc: dict[str, Any], on_action: OnAction | None = None) -> ReplayResu
     return ReplayResult(state, out)
 
 
+def declarer_of(hand: dict[str, Any], game: Game, i: int) -> int:
+    """A hand's declarer, a seat of this table (numbered from 0, as the record writes it)."""
+    declarer: int = read_field(hand, "declarer", int, i)
+    if not 0 <= declarer < game.players:
+        # The value is quoted as the file has it (not as a seat for people: it is none).
+        digits = len(str(abs(declarer)))
+        value = str(declarer) if digits <= 40 else f"a number of {digits} digits"
+        raise RecordError(f"the field 'declarer' must be a seat 0 to {game.players - 1} "
+                          f"(a record counts its seats from 0), not {value}", hand=i)
+    return declarer
+
+
 def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool,
                  on_action: OnAction | None) -> HandRecord | None:
     game = state.game
-    declarer = read_field(hand, "declarer", int, i)
+    declarer = declarer_of(hand, game, i)
     if declarer != state.declarer:
         who = "declarer" if game.is_classic else "chooser"
-        raise RecordError(f"the {who} of this hand must be seat {state.declarer} "
-                          f"(rotation of the rules), not seat {declarer}", hand=i, seat=declarer)
+        raise RecordError(Phrase("the {w} of this hand must be {a} (rotation of the rules), not {b}",
+                                 w=who, a=Seat(state.declarer), b=Seat(declarer)),
+                          hand=i, seat=declarer)
     deal, set_aside = _deal_of(hand, game, i)
     try:
         dealt = state.deal(deal, set_aside)
     except IllegalDealError as e:
-        raise RecordError(f"bad deal: {e}", hand=i) from e
+        raise RecordError(Phrase("bad deal: {e}", e=e.said), hand=i) from e
     if not dealt:
         raise RecordError("K♥ is set aside and King of Hearts is the chooser's only challenge "
                           "left: this round must be redealt", hand=i, seat=declarer)
@@ -266,7 +323,8 @@ def _replay_hand(state: State, hand: dict[str, Any], i: int, last: bool,
     actions = read_field(hand, "actions", list, i, required=False, default=[])
     for j, text in enumerate(actions):
         if state.hand_no != i:
-            raise RecordError(f"the hand ended after action {j - 1}; action {j} is one too many",
+            raise RecordError(Phrase("the hand ended after {a}; {b} is one too many",
+                                     a=Count("action", j - 1), b=Count("action", j)),
                               hand=i, action=j)
         seat = state.current
         try:

@@ -25,10 +25,10 @@ from typing import Any
 from barbu.engine import doubling, tally
 from barbu.engine.cards import FULL_DECK, bits, card_str, parse_cards
 from barbu.engine.contracts import Kind
-from barbu.engine.errors import RecordError, SheetError, TallyError
+from barbu.engine.errors import Phrase, RecordError, Seat, SheetError, TallyError
 from barbu.engine.game import Game, seats_of
 from barbu.engine.hand import Phase
-from barbu.engine.record import ReplayResult, apply_setup, game_of, read_field
+from barbu.engine.record import ReplayResult, apply_setup, declarer_of, game_of, read_field
 from barbu.engine.state import State
 
 FORMAT = "barbu-sheet/1"
@@ -71,7 +71,7 @@ def replay_sheet(doc: dict[str, Any]) -> ReplayResult:
     try:
         game, _ = game_of(doc, FORMAT)
     except RecordError as e:
-        raise SheetError(e.message) from e
+        raise SheetError(e.said) from e
     hands = _read(doc, "hands", list, None)
     state = State(game, seed=0, first_declarer=_first_declarer(doc, hands, game))
     if len(hands) > game.num_hands:
@@ -88,7 +88,7 @@ def _read(obj: dict[str, Any], key: str, kind: type, hand: int | None) -> Any:
     try:
         return read_field(obj, key, kind, hand)
     except RecordError as e:
-        raise SheetError(e.message, hand=hand, field=key) from e
+        raise SheetError(e.said, hand=hand, field=key) from e
 
 
 def _first_declarer(doc: dict[str, Any], hands: list[Any], game: Game) -> int:
@@ -106,23 +106,27 @@ def _first_declarer(doc: dict[str, Any], hands: list[Any], game: Game) -> int:
 def score_hand(state: State, hand: dict[str, Any], i: int) -> None:
     """Check one hand of a sheet against ``state`` (at the hand's deal) and score it."""
     game = state.game
-    declarer = _read(hand, "declarer", int, i)
+    try:
+        declarer = declarer_of(hand, game, i)
+    except RecordError as e:
+        raise SheetError(e.said, hand=i, field="declarer") from e
     if declarer != state.declarer:
         who = "declarer" if game.is_classic else "chooser"
-        raise SheetError(f"the {who} of this hand must be seat {state.declarer} (rotation of the "
-                         f"rules), not seat {declarer}", hand=i, seat=declarer, field="declarer")
+        raise SheetError(Phrase("the {w} of this hand must be {a} (rotation of the rules), not {b}",
+                                w=who, a=Seat(state.declarer), b=Seat(declarer)),
+                         hand=i, seat=declarer, field="declarer")
     set_aside = set_aside_of(hand, game, i)
     deal_unseen(state, set_aside, i)
     try:
         apply_setup(state, hand, i)
     except RecordError as e:
-        raise SheetError(e.message, hand=i, seat=e.seat, field=_SETUP_FIELD.get(state.phase)) from e
+        raise SheetError(e.said, hand=i, seat=e.seat, field=_SETUP_FIELD.get(state.phase)) from e
     c = game.contracts[game.contract_index(hand["contract"])]
     try:
         scores = tally.contract_scores(game, c, tally.from_json(_read(hand, "result", dict, i), game, c),
                                        set_aside)
     except TallyError as e:
-        raise SheetError(e.message, hand=i, seat=e.seat, field=f"result.{e.field}") from e
+        raise SheetError(e.said, hand=i, seat=e.seat, field=f"result.{e.field}") from e
     if state.hand_no == i:  # else the hand ended at once: every card it scores is set aside
         state.finish_from(scores)
 
@@ -189,7 +193,7 @@ def replace_hand(doc: dict[str, Any], k: int, hand: dict[str, Any]) -> dict[str,
     except SheetError as e:
         if e.hand is None or e.hand <= k:
             raise
-        raise SheetError(f"after this edit, this later hand no longer fits: {e.message}",
+        raise SheetError(Phrase("after this edit, this later hand no longer fits: {m}", m=e.said),
                          hand=e.hand, seat=e.seat, field=e.field) from e
     return new
 

@@ -36,11 +36,11 @@ from barbu.engine.cards import (
     card_pretty,
     card_str,
     cards_of,
-    mask_str,
+    sorted_cards,
 )
 from barbu.engine.contracts import Contract, Kind, Lead
 from barbu.engine.doubling import REQUIRED_DOUBLES, settle, split_doubles
-from barbu.engine.errors import IllegalActionError, IllegalDealError
+from barbu.engine.errors import IllegalActionError, IllegalDealError, Phrase, Seat
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
 from barbu.engine.hand import PHASE_TASK, HandRecord, Phase
 from barbu.engine.layout import fitting_cards, next_holder, place_card
@@ -347,12 +347,12 @@ class State:
         seen = set_aside
         if set_aside.bit_count() != g.set_aside_count:
             raise IllegalDealError(
-                f"{g.set_aside_count} cards must be set aside with {g.players} players, "
+                f"{_cards(g.set_aside_count)} must be set aside with {g.players} players, "
                 f"not {set_aside.bit_count()}")
         for seat, h in enumerate(hands):
             if h.bit_count() != g.hand_size:
-                raise IllegalDealError(f"seat {seat} must be dealt {g.hand_size} cards, "
-                                       f"not {h.bit_count()}")
+                raise IllegalDealError(Phrase("{s} must be dealt {n}, not {k}", s=Seat(seat),
+                                              n=_cards(g.hand_size), k=h.bit_count()))
             if seen & h:
                 raise IllegalDealError(f"card {card_str((seen & h).bit_length() - 1)} is dealt twice")
             seen |= h
@@ -637,7 +637,7 @@ class State:
         rule, message, about = self._why_illegal(action)
         return IllegalActionError(message, seat=seat, rule=rule, about=about)
 
-    def _why_illegal(self, action: int) -> tuple[str, str, str]:
+    def _why_illegal(self, action: int) -> tuple[str, str | Phrase, str | Phrase]:
         g = self.game
         phase = self.phase
         try:
@@ -669,29 +669,33 @@ class State:
                     "may redouble only players who doubled them")
         return "illegal", f"'{text}' is not allowed now", f"may not play '{text}' now"
 
-    def _why_double_illegal(self, mask: int) -> tuple[str, str, str]:
+    def _why_double_illegal(self, mask: int) -> tuple[str, str | Phrase, str | Phrase]:
         seat = self.current
         assert self.contract is not None
         if mask >> seat & 1:
             return "double-self", "you cannot double yourself", "cannot double themselves"
         bad = mask & ~self.double_targets(seat)
+        declarer = Seat(self.declarer)
         if bad:
-            t = seats_of(bad)[0]
+            t = Seat(seats_of(bad)[0])
             if self.contract.positive:
-                only = f"only the declarer (seat {self.declarer})"
-                return ("double-positive", f"in {self.contract.name} you may double {only}",
-                        f"may double {only} in {self.contract.name}")
+                name = self.contract.name
+                return ("double-positive",
+                        Phrase("in {c} you may double only the declarer ({d})", c=name, d=declarer),
+                        Phrase("may double only the declarer ({d}) in {c}", c=name, d=declarer))
             answer = "answer with a redouble after the doubling round"
-            return ("double-twice", f"seat {t} has already doubled you: {answer}",
-                    f"may not double seat {t}, who has already doubled them: {answer}")
+            return ("double-twice", Phrase("{t} has already doubled you: {a}", t=t, a=answer),
+                    Phrase("may not double {t}, who has already doubled them: {a}", t=t, a=answer))
         owed, left = self.owed_doubles(seat), self.hands_left_for_declarer()
-        why = (f"still owe {owed} double{'s' if owed > 1 else ''} and only {left} of their "
-               f"hand{'s' if left > 1 else ''} remain{'' if left > 1 else 's'}, this one included")
+        # The hands left are the declarer's, not the doubler's: say whose.
+        why = (f"still owe {owed} double{'s' if owed > 1 else ''} and only {left} of the "
+               f"declarer's hands remain{'' if left > 1 else 's'}, this one included")
         return ("compulsory-double",
-                f"doubling the declarer (seat {self.declarer}) is compulsory: you {why}",
-                f"skipped a compulsory double of the declarer (seat {self.declarer}): they {why}")
+                Phrase("doubling the declarer ({d}) is compulsory: you {w}", d=declarer, w=why),
+                Phrase("skipped a compulsory double of the declarer ({d}): they {w}",
+                       d=declarer, w=why))
 
-    def _why_card_illegal(self, action: int) -> tuple[str, str, str]:
+    def _why_card_illegal(self, action: int) -> tuple[str, str | Phrase, str | Phrase]:
         c = self.contract
         assert c is not None
         hand = self.hands[self.current]
@@ -724,10 +728,11 @@ class State:
             trump = f"so must play a trump ({SUIT_NAMES[self.trump]})"
             return ("must-trump", f"you cannot follow {SUIT_NAMES[led]}, {trump}",
                     f"cannot follow {SUIT_NAMES[led]}, {trump}")
-        must = f"must beat the highest trump in the trick ({mask_str(legal)} can)"
+        can = " ".join(card_pretty(x) for x in sorted_cards(legal))
+        must = f"must beat the highest trump in the trick ({can} can)"
         return "overtrump", f"you {must}", must
 
-    def _why_lead_illegal(self, c: Contract) -> tuple[str, str, str]:
+    def _why_lead_illegal(self, c: Contract) -> tuple[str, str | Phrase, str | Phrase]:
         if c.lead == _NO_KH:
             return ("lead-king", f"in {c.name}, K♥ may be led only when it is your last card",
                     f"may lead K♥ in {c.name} only as their last card")
@@ -736,3 +741,8 @@ class State:
                     "may not lead a heart to the first trick while holding another suit")
         return ("lead-heart", f"in {c.name} a heart may not be led while you hold another suit",
                 f"may not lead a heart in {c.name} while holding another suit")
+
+
+def _cards(n: int) -> str:
+    """``1 card``, ``3 cards``."""
+    return f"{n} card{'' if n == 1 else 's'}"

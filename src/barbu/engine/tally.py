@@ -17,8 +17,9 @@ Which fields a contract needs is read off its data (:func:`fields_of`):
 >>> contract_scores(g, g.contracts[1], Tally(queens=(0, 2, 3, 3)), None)
 [-6, 0, -6, -12]
 
-Seats are numbered from 0, as in records; messages say ``seat N`` in that numbering, for
-the front ends to put names in (:func:`barbu.wording.renumber`).
+Seats are numbered from 0, as in records; a message that names a seat carries it as data
+(:class:`~barbu.engine.errors.Phrase`), for the front ends to put names in
+(:func:`barbu.wording.say`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from barbu.engine.cards import (
     card_pretty,
 )
 from barbu.engine.contracts import Contract
-from barbu.engine.errors import TallyError
+from barbu.engine.errors import Phrase, Seat, TallyError
 from barbu.engine.game import Game
 
 FIELDS = ("tricks", "last_tricks", "queens", "hearts", "king_of_hearts", "ace_of_hearts", "out")
@@ -198,7 +199,8 @@ def _check_counts(table: _Table, counts: Sequence[int], f: str) -> None:
         raise TallyError(f"one count of {f} per player: {n}, not {len(counts)}", field=f)
     for seat, k in enumerate(counts):
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise TallyError(f"seat {seat} cannot have taken {k!r} {f}", field=f, seat=seat)
+            raise TallyError(Phrase("{s} cannot have taken {k} {f}", s=Seat(seat), k=repr(k), f=f),
+                             field=f, seat=seat)
 
 
 def _check_sum(counts: Sequence[int], f: str, least: int, most: int, note: str = "") -> None:
@@ -261,8 +263,8 @@ def _check_hearts(table: _Table, t: Tally, fields: Sequence[str], untaken: int) 
         own = [x for f, x in named_cards(fields) if x // 13 == HEARTS and _taker(t, x) == seat]
         if len(own) > count:
             names = " and ".join(_card_name(x) for x in own)
-            raise TallyError(f"seat {seat} took {names}, but is counted {_count(count, 'heart')}",
-                             field="hearts", seat=seat)
+            raise TallyError(Phrase("{s} took {c}, but is counted {n}", s=Seat(seat), c=names,
+                                    n=_count(count, "heart")), field="hearts", seat=seat)
 
 
 def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
@@ -274,11 +276,11 @@ def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
         cards = len(named) if "hearts" not in fields else (t.hearts or ())[seat] + sum(
             1 for x in named if x // 13 != HEARTS)
         if cards > tricks[seat] * n:
-            raise TallyError(f"seat {seat} took {_count(tricks[seat], 'trick')} "
-                             f"({_count(tricks[seat] * n, 'card')}), but is counted "
-                             f"{_count(cards, 'scoring card')}", field="tricks", seat=seat)
+            raise TallyError(Phrase("{s} took {t} ({c}), but is counted {k}", s=Seat(seat),
+                                    t=_count(tricks[seat], "trick"), c=_count(tricks[seat] * n, "card"),
+                                    k=_count(cards, "scoring card")), field="tricks", seat=seat)
         if "last_tricks" in fields and seat in (t.last_tricks or ()) and not tricks[seat]:
-            raise TallyError(f"seat {seat} took the last trick, but is counted no trick",
+            raise TallyError(Phrase("{s} took the last trick, but is counted no trick", s=Seat(seat)),
                              field="last_tricks", seat=seat)
 
 
@@ -294,8 +296,8 @@ def _check_out(table: _Table, out: Sequence[int]) -> None:
     for place, s in enumerate(out):
         if s in out[:place]:
             first = out.index(s)
-            raise TallyError(f"seat {s} cannot be both {_PLACES[first]} and {_PLACES[place]} out",
-                             field="out", seat=s)
+            raise TallyError(Phrase("{s} cannot be both {a} and {b} out", s=Seat(s),
+                                    a=_PLACES[first], b=_PLACES[place]), field="out", seat=s)
 
 
 def _count(k: int, noun: str) -> str:
@@ -313,8 +315,8 @@ def out_from_places(places: Sequence[int | None]) -> tuple[int, ...]:
         if place is None:
             continue
         if place in by_place:
-            raise TallyError(f"seat {by_place[place]} and seat {seat} cannot both be "
-                             f"{_PLACES[place - 1] if 0 < place <= 6 else place} out",
+            raise TallyError(Phrase("{a} and {b} cannot both be {p} out", a=Seat(by_place[place]),
+                                    b=Seat(seat), p=_PLACES[place - 1] if 0 < place <= 6 else place),
                              field="out", seat=seat)
         by_place[place] = seat
     return tuple(by_place[p] for p in sorted(by_place))

@@ -19,7 +19,7 @@ from barbu.engine.scoresheet import FORMAT, add_hand, new_sheet, replace_hand, r
 from barbu.engine.sheet import format_sheet
 from barbu.score.entry import HandEntry
 from barbu.tui.parsing import InputError, parse_seat_order
-from barbu.wording import command, plural, record_names, refusal, renumber
+from barbu.wording import command, plural, record_names, refusal, say
 
 HELP = ("At any prompt: sheet (the sheet so far) · undo (take back the last hand) · edit N (enter hand N "
         "again) · back (the count before) · help · quit (the sheet is already saved).\n"
@@ -98,10 +98,7 @@ class Keeper:
 
     def people(self, e: SheetError) -> str:
         """A refusal said with names: "Ann has already chosen …" for "the player has …"."""
-        said = e.message
-        if e.seat is not None:
-            said = said.replace("the player ", f"{self.names[e.seat]} ", 1)
-        return renumber(said, self.names, by_name=True)
+        return say(e.said, self.names, by_name=True)
 
     def store(self, doc: dict[str, Any]) -> None:
         self.doc = doc

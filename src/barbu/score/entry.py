@@ -15,7 +15,7 @@ from typing import Any
 from barbu.engine import tally
 from barbu.engine.cards import ACE_OF_HEARTS, KING_OF_HEARTS, RANKS, SUITS, card_pretty, parse_card
 from barbu.engine.contracts import Contract
-from barbu.engine.errors import IllegalActionError, SheetError, TallyError
+from barbu.engine.errors import IllegalActionError, Phrase, Seat, SheetError, TallyError
 from barbu.engine.game import CONTRACT, DOUBLE, RANK, REDOUBLE, TRUMP, seats_of
 from barbu.engine.hand import Phase
 from barbu.engine.scoresheet import deal_unseen, sheet_hand
@@ -30,7 +30,7 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
-from barbu.wording import plural, renumber
+from barbu.wording import plural, say
 
 Ask = Callable[[str], str]  # shows a prompt, returns the line typed (commands never come back)
 Say = Callable[[str], None]
@@ -55,8 +55,8 @@ class HandEntry:
     def name(self, seat: int) -> str:
         return self.names[seat]
 
-    def people(self, message: str) -> str:
-        return renumber(message, self.names, by_name=True)
+    def people(self, message: str | Phrase) -> str:
+        return say(message, self.names, by_name=True)
 
     def retry(self, read: Callable[[str], None], prompt: str) -> None:
         """Ask until ``read`` accepts the line (it raises InputError or an engine error)."""
@@ -68,10 +68,11 @@ class HandEntry:
             except InputError as e:
                 self.say(f"  {e}")
             except IllegalActionError as e:
-                who = "" if e.seat is None else f"{self.name(e.seat)} "
-                self.say(f"  {self.people(who + e.about)}")
+                about = e.said_about if e.seat is None else Phrase("{p} {a}", p=Seat(e.seat),
+                                                                      a=e.said_about)
+                self.say(f"  {self.people(about)}")
             except (TallyError, SheetError) as e:
-                self.say(f"  {self.people(e.message)}")
+                self.say(f"  {self.people(e.said)}")
 
     # -- the setup -------------------------------------------------------------
 
@@ -197,7 +198,7 @@ class HandEntry:
                 tally.check(self.state.game, c, result, self.set_aside, only=fields)
                 return result
             except TallyError as e:
-                self.say(f"  {self.people(e.message)}")
+                self.say(f"  {self.people(e.said)}")
 
     def read_count(self, c: Contract, t: Tally, f: str) -> Tally:
         if f == "queens":

@@ -22,10 +22,10 @@ from barbu.bots.strong import StrongBot
 from barbu.engine.cards import card_pretty, card_str
 from barbu.engine.contracts import Kind
 from barbu.engine.errors import RecordError
-from barbu.engine.game import PASS
-from barbu.engine.record import load, replay
+from barbu.engine.game import PASS, Game
+from barbu.engine.record import game_of, load, replay
 from barbu.engine.state import State
-from barbu.wording import plural, record_names, report_refusal, seat_label
+from barbu.wording import at_least, plural, record_names, report_refusal, seat_label
 
 
 @dataclass(frozen=True)
@@ -80,14 +80,15 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
 
 
 def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> str:
+    """The text report; ``seat`` counts from 0, as the verdicts do."""
+    game, _ = game_of(doc)
     lines = [f"Analysis of the cards of {seat_label(seat, record_names(doc))} by the strong bot; "
              "cost = estimated points lost"]
     current = -1
     for v in verdicts:
         if v.hand != current:
             current = v.hand
-            contract = doc["hands"][v.hand].get("contract", "?")
-            lines.append(f"\nhand {v.hand + 1}: {contract}")
+            lines.append(f"\nhand {v.hand + 1}: {_contract_name(game, doc['hands'][v.hand])}")
         mark = "  ok" if v.best == v.played or v.cost < 0.5 else f"  cost {v.cost:5.1f}"
         better = "" if v.best == v.played else f"   strong: {_label(v.best)}"
         lines.append(f"  {_step(v)}  action {v.index + 1:>2}  played {_label(v.played):<5}{mark}{better}")
@@ -96,6 +97,11 @@ def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> st
     lines.append(f"\n{plural(len(verdicts), 'decision')}, {len(big)} costing 2 points or more; "
                  f"estimated total cost {total:.1f} points")
     return "\n".join(lines)
+
+
+def _contract_name(game: Game, hand: dict[str, Any]) -> str:
+    """``No Hearts``, not the record's ``no-hearts``: the report is read by people."""
+    return game.contracts[game.contract_index(hand["contract"])].name
 
 
 def _step(v: Verdict) -> str:
@@ -116,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the seat to analyse, counted from 1 (default %(default)s)")
     parser.add_argument("--hand", type=int, action="append", metavar="H",
                         help="only hand H, counted from 1 (repeatable; default: every hand)")
-    parser.add_argument("--samples", type=int, default=60,
+    parser.add_argument("--samples", type=at_least(1), default=60,
                         help="sampled deals per decision (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the sampling (default %(default)s)")
@@ -137,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                            "played": _code(v.played), "strong": _code(v.best),
                            "cost": round(v.cost, 2)} for v in verdicts], ensure_ascii=False))
     else:
-        print(format_report(doc, args.seat, verdicts))
+        print(format_report(doc, seat, verdicts))
     return 0
 
 

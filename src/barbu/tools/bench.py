@@ -31,6 +31,7 @@ import barbu
 from barbu.engine.game import CONTRACT, DOUBLE, Game
 from barbu.engine.playout import finish_hand
 from barbu.engine.state import Phase, State
+from barbu.wording import at_least, positive_seconds
 
 
 def _rate(work: Callable[[], int], seconds: float) -> tuple[float, float]:
@@ -129,8 +130,9 @@ def _best_of(work: Callable[[], int], seconds: float, rounds: int) -> tuple[floa
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
-    parser.add_argument("--rounds", type=int, default=5,
+    parser.add_argument("--seconds", type=positive_seconds, default=3.0,
+                        help="time per figure (default 3)")
+    parser.add_argument("--rounds", type=at_least(1), default=5,
                         help="measurements per figure, best kept (default 5)")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the random deals and actions, the same on both sides (default 1)")
@@ -144,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
-    rounds = max(1, args.rounds)
+    rounds = args.rounds
     print(f"barbu engine benchmark — Python {platform.python_version()} on {platform.machine()}, "
           f"{args.seconds:g} s per figure, best of {rounds}, seed {args.seed}")
     print(f"  engine build: {BUILDS[barbu.COMPILED]}")

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.panel import Panel
@@ -47,21 +47,44 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
-from barbu.wording import command, plural, refusal, renumber
+from barbu.wording import command, plural, record_names, refusal, say
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
 DEFAULT_DELAY = 0.4
 HUMAN = 0
-HELP = """\
-Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the table)
-  · quit (save and leave)
-Cards: QS, qs, Q♠, 10h, th, T H, ten h, ♥K, queen of spades; a rank alone (9, q, ten) when it names
-  one playable card; pass (Dominoes/Réussite, when no card fits or to stop after an ace).
-Contracts: the number from the list, the id, the name or its start (2, no-q, queens).
-Trumps: S, H, D, C or ♠ ♥ ♦ ♣. Starting rank: A K Q J 10 … 2.
-Doubles and redoubles: seat numbers (from 1, as on the table) or names (double 2 4, cleo dan),
-  all, or none (unless a double is compulsory).
-Press Enter alone to take the answer shown as (Enter = …)."""
+CARD_EXAMPLES = ("QS", "qs", "Q♠", "10h", "th", "T H", "ten h", "♥K", "queen of spades")
+RANK_EXAMPLES = ("9", "q", "ten")  # a rank alone, when it names one playable card
+CONTRACT_EXAMPLES = {"classic": ("2", "no-q", "queens"), "family": ("2", "last", "salad")}
+TRUMP_EXAMPLES = ("S", "H", "D", "C", "♠", "♥", "♦", "♣")
+START_RANK_EXAMPLES = ("A", "K", "Q", "J", "10", "2")
+
+
+def double_examples(names: Sequence[str]) -> tuple[str, ...]:
+    """What the help offers as doubles: seat numbers, then two names of this table."""
+    return ("double 2 4", f"{names[2].lower()} {names[3].lower()}", "all", "none")
+
+
+def help_text(game: Game, names: Sequence[str]) -> str:
+    """The help of this game: only what applies to its rules, every example one that parses."""
+    lines = ["Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the "
+             "table)", "  · quit (save and leave)",
+             f"Cards: {', '.join(CARD_EXAMPLES)}; a rank alone ({', '.join(RANK_EXAMPLES)}) when "
+             "it names", "  one playable card; "
+             + ("pass (Dominoes, when no card fits)." if game.is_classic else
+                "pass (Réussite, when no card fits or to stop after an ace)."),
+             "Contracts: the number from the list, the id, the name or its start "
+             f"({', '.join(CONTRACT_EXAMPLES[game.ruleset])})."]
+    if game.is_classic:
+        ranks = START_RANK_EXAMPLES
+        lines += [f"Trumps: {', '.join(TRUMP_EXAMPLES[:4])} or {' '.join(TRUMP_EXAMPLES[4:])}. "
+                  f"Starting rank: {' '.join(ranks[:-1])} … {ranks[-1]}.",
+                  "Doubles and redoubles: seat numbers (from 1, as on the table) or names "
+                  f"({', '.join(double_examples(names)[:2])}),",
+                  "  all, or none (unless a double is compulsory)."]
+    lines.append("Press Enter alone to take the answer shown as (Enter = …).")
+    return "\n".join(lines)
+
+
 _SECOND_PERSON = {"is": "are", "does": "do", "passes": "pass", "goes": "go", "has": "have"}
 
 
@@ -211,8 +234,8 @@ class Session:
         s = self.state
         self.term.out(Text())
         self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
-        if s.hand_in_progress and s.phase != Phase.PLAY:
-            self.term.out(r.span("The hand in progress will start again from the same deal.", "dim"))
+        if s.hand_in_progress:
+            self.term.out(r.span(resume_note(s), "dim"))
         self.term.out(Text(f"Continue it with: {command('play', '--resume', self.save_path)}"))
         return status
 
@@ -245,8 +268,10 @@ class Session:
         try:
             s.apply(action)
         except IllegalActionError as e:
-            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: {e}; "
-                           "it plays its first legal one instead)")
+            # Said of the bot, with names: the message itself speaks to the one who tried it.
+            about = say(e.said_about, self.names, by_name=True)
+            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: it "
+                           f"{about}; it plays its first legal one instead)")
             action = obs.legal[0]
             s.apply(action)
         return action
@@ -271,9 +296,13 @@ class Session:
             try:
                 action = default if not text and default is not None else self.parse(obs, text)
                 self.state.apply(action)
-            except (InputError, IllegalActionError) as e:
-                # The engine counts seats from 0; the player reads names.
-                self.term.out(r.span(f"✗ {renumber(str(e), self.names, by_name=True)}", "bold red"))
+            except InputError as e:
+                # Built from what the player typed: its seats already count from 1.
+                self.term.out(r.span(f"✗ {e}", "bold red"))
+                continue
+            except IllegalActionError as e:
+                # The engine names seats as data; the player reads names.
+                self.term.out(r.span(f"✗ {say(e.said, self.names, by_name=True)}", "bold red"))
                 continue
             return action
 
@@ -284,10 +313,15 @@ class Session:
             return self.parse_for_phase(obs, text)
         except InputError:
             try:
-                return self.game.parse_action(text)
+                action = self.game.parse_action(text)
             except ValueError:
-                pass
-            raise
+                action = None
+            # At a doubling prompt the seats typed count from 1 and were refused as such: the
+            # engine's reading of "double 0" (seats from 0) would answer another question.
+            doubling = obs.phase in (Phase.DOUBLE, Phase.REDOUBLE)
+            if action is None or (doubling and action >= DOUBLE):
+                raise
+            return action
 
     def parse_for_phase(self, obs: Observation, text: str) -> int:
         phase = obs.phase
@@ -306,7 +340,7 @@ class Session:
         if cmd == "quit":
             raise QuitGame
         if cmd == "help":
-            self.term.out(r.span(HELP, "dim"))
+            self.term.out(r.span(help_text(self.game, self.names), "dim"))
             if obs.contract is not None:
                 self.term.out(r.span(f"{obs.contract.name}: {obs.contract.description}.", "dim"))
         elif cmd == "sheet":
@@ -319,7 +353,7 @@ class Session:
 
     def show(self, obs: Observation) -> None:
         self.term.out(Text())
-        self.term.out(r.status(obs, self.names))
+        self.term.out(r.status(obs, self.names, self.term.console.width))
 
     def show_sheet(self, obs: Observation) -> None:
         if not obs.results:
@@ -351,7 +385,8 @@ class Session:
         elif obs.phase == Phase.DOUBLE:
             self.explain_double(obs)
         elif obs.phase == Phase.REDOUBLE:
-            doublers = [self.names[a] for a, b in obs.doubles if b == obs.seat]
+            # Those who may be redoubled: a pair towards you may also be a redouble of yours.
+            doublers = [self.names[t] for t in seats_of(_doubling(obs)[1])]
             self.term.out(r.span(f"{' and '.join(doublers)} doubled you. A redouble makes that pair "
                                "settle twice the difference.", "dim"))
 
@@ -372,7 +407,7 @@ class Session:
                 style="bold yellow"))
         elif owed:
             self.term.out(r.span(f"You must double {declarer} {plural(owed, 'more time')} "
-                               f"in their {plural(left, 'remaining hand')}.", "dim"))
+                               f"in {_possessive(declarer)} {plural(left, 'remaining hand')}.", "dim"))
 
     def prompt(self, obs: Observation) -> tuple[Text, int | None]:
         """The prompt line (choices in brackets) and the action Enter alone takes, if any."""
@@ -673,7 +708,11 @@ def new_game(args: argparse.Namespace) -> tuple[State, list[str]]:
 
 
 def resumed_game(path: str, args: argparse.Namespace | None = None) -> tuple[State, list[str]]:
-    doc = load(path)
+    return resumed_from(load(path), args)
+
+
+def resumed_from(doc: dict[str, Any], args: argparse.Namespace | None = None) -> tuple[State, list[str]]:
+    """The game a loaded record stands at, checked against the options given with it."""
     result = replay(doc)
     game, names = result.state.game, list(doc["players"])  # replay has checked them
     if args is not None:
@@ -693,8 +732,29 @@ def _check_agrees(args: argparse.Namespace, game: Game, seed: object) -> None:
              "--seed": (args.seed, seed)}
     for flag, (asked, recorded) in given.items():
         if asked is not None and asked != recorded:
-            raise ResumeConflict(f"{flag} {asked} contradicts the record, whose game has "
-                                 f"{flag.removeprefix('--')} {recorded}: leave {flag} out to resume it")
+            what = f"its seed is {recorded}" if flag == "--seed" else f"it is {describe_game(game)}"
+            raise ResumeConflict(f"{flag} {asked} contradicts the record: {what}; "
+                                 f"leave {flag} out to resume it")
+
+
+def resume_note(state: State) -> str:
+    """What ``--resume`` will do with the hand in progress (the record holds it only in play)."""
+    if state.phase == Phase.PLAY:
+        return "The hand in progress is saved as far as it went: --resume carries it on from there."
+    chosen = "contract and doubles are" if state.game.is_classic else "challenge is"
+    return ("The hand in progress is not saved before its play begins: --resume deals it again "
+            f"with the same cards, and its {chosen} chosen again.")
+
+
+def describe_game(game: Game) -> str:
+    """``a family game with 3 players``, ``a classic game with 4 players and the option overtrump``."""
+    text = f"a {game.ruleset} game with {game.players} players"
+    if not game.is_classic:
+        return text
+    options = sorted(game.options)
+    if not options:
+        return text + " and no option flag"
+    return text + f" and the option{'s' if len(options) > 1 else ''} {', '.join(options)}"
 
 
 class ResumeConflict(ValueError):
@@ -724,9 +784,11 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
 
 def main(args: argparse.Namespace) -> int:
     term = Terminal.standard(plain=bool(args.plain))
+    doc: dict[str, Any] = {}
     try:
         if args.resume:
-            state, names = resumed_game(args.resume, args)
+            doc = load(args.resume)
+            state, names = resumed_from(doc, args)
         else:
             state, names = new_game(args)
         human = None if args.watch else HUMAN
@@ -735,7 +797,7 @@ def main(args: argparse.Namespace) -> int:
         if args.hands is not None and args.hands < 1:
             raise ValueError("--hands must be at least 1")
     except RecordError as e:
-        print(refusal("play --resume", args.resume, e), file=sys.stderr)
+        print(refusal("play --resume", args.resume, e, record_names(doc)), file=sys.stderr)
         return 1
     except ResumeConflict as e:
         print(f"barbu play --resume {args.resume}: {e}", file=sys.stderr)

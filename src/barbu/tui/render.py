@@ -204,23 +204,35 @@ def compulsory_text(obs: Observation, names: Sequence[str]) -> Text:
     return out
 
 
-def layout_lines(obs: Observation) -> list[Text]:
-    """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets."""
-    lines = [span("       " + "".join(f"{rank_pretty(r):>4}" for r in range(13)), "dim")]
+# Columns the full layout takes in its box: indent, suit, 13 cells of 4, and the box's edges.
+LAYOUT_WIDTH = 7 + 13 * 4 + 4
+
+
+def layout_lines(obs: Observation, width: int = LAYOUT_WIDTH) -> list[Text]:
+    """The Dominoes/Réussite table: one row per suit from 2 to A; set-aside cards in brackets.
+
+    Narrower than ``LAYOUT_WIDTH`` (a terminal of 50 columns) the rows are compact: cells of 3
+    columns and no brackets, the set-aside cards being listed above the layout all the same.
+    """
+    compact = width < LAYOUT_WIDTH
+    cell, lead, gap = (3, " ", "") if compact else (4, "  ", "    ")
+    ranks = "".join(rank_pretty(r).rjust(cell) for r in range(13))
+    lines = [span(" " * (len(lead) + 1 + len(gap)) + ranks, "dim")]
     for s in range(4):
         lo, hi = obs.lines[s]
-        row = Text("  ")
+        row = Text(lead)
         row.append(SUIT_SYMBOLS[s], style=SUIT_STYLES[s])
-        row.append("    ")
+        row.append(gap)
         for r in range(13):
             card = s * 13 + r
             if lo >= 0 and lo <= r <= hi:
                 if obs.set_aside >> card & 1:
-                    row.append(f"({rank_pretty(r)})".rjust(4), style="dim italic")
+                    shown = rank_pretty(r) if compact else f"({rank_pretty(r)})"
+                    row.append(shown.rjust(cell), style="dim italic")
                 else:
-                    row.append(rank_pretty(r).rjust(4), style=SUIT_STYLES[s])
+                    row.append(rank_pretty(r).rjust(cell), style=SUIT_STYLES[s])
             else:
-                row.append("   ·", style="dim")
+                row.append("·".rjust(cell), style="dim")
         lines.append(row)
     return lines
 
@@ -289,8 +301,11 @@ def set_aside_text(obs: Observation) -> Text:
     return out
 
 
-def status(obs: Observation, names: Sequence[str]) -> RenderableType:
-    """The whole table as ``obs.seat`` sees it: header, players, doubles, trick or layout, hand."""
+def status(obs: Observation, names: Sequence[str], width: int = LAYOUT_WIDTH) -> RenderableType:
+    """The whole table as ``obs.seat`` sees it: header, players, doubles, trick or layout, hand.
+
+    ``width`` is the terminal's: a narrow one gets the compact layout rows.
+    """
     table: list[RenderableType] = [players_table(obs, names)]
     if obs.set_aside:
         table.append(set_aside_text(obs))
@@ -304,7 +319,7 @@ def status(obs: Observation, names: Sequence[str]) -> RenderableType:
         if c.kind == Kind.TRICKS:
             table.extend(trick_view(obs, names))
         else:
-            table.extend(layout_lines(obs))
+            table.extend(layout_lines(obs, width))
             table.append(layout_note(obs))
     legal = mask_of(a for a in obs.legal if a < 52) if obs.phase == Phase.PLAY else 0
     count = obs.hand.bit_count()
