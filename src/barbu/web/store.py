@@ -82,6 +82,15 @@ class SeatRow:
 
 
 @dataclass(frozen=True)
+class TableEntry:
+    """A stored table as the start-up sees it before rebuilding it."""
+
+    id: str
+    over: bool
+    last_change: float  # wall time of its last event, or of its creation
+
+
+@dataclass(frozen=True)
 class Event:
     """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
 
@@ -190,12 +199,22 @@ class Store:
         with self.lock:
             return [str(r[0]) for r in self.db.execute(sql).fetchall()]
 
+    def table_index(self) -> list[TableEntry]:
+        """Every stored table, oldest first: whether it is over, and when it last changed."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT t.id, t.over, MAX(t.created, COALESCE((SELECT MAX(e.at) FROM events e "
+                "WHERE e.table_id = t.id), 0)) FROM tables t ORDER BY t.created").fetchall()
+        return [TableEntry(str(r[0]), bool(r[1]), float(r[2])) for r in rows]
+
     def load_setup(self, table_id: str) -> dict[str, Any] | None:
         with self.lock:
             row = self.db.execute("SELECT setup FROM tables WHERE id = ?", (table_id,)).fetchone()
         if row is None:
             return None
-        setup: dict[str, Any] = json.loads(row[0])
+        setup = json.loads(row[0])  # ValueError (or RecursionError) when it is not JSON
+        if not isinstance(setup, dict):
+            raise ValueError("the stored setup is not a JSON object")  # not "no such table"
         return setup
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
