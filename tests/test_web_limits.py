@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -18,7 +20,9 @@ from tests.test_web_browser import free_port
 from tests.test_web_ws import app_for, create, receive, server_of
 from tests.web_helpers import Recorder, cards_in, mask_cards
 
+from barbu.cli import build_parser
 from barbu.web.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
+from barbu.web.server import default_db
 
 BOTS = [{"kind": "bot", "level": "random"}] * 4
 
@@ -203,6 +207,7 @@ def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: 
         out, err = refused_to_start(tmp_path / "two.db", port)
         assert err.strip() == f"barbu serve: port {port} on 127.0.0.1 is in use; choose another " \
             "with --port" and "open http" not in out
+        assert not (tmp_path / "two.db.lock").exists() and not (tmp_path / "two.db").exists()
     finally:
         first.send_signal(signal.SIGKILL)  # dies without a word: the OS lets go of its lock
         first.communicate(timeout=30)
@@ -212,3 +217,47 @@ def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: 
     finally:
         again.terminate()
         again.communicate(timeout=30)
+
+
+def test_a_file_that_is_not_a_barbu_database_is_refused_in_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("garbage\n")
+    out, err = refused_to_start(junk, free_port())
+    assert err.strip() == f"barbu serve: {junk} is not a barbu database (SQLite): file is not a database"
+    assert "open http" not in out and not (tmp_path / "junk.db.lock").exists()
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:  # another program's SQLite file: refused, and left as it was
+        db.execute("CREATE TABLE tables (x)")
+    out, err = refused_to_start(other, free_port())
+    assert err.strip().startswith(f"barbu serve: {other} is not a barbu database (SQLite): ")
+    with sqlite3.connect(other) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("tables",)]
+
+
+def test_a_lock_file_someone_else_made_is_left_on_a_failed_start(tmp_path: Path) -> None:
+    db, port = tmp_path / "kept.db", free_port()
+    (tmp_path / "kept.db.lock").write_text("")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        refused_to_start(db, port)
+    assert (tmp_path / "kept.db.lock").exists()
+
+
+@pytest.mark.parametrize("flag", ["--port=99999", "--port=-1", "--bot-delay=-1", "--idle=nan",
+                                  "--max-open-tables=-5", "--tables-per-minute=2.5", "--max-bot-tables=-1",
+                                  "--sockets-per-client=0", "--hello-timeout=0", "--listed-after-over=-1",
+                                  "--abandoned-after=0", "--sheets-per-minute=-1", "--db-timeout=inf"])
+def test_every_numeric_serve_flag_is_checked_by_argparse(flag: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["serve", flag])
+    name = flag.split("=")[0]
+    assert e.value.code == 2 and f"error: argument {name}: " in capsys.readouterr().err
+
+
+def test_serve_help_says_what_it_does_and_where_tables_are_stored(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Serve card tables in the browser" in text and f"by default {default_db()} (--db" in text
