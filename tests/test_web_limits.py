@@ -105,6 +105,37 @@ def test_computer_only_tables_their_number_and_levels(tmp_path: Path) -> None:
         refused(client.post("/api/tables", json={"seats": BOTS}), 429, "too-many-bot-tables")
 
 
+def message(res: Any) -> str:
+    text: str = res.json()["error"]["message"]
+    return text
+
+
+def test_a_limit_of_one_or_none_is_worded_in_the_right_number(tmp_path: Path) -> None:
+    names = ["Ann", "Ben", "Cleo", "Dan"]
+    with TestClient(app_for(tmp_path / "one.db", tables_per_minute=1, sheets_per_minute=1)) as client:
+        create(client, name="Ann")
+        assert message(client.post("/api/tables", json={})).startswith("you have created 1 table in the last")
+        client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        assert message(res).startswith("you have started 1 score sheet in the last")
+    with TestClient(app_for(tmp_path / "open.db", max_open_tables=2, max_bot_tables=1, bot_delay=5.0)) as c:
+        create(c, seats=BOTS)
+        assert message(c.post("/api/tables", json={"seats": BOTS})).startswith(
+            "1 table of computer players only is already running")
+    with TestClient(app_for(tmp_path / "full.db", max_open_tables=1)) as c:
+        create(c, name="Ann")
+        assert message(c.post("/api/tables", json={})).startswith("the server already has 1 open table:")
+    with TestClient(app_for(tmp_path / "none.db", tables_per_minute=0, sheets_per_minute=0)) as client:
+        assert message(client.post("/api/tables", json={})) == "this server creates no new tables"
+        res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        assert message(res) == "this server starts no score sheets"
+    with TestClient(app_for(tmp_path / "s1.db", sockets_per_client=1)) as client:
+        made = create(client, name="Ann")
+        url = f"/ws/{made['id']}"
+        with client.websocket_connect(url), client.websocket_connect(url) as ws:
+            assert receive(ws)["message"] == "at most 1 connection at once from one address"
+
+
 def test_sockets_per_client(tmp_path: Path) -> None:
     with TestClient(app_for(tmp_path / "s.db", sockets_per_client=2)) as client:
         made = create(client, name="Ann")

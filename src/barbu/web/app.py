@@ -51,6 +51,7 @@ from barbu.web.tables import (
     default_level,
     storage_error,
 )
+from barbu.wording import plural
 
 log = logging.getLogger("barbu.web")
 
@@ -63,6 +64,7 @@ CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
 CLOSE_NO_HELLO = 4400
 CLOSE_TOO_MANY = 4429
+NO_NEW_TABLES = "this server creates no new tables"  # a limit of 0 (--tables-per-minute, --max-open-tables)
 
 
 def cheap_levels() -> tuple[str, ...]:
@@ -222,8 +224,9 @@ class Server:
         recent = self.sheets_started.setdefault(client, deque())
         _forget_older(recent)
         if len(recent) >= self.config.sheets_per_minute:
-            raise TableError("too-many-sheets", f"you have started {self.config.sheets_per_minute} score "
-                             "sheets in the last minute: please wait a little", 429)
+            n = self.config.sheets_per_minute
+            why = f"you have started {plural(n, 'score sheet')} in the last minute: please wait a little"
+            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429)
         sheet, batch = self.sheets.plan_create(doc)
         await self._store_sheet(sheet.id, batch)
         recent.append(time.monotonic())
@@ -284,18 +287,20 @@ class Server:
         recent = self.created.setdefault(client, deque())
         _forget_older(recent)
         if len(recent) >= c.tables_per_minute:
-            raise TableError("too-many-tables", f"you have created {c.tables_per_minute} tables in the "
-                             "last minute: please wait a little", 429)
+            why = f"you have created {plural(c.tables_per_minute, 'table')} in the last minute: please wait"
+            why += " a little"
+            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429)
         if self.tables.open_tables() >= c.max_open_tables:
-            raise TableError("server-full", f"the server already has {c.max_open_tables} open tables: "
-                             "please come back later", 429)
+            why = f"the server already has {plural(c.max_open_tables, 'open table')}: please come back later"
+            raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429)
         if any(s["kind"] == "human" for s in setup.seats):
             return
         if c.max_bot_tables <= 0:
             raise TableError("no-bot-tables", "this server does not run tables of computer players only", 403)
         if self.tables.open_tables(computers_only=True) >= c.max_bot_tables:
-            raise TableError("too-many-bot-tables", f"{c.max_bot_tables} tables of computer players only "
-                             "are already running: please come back later", 429)
+            running = "is" if c.max_bot_tables == 1 else "are"
+            raise TableError("too-many-bot-tables", f"{plural(c.max_bot_tables, 'table')} of computer "
+                             f"players only {running} already running: please come back later", 429)
         slow = sorted({s["level"] for s in setup.seats} - set(c.bot_table_levels))
         if slow:
             raise TableError("bot-level-refused", f"a table of computer players only may use the levels "
@@ -476,8 +481,9 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     await ws.accept()
     who = client_of(ws)
     if server.sockets[who] >= server.config.sockets_per_client:
-        await _refuse(ws, TableError("too-many-sockets", f"at most {server.config.sockets_per_client} "
-                                     "connections at once from one address", 429), CLOSE_TOO_MANY)
+        most = plural(server.config.sockets_per_client, "connection")
+        await _refuse(ws, TableError("too-many-sockets", f"at most {most} at once from one address", 429),
+                      CLOSE_TOO_MANY)
         return
     server.sockets[who] += 1
     try:
