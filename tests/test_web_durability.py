@@ -448,3 +448,15 @@ def test_a_finished_table_still_listed_is_rebuilt_and_its_damage_logged_at_start
         assert any(done in m and "stored event 3" in m for m in logged), logged
         assert any("1 table restored" in m and "(1 damaged)" in m for m in logged), logged
         assert client.get("/api/tables").json()["tables"][0]["damaged"]["seq"] == 3
+
+
+def test_a_free_seats_link_at_a_damaged_table_says_so_before_asking_a_name(tmp_path: Path) -> None:
+    db = tmp_path / "fs.db"
+    with TestClient(app_for(db)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+    corrupt(db, made["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
+    with TestClient(app_for(db)) as client, client.websocket_connect(f"/ws/{made['id']}") as ws:
+        ws.send_json({"type": "hello", "token": made["seats"][1]["token"]})
+        assert receive(ws)["code"] == "damaged"  # not "name-required": the seat cannot be taken
+        ws.send_json({"type": "hello", "token": None})  # the page then watches
+        assert receive(ws)["type"] == "welcome"

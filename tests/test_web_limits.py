@@ -165,6 +165,34 @@ def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
             assert e.value.code == CLOSE_NO_HELLO
 
 
+@pytest.mark.timeout(20)  # a socket that is never closed would otherwise wait on its next message
+@pytest.mark.parametrize("friend", [False, True])
+def test_a_hello_whose_name_is_not_a_string_is_refused_and_does_not_count(tmp_path: Path,
+                                                                         friend: bool) -> None:
+    with TestClient(app_for(tmp_path / "n.db", hello_timeout=0.3)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+        token = made["seats"][1]["token"] if friend else None
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "hello", "token": token, "name": {"first": "Ben"}})
+            error = receive(ws)
+            assert error["code"] == "bad-name" and error["message"].startswith('"name" must be a string')
+            assert receive(ws)["code"] == "hello-timeout"  # it was no hello: the deadline still runs
+            with pytest.raises(WebSocketDisconnect) as e:
+                ws.receive_text()
+            assert e.value.code == CLOSE_NO_HELLO
+
+
+def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "t.db", hello_timeout=0.2)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "hello", "token": made["seats"][1]["token"]})  # as the page does first
+            assert receive(ws)["code"] == "name-required"
+            time.sleep(0.5)  # longer than the hello timeout: typing
+            ws.send_json({"type": "hello", "token": made["seats"][1]["token"], "name": "Ben"})
+            assert receive(ws)["type"] == "welcome"
+
+
 def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
     with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0)) as client:
         done = create(client, seats=BOTS)

@@ -104,7 +104,7 @@ class Connection:
         self.seat: int | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.overflowed = False
-        self.greeted = False  # it has said hello (taken or not)
+        self.greeted = False  # it has said a hello that was taken (or that only lacked a name)
 
     def send_text(self, text: str) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
@@ -515,7 +515,7 @@ async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
     try:
         while True:
             try:
-                # A new socket must say hello in time (a refused hello, say for a name, counts).
+                # A new socket must say hello in time (see _handle for the refused one that counts).
                 text = await _receive(ws, None if conn.greeted else deadline - time.monotonic())
             except TimeoutError:
                 conn.send_text(json.dumps(TableError("hello-timeout", "no hello came in "
@@ -575,8 +575,14 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
     if kind == "hello":
         if attached:
             raise TableError("already-joined", "you are already at this table")
+        try:
+            await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
+        except TableError as e:
+            # A refused hello does not count, but for one: its token opens a free seat and only the
+            # name is missing, so a person holding the invitation is typing it at the page's prompt.
+            conn.greeted = conn.greeted or e.code == "name-required"
+            raise
         conn.greeted = True
-        await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
         return True
     if kind not in ("act", "takeover", "reclaim", "sync"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
