@@ -201,10 +201,20 @@ def test_another_table_answers_while_a_write_is_blocked(gated: tuple[TestClient,
         assert receive(wb, "pong") and store.pending  # answered while table A's write is still waiting
         wb.send_json({"type": "sync"})
         assert receive(wb, "state") and store.pending
+        with client.websocket_connect(f"/ws/{a['id']}") as other:  # another socket at table A
+            other.send_json({"type": "hello"})
+            receive(other, "state")
+            other.send_json({"type": "ping"})
+            assert receive(other, "pong") and store.pending
+        wa.send_json({"type": "ping"})  # A's own socket: answered in order, after its action
         assert table_a_events == len(store.events(a["id"]))  # A's action is not stored yet
         store.gate.set()
-        after = receive(wa)  # the first thing A's player hears of it comes once it is stored
-        assert after["type"] == "state" and after["last"]["seat"] == 0
+        heard = []  # the watcher's coming and going, then the action once it is stored, then the pong
+        while (msg := receive(wa))["type"] != "pong":
+            heard.append(msg)
+        assert heard[-1]["type"] == "state" and heard[-1]["last"]["seat"] == 0
+        before = state["view"]["history"]
+        assert all(m["type"] == "state" and m["view"]["history"] == before for m in heard[:-1])
         assert len(store.events(a["id"])) > table_a_events
 
 
