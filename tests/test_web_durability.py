@@ -371,8 +371,8 @@ def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
     names = again.names()
     due = f"seat {bad.data['seat'] + 1} ({names[bad.data['seat']]})"
     assert again.damaged is not None
-    assert again.damaged["reason"] == f"is an action by seat {wrong + 1} ({names[wrong]}) out of turn " \
-        f"({due} was to act)"
+    assert again.damaged["reason"] == f"is an action by seat {wrong + 1} ({names[wrong]}) out of turn: " \
+        f"{due} was to act"
     acts_before = sum(1 for e in events if e.kind == "act" and e.seq < bad.seq)
     assert again.damaged["hand_no"] == 0 and again.damaged["action_no"] == acts_before  # from 0
     logged = [r.getMessage() for r in caplog.records if table.id in r.getMessage()]

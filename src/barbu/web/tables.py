@@ -754,7 +754,7 @@ def replay_event(state: State, ev: Event, names: list[str]) -> str | None:
             if state.current != seat:
                 due = f"{seat_label(state.current, names)} was to act" if state.current >= 0 \
                     else "a deal was due"
-                return f"is an action by {_seat_text(seat, names)} out of turn ({due})"
+                return f"is an action by {_seat_text(seat, names)} out of turn: {due}"
             state.apply(action)
         else:
             return "is of an unknown kind"
