@@ -280,6 +280,7 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
     bots = [{"kind": "bot", "level": "random"}] * 3
     ann = post(url + "/api/tables", {"name": "Ann", "seed": seed_with_declarer(2),
                                      "seats": [{"kind": "human"}, *bots]})
+    cleo = post(url + "/api/tables", {"name": "Cleo", "seats": [{"kind": "human"}, *bots]})
     ben = post(url + "/api/tables", {"name": "Ben",
                                      "seats": [{"kind": "human"}, {"kind": "human"}, *bots[:2]]})
     page = browser.new_page()
@@ -294,11 +295,13 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
     wrong = {**json.loads(data), "seat": (json.loads(data)["seat"] + 1) % 4}
     corrupt_event(db, ann["id"], seq, json.dumps(wrong))
     corrupt_event(db, ben["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE tables SET setup = '{' WHERE id = ?", (cleo["id"],))
     proc = start_server(port, db)
     page = browser.new_page()
     try:
         page.goto(url + "/")
-        for made in (ann, ben):
+        for made in (ann, ben, cleo):
             item = page.locator(f"ul.tables li[data-table='{made['id']}']")
             item.wait_for()
             assert item.locator(".badge.damaged").count() == 1 and "Join" not in item.inner_text()
@@ -318,6 +321,11 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
         page.wait_for_function("T.welcomed && T.you === null")
         assert page.locator("#name-form").is_hidden()
         assert "stopped at the deal of hand 1" in page.inner_text("#banner")
+        page.goto(url + cleo["you"]["link"])  # no rules to show: only the banner, and no record
+        page.wait_for_selector("#banner.damaged:not([hidden])")
+        assert page.inner_text("#banner").startswith("This table was damaged: its stored setup cannot")
+        assert all(page.locator(sel).is_hidden() for sel in ("#others", "#center", "#me", "#btn-record"))
+        assert page.inner_text("#info-title").startswith("Rules unknown")
     finally:
         page.close()
         stop_server(proc)

@@ -425,6 +425,13 @@ function render() {
 
 function renderInfo(v) {
   const m = T.meta;
+  const unknown = Boolean(m.damaged && m.damaged.kind === "setup"); // the rest of meta only stands in
+  for (const id of ["btn-last", "btn-sheet"]) $(id).hidden = unknown;
+  if (unknown) {
+    $("info-title").textContent = "Rules unknown: the table's setup cannot be read";
+    fill($("info-contract"));
+    return;
+  }
   const rules = m.ruleset === "classic" ? "Classic" : `Family, ${m.players} players`;
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
   $("info-title").textContent = `${rules} · hand ${handNo} of ${m.num_hands}`
