@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -199,7 +200,7 @@ def test_the_doubles_dialog_then_a_hand_on_a_phone_screen(server: str, browser: 
     assert clicks["double"] >= 1 and clicks["card"] >= 1  # a redouble dialog may follow
     page.click("#btn-sheet")
     page.locator("#sheet tr.hand-row").first.wait_for()
-    assert "Ann doubles" in page.inner_text("#sheet")
+    assert "Ann→" in page.inner_text("#sheet")  # a phone's short doubles: "Ann→C2"
     page.click("#sheet-close")
     # Narrow screen: nothing runs off the side.
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -259,3 +260,123 @@ def test_a_friends_link_a_server_restart_and_an_idle_seat(browser: Any, tmp_path
     finally:
         page.close()
         stop_server(proc)
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as res:
+        return json.load(res)
+
+
+def corrupt_event(db: Path, table_id: str, seq: int, data: str) -> None:
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", (data, table_id, seq))
+
+
+def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browser: Any,
+                                                                           tmp_path: Path) -> None:
+    port, db = free_port(), tmp_path / "damaged.db"
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, db)
+    bots = [{"kind": "bot", "level": "random"}] * 3
+    ann = post(url + "/api/tables", {"name": "Ann", "seed": seed_with_declarer(2),
+                                     "seats": [{"kind": "human"}, *bots]})
+    cleo = post(url + "/api/tables", {"name": "Cleo", "seats": [{"kind": "human"}, *bots]})
+    ben = post(url + "/api/tables", {"name": "Ben",
+                                     "seats": [{"kind": "human"}, {"kind": "human"}, *bots[:2]]})
+    page = browser.new_page()
+    page.goto(url + ann["you"]["link"])
+    page.wait_for_selector("#status.mine")  # the computers have acted up to Ann's turn
+    page.close()
+    stop_server(proc)
+    with sqlite3.connect(db) as conn:
+        acts = conn.execute("SELECT seq, data FROM events WHERE table_id = ? AND kind = 'act' ORDER BY seq",
+                            (ann["id"],)).fetchall()
+    seq, data = acts[-1]  # the computers acted until Ann's turn: the last one, made out of turn
+    wrong = {**json.loads(data), "seat": (json.loads(data)["seat"] + 1) % 4}
+    corrupt_event(db, ann["id"], seq, json.dumps(wrong))
+    corrupt_event(db, ben["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE tables SET setup = '{' WHERE id = ?", (cleo["id"],))
+    proc = start_server(port, db)
+    page = browser.new_page()
+    try:
+        page.goto(url + "/")
+        for made in (ann, ben, cleo):
+            item = page.locator(f"ul.tables li[data-table='{made['id']}']")
+            item.wait_for()
+            assert item.locator(".badge.damaged").count() == 1 and "Join" not in item.inner_text()
+        damaged = get(f"{url}/api/tables/{ann['id']}")["table"]["damaged"]
+        page.goto(url + ann["you"]["link"])
+        page.wait_for_selector("#banner.damaged:not([hidden])")
+        banner = page.inner_text("#banner")
+        action = damaged["action_no"] + 1
+        assert banner.startswith(f"This table was damaged: it stopped at hand 1, action {action}: "
+                                 f"stored event {seq} is an action by seat ")
+        assert "can be watched and its record downloaded, but not played on" in banner
+        assert "is to" not in page.inner_text("#status") and not page.locator("#status.mine").count()
+        assert page.locator("#decision").is_hidden() and not page.locator("#hand button.card").count()
+        friend = next(s for s in ben["seats"] if s["seat"] == 1)
+        page.goto(url + friend["link"])  # a free seat of a damaged table: watched, no name asked
+        page.wait_for_selector("#banner.damaged:not([hidden])")
+        page.wait_for_function("T.welcomed && T.you === null")
+        assert page.locator("#name-form").is_hidden()
+        assert "stopped at the deal of hand 1" in page.inner_text("#banner")
+        page.goto(url + cleo["you"]["link"])  # no rules to show: only the banner, and no record
+        page.wait_for_selector("#banner.damaged:not([hidden])")
+        assert page.inner_text("#banner").startswith("This table was damaged: its stored setup cannot")
+        assert all(page.locator(sel).is_hidden() for sel in ("#others", "#center", "#me", "#btn-record"))
+        assert page.inner_text("#info-title").startswith("Rules unknown")
+    finally:
+        page.close()
+        stop_server(proc)
+
+
+def test_each_contract_button_says_what_it_scores_in_the_engines_words(server: str, browser: Any) -> None:
+    game = Game("family", 5)
+    seed = next(s for s in range(1000) if State(game, seed=s).first_declarer == 0)
+    made = post(server + "/api/tables", {"ruleset": "family", "players": 5, "name": "Ann", "seed": seed,
+                                         "seats": [{"kind": "human"}] + [{"kind": "bot"}] * 4})
+    page = browser.new_page()
+    try:
+        page.goto(server + made["you"]["link"])
+        page.wait_for_selector("#decision:not([hidden]) button[data-action]")
+        shown = {b.get_attribute("data-action"): b.locator(".c-desc").inner_text()
+                 for b in page.locator("#decision button[data-action]").all()}
+        assert shown == {c.id: c.description for c in game.contracts} and all(shown.values())
+    finally:
+        page.close()
+
+
+def test_the_header_names_the_trump_suit(server: str, browser: Any) -> None:
+    page = browser.new_page()
+    try:
+        new_table(page, server, seed_with_declarer(0))
+        page.click("#decision button[data-action=trumps]")
+        page.click("#decision button[data-action='trump D']")
+        page.wait_for_function("() => $('info-contract').textContent.includes('Trumps')")
+        assert page.inner_text("#info-contract").startswith("Trumps: ♦ (diamonds)")
+    finally:
+        page.close()
+
+
+def test_the_score_sheet_shows_every_player_at_once_on_a_phone(server: str, browser: Any) -> None:
+    made = post(server + "/api/tables", {"ruleset": "family", "players": 6,
+                                         "seats": [{"kind": "bot", "level": "random"}] * 6})
+    deadline = time.monotonic() + 120
+    while not get(f"{server}/api/tables/{made['id']}")["table"]["over"]:
+        assert time.monotonic() < deadline, "the computers did not finish their game"
+        time.sleep(0.2)
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        page.goto(f"{server}/table/{made['id']}")
+        page.wait_for_selector("#sheet tr.hand-row")  # a finished game opens its sheet
+        heads = page.locator("#sheet th.player").all()
+        assert [h.inner_text() for h in heads] == [f"C{i}" for i in range(1, 7)]
+        assert [h.get_attribute("title") for h in heads] == [f"Computer {i}" for i in range(1, 7)]
+        for cell in [*heads, *page.locator("#sheet tr.totals td.num").all()]:
+            box = cell.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert "C6: Computer 6" in page.inner_text("#sheet .legend")
+    finally:
+        page.close()

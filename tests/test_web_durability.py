@@ -201,10 +201,20 @@ def test_another_table_answers_while_a_write_is_blocked(gated: tuple[TestClient,
         assert receive(wb, "pong") and store.pending  # answered while table A's write is still waiting
         wb.send_json({"type": "sync"})
         assert receive(wb, "state") and store.pending
+        with client.websocket_connect(f"/ws/{a['id']}") as other:  # another socket at table A
+            other.send_json({"type": "hello"})
+            receive(other, "state")
+            other.send_json({"type": "ping"})
+            assert receive(other, "pong") and store.pending
+        wa.send_json({"type": "ping"})  # A's own socket: answered in order, after its action
         assert table_a_events == len(store.events(a["id"]))  # A's action is not stored yet
         store.gate.set()
-        after = receive(wa)  # the first thing A's player hears of it comes once it is stored
-        assert after["type"] == "state" and after["last"]["seat"] == 0
+        heard = []  # the watcher's coming and going, then the action once it is stored, then the pong
+        while (msg := receive(wa))["type"] != "pong":
+            heard.append(msg)
+        assert heard[-1]["type"] == "state" and heard[-1]["last"]["seat"] == 0
+        before = state["view"]["history"]
+        assert all(m["type"] == "state" and m["view"]["history"] == before for m in heard[:-1])
         assert len(store.events(a["id"])) > table_a_events
 
 
@@ -332,3 +342,131 @@ def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
     table.attach(again, fresh)  # Ben comes back with his fresh token, no name needed
     assert again.seat == 1 and "token" not in again.messages[0]
     assert link not in json.dumps(ben.messages + host.messages)
+
+
+def played_table(path: Path, steps: int = 10) -> Table:
+    """A stored table of Ann (seat 4) and three computers, some actions into its first hand."""
+    store = Store(str(path))
+    table = Table.create(store, Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 3
+                                             + [{"kind": "human"}], "name": "Ann", "seed": 2}))
+    ann = Recorder(table)
+    table.attach(ann, table.seats[3].row.token)
+    for _ in range(steps):
+        if not table.auto_step():
+            table.act(ann, legal_of(table))
+    store.close()
+    return table
+
+
+def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "o.db"
+    table = played_table(path)
+    events = Store(str(path)).events(table.id)
+    bad = next(e for e in events if e.kind == "act" and e.seq > 4)
+    wrong = (bad.data["seat"] + 1) % 4
+    corrupt(path, table.id, bad.seq, json.dumps({"seat": wrong, "action": bad.data["action"]}))
+    caplog.set_level(logging.ERROR, "barbu.web")
+    again = Lobby(Store(str(path))).get(table.id)
+    names = again.names()
+    due = f"seat {bad.data['seat'] + 1} ({names[bad.data['seat']]})"
+    assert again.damaged is not None
+    assert again.damaged["reason"] == f"is an action by seat {wrong + 1} ({names[wrong]}) out of turn: " \
+        f"{due} was to act"
+    acts_before = sum(1 for e in events if e.kind == "act" and e.seq < bad.seq)
+    assert again.damaged["hand_no"] == 0 and again.damaged["action_no"] == acts_before  # from 0
+    logged = [r.getMessage() for r in caplog.records if table.id in r.getMessage()]
+    assert any(f'"seat": {wrong}' in m and "seats from 0" in m for m in logged), logged
+
+
+def test_an_illegal_stored_action_is_told_of_its_player_not_to_them(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    table = played_table(path)
+    bad = next(e for e in Store(str(path)).events(table.id) if e.kind == "act" and e.seq > 4)
+    corrupt(path, table.id, bad.seq, json.dumps({"seat": bad.data["seat"], "action": 9999}))
+    again = Lobby(Store(str(path))).get(table.id)
+    assert again.damaged is not None
+    reason = again.damaged["reason"]
+    who = f"seat {bad.data['seat'] + 1} ({again.names()[bad.data['seat']]})"
+    assert reason.startswith(f"is an action the rules refuse: {who} ") and "you" not in reason
+
+
+def break_setup(path: Path, table_id: str, setup: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("UPDATE tables SET setup = ? WHERE id = ?", (setup, table_id))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("setup", ["not json", "null", '{"ruleset": "poker", "players": 4, "options": []}'])
+def test_a_table_whose_setup_is_unreadable_is_kept_damaged_not_dropped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, setup: str) -> None:
+    db = tmp_path / "s.db"
+    with TestClient(app_for(db)) as client:
+        made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
+    break_setup(db, made["id"], setup)
+    caplog.set_level(logging.ERROR, "barbu.web")
+    with TestClient(app_for(db)) as client:
+        logged = [r.getMessage() for r in caplog.records]  # at start-up, before anyone asks
+        assert any(made["id"] in m and "setup cannot be read" in m for m in logged), logged
+        info = client.get(f"/api/tables/{made['id']}")
+        assert info.status_code == 200
+        damaged = info.json()["table"]["damaged"]
+        assert damaged["kind"] == "setup" and "setup cannot be read" in damaged["reason"]
+        assert [t["damaged"] for t in client.get("/api/tables").json()["tables"]] == [damaged]
+        record = client.get(f"/api/tables/{made['id']}/record")
+        assert record.status_code == 409 and "no record" in record.json()["error"]["message"]
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:  # Ann's link still opens, to watch
+            ws.send_json({"type": "hello", "token": made["you"]["token"]})
+            assert receive(ws, "welcome")["table"]["damaged"] == damaged
+            ws.send_json({"type": "act", "action": "pass"})
+            assert receive(ws, "error")["code"] == "damaged"
+
+
+def finished_table(db: Path) -> str:
+    with TestClient(app_for(db, listed_after_over=0)) as client:
+        made = create(client, seats=[{"kind": "bot", "level": "random"}] * 4)
+        table = server_of(client).tables.get(made["id"])
+        while not table.state.is_over:
+            threading.Event().wait(0.05)
+    return str(made["id"])
+
+
+def test_finished_tables_are_checked_for_an_unreadable_setup_at_start_up(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "f.db"
+    old = finished_table(db)
+    break_setup(db, old, "{")
+    caplog.set_level(logging.INFO, "barbu.web")
+    with TestClient(app_for(db, listed_after_over=0)) as client:
+        logged = [r.getMessage() for r in caplog.records]
+        assert any(old in m and "setup cannot be read" in m for m in logged), logged
+        assert any("0 tables restored" in m and "1 table finished longer ago checked (1 with an unreadable"
+                   in m for m in logged), logged
+        assert server_of(client).tables.tables == {}  # not rebuilt yet
+        assert client.get(f"/api/tables/{old}").json()["table"]["damaged"]["kind"] == "setup"
+
+
+def test_a_finished_table_still_listed_is_rebuilt_and_its_damage_logged_at_start_up(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "l.db"
+    done = finished_table(db)
+    corrupt(db, done, 3, '{"seat": 0}')
+    caplog.set_level(logging.INFO, "barbu.web")
+    with TestClient(app_for(db)) as client:  # finished just now: still in the list
+        logged = [r.getMessage() for r in caplog.records]
+        assert any(done in m and "stored event 3" in m for m in logged), logged
+        assert any("1 table restored" in m and "(1 damaged)" in m for m in logged), logged
+        assert client.get("/api/tables").json()["tables"][0]["damaged"]["seq"] == 3
+
+
+def test_a_free_seats_link_at_a_damaged_table_says_so_before_asking_a_name(tmp_path: Path) -> None:
+    db = tmp_path / "fs.db"
+    with TestClient(app_for(db)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+    corrupt(db, made["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
+    with TestClient(app_for(db)) as client, client.websocket_connect(f"/ws/{made['id']}") as ws:
+        ws.send_json({"type": "hello", "token": made["seats"][1]["token"]})
+        assert receive(ws)["code"] == "damaged"  # not "name-required": the seat cannot be taken
+        ws.send_json({"type": "hello", "token": None})  # the page then watches
+        assert receive(ws)["type"] == "welcome"

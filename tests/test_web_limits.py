@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -18,7 +20,9 @@ from tests.test_web_browser import free_port
 from tests.test_web_ws import app_for, create, receive, server_of
 from tests.web_helpers import Recorder, cards_in, mask_cards
 
+from barbu.cli import build_parser
 from barbu.web.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
+from barbu.web.server import default_db
 
 BOTS = [{"kind": "bot", "level": "random"}] * 4
 
@@ -101,6 +105,37 @@ def test_computer_only_tables_their_number_and_levels(tmp_path: Path) -> None:
         refused(client.post("/api/tables", json={"seats": BOTS}), 429, "too-many-bot-tables")
 
 
+def message(res: Any) -> str:
+    text: str = res.json()["error"]["message"]
+    return text
+
+
+def test_a_limit_of_one_or_none_is_worded_in_the_right_number(tmp_path: Path) -> None:
+    names = ["Ann", "Ben", "Cleo", "Dan"]
+    with TestClient(app_for(tmp_path / "one.db", tables_per_minute=1, sheets_per_minute=1)) as client:
+        create(client, name="Ann")
+        assert message(client.post("/api/tables", json={})).startswith("you have created 1 table in the last")
+        client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        assert message(res).startswith("you have started 1 score sheet in the last")
+    with TestClient(app_for(tmp_path / "open.db", max_open_tables=2, max_bot_tables=1, bot_delay=5.0)) as c:
+        create(c, seats=BOTS)
+        assert message(c.post("/api/tables", json={"seats": BOTS})).startswith(
+            "1 table of computer players only is already running")
+    with TestClient(app_for(tmp_path / "full.db", max_open_tables=1)) as c:
+        create(c, name="Ann")
+        assert message(c.post("/api/tables", json={})).startswith("the server already has 1 open table:")
+    with TestClient(app_for(tmp_path / "none.db", tables_per_minute=0, sheets_per_minute=0)) as client:
+        assert message(client.post("/api/tables", json={})) == "this server creates no new tables"
+        res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
+        assert message(res) == "this server starts no score sheets"
+    with TestClient(app_for(tmp_path / "s1.db", sockets_per_client=1)) as client:
+        made = create(client, name="Ann")
+        url = f"/ws/{made['id']}"
+        with client.websocket_connect(url), client.websocket_connect(url) as ws:
+            assert receive(ws)["message"] == "at most 1 connection at once from one address"
+
+
 def test_sockets_per_client(tmp_path: Path) -> None:
     with TestClient(app_for(tmp_path / "s.db", sockets_per_client=2)) as client:
         made = create(client, name="Ann")
@@ -128,6 +163,34 @@ def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
             with pytest.raises(WebSocketDisconnect) as e:
                 ws.receive_text()
             assert e.value.code == CLOSE_NO_HELLO
+
+
+@pytest.mark.timeout(20)  # a socket that is never closed would otherwise wait on its next message
+@pytest.mark.parametrize("friend", [False, True])
+def test_a_hello_whose_name_is_not_a_string_is_refused_and_does_not_count(tmp_path: Path,
+                                                                         friend: bool) -> None:
+    with TestClient(app_for(tmp_path / "n.db", hello_timeout=0.3)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+        token = made["seats"][1]["token"] if friend else None
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "hello", "token": token, "name": {"first": "Ben"}})
+            error = receive(ws)
+            assert error["code"] == "bad-name" and error["message"].startswith('"name" must be a string')
+            assert receive(ws)["code"] == "hello-timeout"  # it was no hello: the deadline still runs
+            with pytest.raises(WebSocketDisconnect) as e:
+                ws.receive_text()
+            assert e.value.code == CLOSE_NO_HELLO
+
+
+def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "t.db", hello_timeout=0.2)) as client:
+        made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
+        with client.websocket_connect(f"/ws/{made['id']}") as ws:
+            ws.send_json({"type": "hello", "token": made["seats"][1]["token"]})  # as the page does first
+            assert receive(ws)["code"] == "name-required"
+            time.sleep(0.5)  # longer than the hello timeout: typing
+            ws.send_json({"type": "hello", "token": made["seats"][1]["token"], "name": "Ben"})
+            assert receive(ws)["type"] == "welcome"
 
 
 def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
@@ -203,6 +266,7 @@ def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: 
         out, err = refused_to_start(tmp_path / "two.db", port)
         assert err.strip() == f"barbu serve: port {port} on 127.0.0.1 is in use; choose another " \
             "with --port" and "open http" not in out
+        assert not (tmp_path / "two.db.lock").exists() and not (tmp_path / "two.db").exists()
     finally:
         first.send_signal(signal.SIGKILL)  # dies without a word: the OS lets go of its lock
         first.communicate(timeout=30)
@@ -212,3 +276,47 @@ def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: 
     finally:
         again.terminate()
         again.communicate(timeout=30)
+
+
+def test_a_file_that_is_not_a_barbu_database_is_refused_in_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("garbage\n")
+    out, err = refused_to_start(junk, free_port())
+    assert err.strip() == f"barbu serve: {junk} is not a barbu database (SQLite): file is not a database"
+    assert "open http" not in out and not (tmp_path / "junk.db.lock").exists()
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:  # another program's SQLite file: refused, and left as it was
+        db.execute("CREATE TABLE tables (x)")
+    out, err = refused_to_start(other, free_port())
+    assert err.strip().startswith(f"barbu serve: {other} is not a barbu database (SQLite): ")
+    with sqlite3.connect(other) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("tables",)]
+
+
+def test_a_lock_file_someone_else_made_is_left_on_a_failed_start(tmp_path: Path) -> None:
+    db, port = tmp_path / "kept.db", free_port()
+    (tmp_path / "kept.db.lock").write_text("")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        refused_to_start(db, port)
+    assert (tmp_path / "kept.db.lock").exists()
+
+
+@pytest.mark.parametrize("flag", ["--port=99999", "--port=-1", "--bot-delay=-1", "--idle=nan",
+                                  "--max-open-tables=-5", "--tables-per-minute=2.5", "--max-bot-tables=-1",
+                                  "--sockets-per-client=0", "--hello-timeout=0", "--listed-after-over=-1",
+                                  "--abandoned-after=0", "--sheets-per-minute=-1", "--db-timeout=inf"])
+def test_every_numeric_serve_flag_is_checked_by_argparse(flag: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["serve", flag])
+    name = flag.split("=")[0]
+    assert e.value.code == 2 and f"error: argument {name}: " in capsys.readouterr().err
+
+
+def test_serve_help_says_what_it_does_and_where_tables_are_stored(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Serve card tables in the browser" in text and f"by default {default_db()} (--db" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,9 +149,12 @@ def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> N
     now[0] += 540  # nothing happened at Ann's table for 600 s: abandoned, no longer listed or open
     assert lobby.listing() == [] and lobby.open_tables() == 0
     assert lobby.get(t.id) is t and lobby.get(done.id).public_record()["seed"] == done.state.seed
-    # After a restart only unfinished tables are rebuilt at once; a finished one when asked for.
-    again = Lobby(store)
-    assert [x.id for x in again.load_all()] == [t.id]
+    # After a restart the unfinished tables and the finished ones still listed are rebuilt at
+    # once; one finished longer ago when asked for.
+    assert [x.id for x in Lobby(store).load_all()] == [t.id, done.id]
+    later = time.time() + 61
+    again = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: later)
+    assert [x.id for x in again.load_all()] == [t.id] and list(again.tables) == [t.id]
     assert again.get(done.id).state.is_over and again.get(done.id).state.totals == done.state.totals
     for bad in ("nope", "../etc", "x" * 100):
         with pytest.raises(TableError) as e:

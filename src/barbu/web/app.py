@@ -51,6 +51,7 @@ from barbu.web.tables import (
     default_level,
     storage_error,
 )
+from barbu.wording import plural
 
 log = logging.getLogger("barbu.web")
 
@@ -63,6 +64,7 @@ CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
 CLOSE_NO_HELLO = 4400
 CLOSE_TOO_MANY = 4429
+NO_NEW_TABLES = "this server creates no new tables"  # a limit of 0 (--tables-per-minute, --max-open-tables)
 
 
 def cheap_levels() -> tuple[str, ...]:
@@ -102,7 +104,7 @@ class Connection:
         self.seat: int | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.overflowed = False
-        self.greeted = False  # it has said hello (taken or not)
+        self.greeted = False  # it has said a hello that was taken (or that only lacked a name)
 
     def send_text(self, text: str) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
@@ -222,8 +224,9 @@ class Server:
         recent = self.sheets_started.setdefault(client, deque())
         _forget_older(recent)
         if len(recent) >= self.config.sheets_per_minute:
-            raise TableError("too-many-sheets", f"you have started {self.config.sheets_per_minute} score "
-                             "sheets in the last minute: please wait a little", 429)
+            n = self.config.sheets_per_minute
+            why = f"you have started {plural(n, 'score sheet')} in the last minute: please wait a little"
+            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429)
         sheet, batch = self.sheets.plan_create(doc)
         await self._store_sheet(sheet.id, batch)
         recent.append(time.monotonic())
@@ -284,18 +287,20 @@ class Server:
         recent = self.created.setdefault(client, deque())
         _forget_older(recent)
         if len(recent) >= c.tables_per_minute:
-            raise TableError("too-many-tables", f"you have created {c.tables_per_minute} tables in the "
-                             "last minute: please wait a little", 429)
+            why = f"you have created {plural(c.tables_per_minute, 'table')} in the last minute: please wait"
+            why += " a little"
+            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429)
         if self.tables.open_tables() >= c.max_open_tables:
-            raise TableError("server-full", f"the server already has {c.max_open_tables} open tables: "
-                             "please come back later", 429)
+            why = f"the server already has {plural(c.max_open_tables, 'open table')}: please come back later"
+            raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429)
         if any(s["kind"] == "human" for s in setup.seats):
             return
         if c.max_bot_tables <= 0:
             raise TableError("no-bot-tables", "this server does not run tables of computer players only", 403)
         if self.tables.open_tables(computers_only=True) >= c.max_bot_tables:
-            raise TableError("too-many-bot-tables", f"{c.max_bot_tables} tables of computer players only "
-                             "are already running: please come back later", 429)
+            running = "is" if c.max_bot_tables == 1 else "are"
+            raise TableError("too-many-bot-tables", f"{plural(c.max_bot_tables, 'table')} of computer "
+                             f"players only {running} already running: please come back later", 429)
         slow = sorted({s["level"] for s in setup.seats} - set(c.bot_table_levels))
         if slow:
             raise TableError("bot-level-refused", f"a table of computer players only may use the levels "
@@ -476,8 +481,9 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     await ws.accept()
     who = client_of(ws)
     if server.sockets[who] >= server.config.sockets_per_client:
-        await _refuse(ws, TableError("too-many-sockets", f"at most {server.config.sockets_per_client} "
-                                     "connections at once from one address", 429), CLOSE_TOO_MANY)
+        most = plural(server.config.sockets_per_client, "connection")
+        await _refuse(ws, TableError("too-many-sockets", f"at most {most} at once from one address", 429),
+                      CLOSE_TOO_MANY)
         return
     server.sockets[who] += 1
     try:
@@ -509,7 +515,7 @@ async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
     try:
         while True:
             try:
-                # A new socket must say hello in time (a refused hello, say for a name, counts).
+                # A new socket must say hello in time (see _handle for the refused one that counts).
                 text = await _receive(ws, None if conn.greeted else deadline - time.monotonic())
             except TimeoutError:
                 conn.send_text(json.dumps(TableError("hello-timeout", "no hello came in "
@@ -569,8 +575,14 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
     if kind == "hello":
         if attached:
             raise TableError("already-joined", "you are already at this table")
+        try:
+            await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
+        except TableError as e:
+            # A refused hello does not count, but for one: its token opens a free seat and only the
+            # name is missing, so a person holding the invitation is typing it at the page's prompt.
+            conn.greeted = conn.greeted or e.code == "name-required"
+            raise
         conn.greeted = True
-        await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
         return True
     if kind not in ("act", "takeover", "reclaim", "sync"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")

@@ -6,13 +6,16 @@ import argparse
 import contextlib
 import errno
 import logging
+import math
 import os
 import socket
+import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from barbu.web.store import DatabaseInUse, exclusive
+from barbu.web.store import DatabaseInUse, Store, exclusive
 
 if TYPE_CHECKING:
     from barbu.web.app import Config
@@ -24,36 +27,71 @@ def default_db() -> Path:
     return Path(base) / "barbu" / "tables.db"
 
 
+DESCRIPTION = (
+    "Serve card tables in the browser: create a table against computer players or with friends (each "
+    "friend's seat has its own invitation link), play, watch, and keep score of a game played with real "
+    "cards (/score). Every change is stored at once in an SQLite file, by default {db} (--db chooses "
+    "another), and a restarted server resumes every table where it was. One server per database.")
+
+
+def number(kind: type[int] | type[float], minimum: float, *, above: bool = False,
+           maximum: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number of ``kind``, at least (or above) ``minimum``, at most ``maximum``."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") \
+                from None
+        low = value > minimum if above else value >= minimum
+        if not math.isfinite(value) or not low or (maximum is not None and value > maximum):
+            bound = f"above {minimum:g}" if above else f"at least {minimum:g}"
+            if maximum is not None:
+                bound = f"from {minimum:g} to {maximum:g}"
+            raise argparse.ArgumentTypeError(f"{text} is out of range: give a number {bound}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its message when it is not ours
+    return parse
+
+
+COUNT = number(int, 0)  # 0 allowed: "none" (e.g. no new tables, no computer-only tables)
+SECONDS = number(float, 0)
+POSITIVE_SECONDS = number(float, 0, above=True)  # 0 would close or abandon everything at once
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = DESCRIPTION.format(db=default_db())
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--port", type=number(int, 0, maximum=65535), default=8000,
+                   help="port to listen on, 1 to 65535, or 0 for any free one (default 8000)")
     p.add_argument("--db", default=None, help=f"SQLite file of the tables (default {default_db()})")
-    p.add_argument("--bot-delay", type=float, default=0.6,
+    p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
-    p.add_argument("--idle", type=float, default=60.0,
+    p.add_argument("--idle", type=SECONDS, default=60.0,
                    help="seconds a player may keep the table waiting before the others may hand "
                    "the seat to a computer (default 60)")
     limits = p.add_argument_group("limits (for a public server)")
-    limits.add_argument("--tables-per-minute", type=int, default=10, metavar="N",
+    limits.add_argument("--tables-per-minute", type=COUNT, default=10, metavar="N",
                         help="tables one client (IP address) may create per minute (default 10)")
-    limits.add_argument("--max-open-tables", type=int, default=200, metavar="N",
+    limits.add_argument("--max-open-tables", type=COUNT, default=200, metavar="N",
                         help="unfinished, not abandoned tables in all (default 200)")
-    limits.add_argument("--max-bot-tables", type=int, default=10, metavar="N",
+    limits.add_argument("--max-bot-tables", type=COUNT, default=10, metavar="N",
                         help="tables of computer players only running at once; 0 forbids them (default 10)")
     limits.add_argument("--bot-table-levels", default=None, metavar="LEVELS",
                         help="comma-separated computer levels such tables may use (default: those that "
                         "do not search, random,basic)")
-    limits.add_argument("--sockets-per-client", type=int, default=16, metavar="N",
-                        help="WebSockets open at once from one IP address (default 16)")
-    limits.add_argument("--hello-timeout", type=float, default=10.0, metavar="SECS",
-                        help="seconds a new WebSocket has to say hello (default 10)")
-    limits.add_argument("--listed-after-over", type=float, default=600.0, metavar="SECS",
+    limits.add_argument("--sockets-per-client", type=number(int, 1), default=16, metavar="N",
+                        help="WebSockets open at once from one IP address, at least 1 (default 16)")
+    limits.add_argument("--hello-timeout", type=POSITIVE_SECONDS, default=10.0, metavar="SECS",
+                        help="seconds a new WebSocket has to say hello, above 0 (default 10)")
+    limits.add_argument("--listed-after-over", type=SECONDS, default=600.0, metavar="SECS",
                         help="seconds a finished table stays in the lobby's list (default 600)")
-    limits.add_argument("--abandoned-after", type=float, default=3600.0, metavar="SECS",
-                        help="seconds without a move after which a table leaves the list (default 3600)")
-    limits.add_argument("--sheets-per-minute", type=int, default=10, metavar="N",
+    limits.add_argument("--abandoned-after", type=POSITIVE_SECONDS, default=3600.0, metavar="SECS",
+                        help="seconds without a move after which a table leaves the list, above 0 "
+                        "(default 3600)")
+    limits.add_argument("--sheets-per-minute", type=COUNT, default=10, metavar="N",
                         help="score sheets one client (IP address) may start per minute (default 10)")
-    limits.add_argument("--db-timeout", type=float, default=5.0, metavar="SECS",
+    limits.add_argument("--db-timeout", type=SECONDS, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
 
 
@@ -70,19 +108,37 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   sheets_per_minute=args.sheets_per_minute)
 
 
+class CannotStart(Exception):
+    """Why the server cannot start, in one line for its user."""
+
+
 def listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before anything is announced; OSError if the port is taken."""
+    """The listening socket, bound before anything is announced; CannotStart if that fails."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
         sock.listen(2048)
-    except OSError:
+    except OSError as e:
         sock.close()
-        raise
+        if e.errno == errno.EADDRINUSE:
+            raise CannotStart(f"port {port} on {host} is in use; choose another with --port") from e
+        raise CannotStart(f"cannot listen on {host} port {port}: {e.strerror or e}") from e
     sock.set_inheritable(True)
     return sock
+
+
+def check_database(db: Path, timeout: float) -> None:
+    """Open the database (creating it if new) before anything is announced; CannotStart if it is unfit."""
+    try:
+        Store(str(db), timeout=timeout).close()
+    except sqlite3.OperationalError as e:  # locked, unreadable, a folder…: a database it may well be
+        raise CannotStart(f"cannot open the database {db}: {e}") from e
+    except sqlite3.DatabaseError as e:
+        raise CannotStart(f"{db} is not a barbu database (SQLite): {e}") from e
+    except OSError as e:
+        raise CannotStart(f"cannot open the database {db}: {e.strerror or e}") from e
 
 
 def fail(message: str) -> int:
@@ -106,21 +162,22 @@ def run(args: argparse.Namespace) -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(exclusive(str(db)))  # held until this process ends, however it ends
+            lock = stack.enter_context(exclusive(str(db)))  # held until this process ends, however it ends
         except DatabaseInUse as e:
             pid = f" (pid {e.pid})" if e.pid else ""
             return fail(f"the database {db} is in use by another barbu serve{pid}; stop it or use --db")
         try:
             sock = stack.enter_context(listen(args.host, args.port))
-        except OSError as e:
-            if e.errno == errno.EADDRINUSE:
-                return fail(f"port {args.port} on {args.host} is in use; choose another with --port")
-            return fail(f"cannot listen on {args.host} port {args.port}: {e.strerror or e}")
+            check_database(db, args.db_timeout)
+        except CannotStart as e:
+            lock.discard()  # a failed start leaves nothing behind that it made
+            return fail(str(e))
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         app = build_app(config)
         host = f"[{args.host}]" if ":" in args.host else args.host
+        port = sock.getsockname()[1]  # the one the OS chose, for --port 0
         print(f"barbu: tables are stored in {db}", flush=True)
-        print(f"barbu: open http://{host}:{args.port}/ in your browser (Ctrl-C stops the server)", flush=True)
+        print(f"barbu: open http://{host}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
         # The largest message a client may send is MAX_MESSAGE; a frame far larger is cut off by uvicorn.
         config_uv = uvicorn.Config(app, ws_max_size=16 * MAX_MESSAGE, log_level="info")
         uvicorn.Server(config_uv).run(sockets=[sock])

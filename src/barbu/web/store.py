@@ -82,6 +82,15 @@ class SeatRow:
 
 
 @dataclass(frozen=True)
+class TableEntry:
+    """A stored table as the start-up sees it before rebuilding it."""
+
+    id: str
+    over: bool
+    last_change: float  # wall time of its last event, or of its creation
+
+
+@dataclass(frozen=True)
 class Event:
     """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
 
@@ -144,6 +153,7 @@ class Store:
         # connection and its lock, so that a write waiting on the database (``timeout``: how long,
         # before it fails with "database is locked") never holds up a read: WAL lets both run.
         self.db = self._connect(timeout)
+        _check_schema(self.db)  # before the schema is added to another program's file
         self.db.executescript(_SCHEMA)
         self.lock = threading.RLock()
         shared = path == ":memory:"  # a second connection would open another, empty, database
@@ -190,12 +200,22 @@ class Store:
         with self.lock:
             return [str(r[0]) for r in self.db.execute(sql).fetchall()]
 
+    def table_index(self) -> list[TableEntry]:
+        """Every stored table, oldest first: whether it is over, and when it last changed."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT t.id, t.over, MAX(t.created, COALESCE((SELECT MAX(e.at) FROM events e "
+                "WHERE e.table_id = t.id), 0)) FROM tables t ORDER BY t.created").fetchall()
+        return [TableEntry(str(r[0]), bool(r[1]), float(r[2])) for r in rows]
+
     def load_setup(self, table_id: str) -> dict[str, Any] | None:
         with self.lock:
             row = self.db.execute("SELECT setup FROM tables WHERE id = ?", (table_id,)).fetchone()
         if row is None:
             return None
-        setup: dict[str, Any] = json.loads(row[0])
+        setup = json.loads(row[0])  # ValueError (or RecursionError) when it is not JSON
+        if not isinstance(setup, dict):
+            raise ValueError("the stored setup is not a JSON object")  # not "no such table"
         return setup
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
@@ -304,6 +324,24 @@ class Store:
         return seq
 
 
+def _check_schema(db: sqlite3.Connection) -> None:
+    """sqlite3.DatabaseError if a table barbu writes lacks a column (another program's file, say)."""
+    for name, wanted in _COLUMNS.items():
+        have = {str(r[1]) for r in db.execute(f"PRAGMA table_info({name})").fetchall()}
+        missing = sorted(wanted - have) if have else []  # a table not there yet is made
+        if missing:
+            raise sqlite3.DatabaseError(f"its table {name!r} has no column {missing[0]!r}")
+
+
+_COLUMNS = {
+    "tables": {"id", "created", "setup", "over"},
+    "seats": {"table_id", "seat", "name", "token", "kind", "level", "claimed"},
+    "events": {"table_id", "seq", "kind", "data", "at"},
+    "sheets": {"id", "created", "token", "doc", "version", "updated"},
+    "sheet_entries": {"sheet_id", "entry", "version", "op", "at"},
+}
+
+
 def _write_sheet(db: sqlite3.Connection, b: SheetBatch) -> None:
     now, doc = time.time(), json.dumps(b.doc, ensure_ascii=False)
     if b.token is not None:
@@ -341,25 +379,59 @@ class DatabaseInUse(Exception):
         self.pid = pid
 
 
+class LockFile:
+    """The lock file ``DB.lock`` held by this process (see :func:`exclusive`)."""
+
+    def __init__(self, path: str, handle: IO[str], created: bool) -> None:
+        self.path = path
+        self.handle = handle
+        self.created = created  # this process made the file: nobody else had run on this database
+
+    def discard(self) -> None:
+        """Remove the file on a start that failed, if this process made it (and, holding it, owns it).
+
+        Removed while still locked: whoever opened it meanwhile finds it gone once it gets the
+        lock (see :func:`exclusive`) and starts again on a new file.
+        """
+        if self.created:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
 @contextlib.contextmanager
-def exclusive(db_path: str) -> Iterator[IO[str]]:
+def exclusive(db_path: str) -> Iterator[LockFile]:
     """Hold the lock file ``DB.lock`` for as long as the block runs; DatabaseInUse if another has it.
 
     An OS lock (flock), not the file's existence, says who holds it: the OS lets go of it when the
     holding process ends, however it ends, so a crash never leaves a stale lock behind.
     """
-    handle = open(db_path + ".lock", "a+", encoding="utf-8")  # noqa: SIM115 - closed below
-    try:
+    path = db_path + ".lock"
+    while True:
+        created = not os.path.exists(path)
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             text = handle.read().strip()
+            handle.close()
             raise DatabaseInUse(db_path, int(text) if text.isdigit() else None) from None
+        if _same_file(path, handle):
+            break
+        handle.close()  # removed by a failed start while we waited for it: lock the new one
+    try:
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
         handle.flush()
-        yield handle
+        yield LockFile(path, handle, created)
     finally:
         handle.close()
+
+
+def _same_file(path: str, handle: IO[str]) -> bool:
+    """Whether ``path`` still names the file ``handle`` has open."""
+    try:
+        return os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+    except FileNotFoundError:
+        return False

@@ -10,6 +10,7 @@ only then made in memory and told to anyone: a write that fails leaves the table
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hmac
 import json
@@ -30,6 +31,7 @@ from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
 from barbu.web.store import Batch, Event, SeatRow, Store
+from barbu.wording import plural, seat_label
 
 log = logging.getLogger("barbu.web")
 
@@ -228,8 +230,8 @@ class Table:
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
-        self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower()}
-                          for c in self.game.contracts]
+        self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
+                           "description": c.description} for c in self.game.contracts]
 
     # -- creating and loading ------------------------------------------------------
 
@@ -277,30 +279,54 @@ class Table:
 
         A stored event the rules refuse (or that cannot be read) stops the replay there: the table
         opens as it was just before it, marked ``damaged``, and refuses every change, so that no
-        new play is ever stored after a history that does not hold together.
+        new play is ever stored after a history that does not hold together. A table whose very
+        setup cannot be read is kept too, damaged at its setup (see :meth:`unreadable`).
         """
-        setup = store.load_setup(table_id)
-        if setup is None:
+        try:
+            start = read_setup(store, table_id)
+        except SETUP_ERRORS as e:
+            return cls.unreadable(store, table_id, e, **kw)
+        if start is None:
             return None
-        game = Game(setup["ruleset"], setup["players"], frozenset(setup["options"]))
-        state = State(game, seed=setup["seed"], first_declarer=setup["first_declarer"])
-        damaged = None
-        for ev in store.events(table_id):
-            problem = ev.problem or replay_event(state, ev)
-            if problem is not None:
-                damaged = {"seq": ev.seq, "kind": ev.kind, "reason": problem}
-                log.error("table %s is damaged: stored event %d (%s) %s; it is kept as it was before "
-                          "that event and cannot be played on", table_id, ev.seq, ev.kind, problem)
-                break
+        game, state, rows = start
+        damaged = replay_events(state, store.events(table_id), [r.name for r in rows])
+        if damaged is not None:
+            log.error("table %s is damaged: %s; it is kept as it was before that event and cannot be "
+                      "played on", table_id, damaged.pop("logged"))
         if damaged is None and state.is_over and not store.is_over(table_id):  # ended before a crash
             store.mark_over(table_id)
-        table = cls._open(store, table_id, game, state, store.load_seats(table_id),
-                          damaged=damaged, **kw)
+        table = cls._open(store, table_id, game, state, rows, damaged=damaged, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
             deal_into(table.state, batch)
             store.commit(batch)
+        return table
+
+    @classmethod
+    def unreadable(cls, store: Store, table_id: str, e: BaseException, **kw: Any) -> Table:
+        """A stored table whose setup cannot be read, kept so that its link still says why.
+
+        Its rules are unknown: it stands in as a table of as many seats as are stored (4 when
+        that is no number of players), with no deal and no computer player, damaged at its setup.
+        """
+        reason = f"its stored setup cannot be read ({type(e).__name__}: {str(e)[:200]})"
+        log.error("table %s is damaged: %s; it is kept, but cannot be played on and has no record",
+                  table_id, reason)
+        try:
+            rows = store.load_seats(table_id)
+        except sqlite3.Error:
+            rows = []
+        players = len(rows) if 3 <= len(rows) <= 6 else 4
+        # Each stored link still opens its seat (to watch from), so that its owner is told why.
+        kept = [dataclasses.replace(r, seat=i) for i, r in enumerate(rows[:players])]
+        seats = [Seat(r) for r in kept + [SeatRow(i, f"Seat {i + 1}", "", "human", "", True)
+                                          for i in range(len(kept), players)]]
+        game = Game("classic" if players == 4 else "family", players)
+        damaged = {"seq": 0, "kind": "setup", "reason": reason, "hand_no": 0, "action_no": 0}
+        table = cls(table_id, game, State(game, seed=0), seats, store, damaged=damaged, **kw)
+        with contextlib.suppress(sqlite3.Error, TypeError, ValueError):
+            table.active_at = store.last_change(table_id) or table.active_at
         return table
 
     @classmethod
@@ -331,9 +357,8 @@ class Table:
 
     def _writable(self) -> None:
         if self.damaged is not None:
-            raise TableError("damaged", f"this table is damaged (stored event {self.damaged['seq']} "
-                             f"{self.damaged['reason']}): it is kept as it was before that event, "
-                             "and nothing more can be played on it", 409)
+            raise TableError("damaged", f"this table is damaged ({damage_text(self.damaged)}): it is kept "
+                             "as it was before that, and nothing more can be played on it", 409)
 
     def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
         """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
@@ -418,6 +443,8 @@ class Table:
     def plan_attach(self, client: Client, token: object, name: object = None) -> Change:
         """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name, and
         whoever takes it through its link gets a fresh token: the link it came by lapses."""
+        if name is not None and not isinstance(name, str):
+            raise TableError("bad-name", "\"name\" must be a string: the player's name")
         if token is None:
             return Change(Batch(self.id), lambda: self._welcome(client, None))
         seat = self.seat_of_token(token)
@@ -426,9 +453,9 @@ class Table:
         row = self.seats[seat].row
         if row.claimed:
             return Change(Batch(self.id), lambda: self._welcome(client, seat))
+        self._writable()  # before asking for a name: a damaged table's free seat cannot be taken
         if name is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
-        self._writable()
         fresh = dataclasses.replace(row, name=clean_name(name), claimed=True, token=secrets.token_urlsafe(18))
 
         def taken() -> None:
@@ -624,6 +651,9 @@ class Table:
         contracts, doubles and scores are public), no hand in play and no seed. A seated reader
         (``seat``) also gets each finished hand's cards it was dealt, as ``own_deal``.
         """
+        if self.damaged is not None and self.damaged["kind"] == "setup":
+            raise TableError("damaged", "this table has no record to download: its stored setup cannot be "
+                             "read, so its game cannot be rebuilt", 409)
         doc = to_record(self.state, self.names(), public=True)
         if self.state.is_over:
             return doc
@@ -649,8 +679,69 @@ class Table:
         return all(s.row.kind == "bot" and not s.row.token for s in self.seats)
 
 
-def replay_event(state: State, ev: Event) -> str | None:
-    """Apply one stored event to ``state``; what is wrong with it (state unchanged), or None."""
+SETUP_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError, sqlite3.Error)
+
+
+def read_setup(store: Store, table_id: str) -> tuple[Game, State, list[SeatRow]] | None:
+    """A stored table's game, its state before any event, and its seats (None: no such table).
+
+    Raises one of ``SETUP_ERRORS`` when they cannot be read or do not fit together.
+    """
+    setup = store.load_setup(table_id)
+    if setup is None:
+        return None
+    game = Game(setup["ruleset"], setup["players"], frozenset(setup["options"]))
+    state = State(game, seed=setup["seed"], first_declarer=setup["first_declarer"])
+    rows = store.load_seats(table_id)
+    if [r.seat for r in rows] != list(range(game.players)):
+        raise ValueError(f"{len(rows)} seats are stored for {game.players} players")
+    unknown = sorted({r.level for r in rows if r.kind == "bot"} - set(levels()))
+    if unknown:
+        raise ValueError(f"unknown computer level {unknown[0]!r:.40}")
+    return game, state, rows
+
+
+def setup_problem(store: Store, table_id: str) -> str | None:
+    """What is wrong with a stored table's setup, without replaying its events (None: readable)."""
+    try:
+        read_setup(store, table_id)
+    except SETUP_ERRORS as e:
+        return f"{type(e).__name__}: {str(e)[:200]}"
+    return None
+
+
+def damage_text(damaged: dict[str, Any]) -> str:
+    """Where a damaged table stopped and why, for people: ``stored event 7 is an action by …``."""
+    if damaged["kind"] == "setup":
+        return str(damaged["reason"])
+    return f"stored event {damaged['seq']} {damaged['reason']}"
+
+
+def replay_events(state: State, events: list[Event], names: list[str]) -> dict[str, Any] | None:
+    """Replay stored events on ``state`` up to the first that fails; where and why it failed, or None.
+
+    The answer is the table's ``damaged``: ``seq`` (the event's, from 1 as stored), ``kind``,
+    ``reason`` (for people: seats counted from 1, with names), and where the game stopped:
+    ``hand_no`` and ``action_no``, the refused action's place in its hand (both from 0), and
+    ``logged``, the log's line, with the event's data as stored (seats from 0 there).
+    """
+    action_no = 0
+    for ev in events:
+        problem = ev.problem or replay_event(state, ev, names)
+        if problem is not None:
+            data = json.dumps(ev.data)[:200] if ev.problem is None else "unreadable"
+            logged = f"stored event {ev.seq} ({ev.kind}, data {data}, seats from 0) {problem}"
+            return {"seq": ev.seq, "kind": ev.kind, "reason": problem, "hand_no": state.hand_no,
+                    "action_no": action_no, "logged": logged}
+        action_no = 0 if ev.kind == "deal" else action_no + 1
+    return None
+
+
+def replay_event(state: State, ev: Event, names: list[str]) -> str | None:
+    """Apply one stored event to ``state``; what is wrong with it (state unchanged), or None.
+
+    The answer is for people: a seat is counted from 1 and named (``names``, one per seat).
+    """
     try:
         if ev.kind == "deal":
             hands, set_aside = ev.data["hands"], ev.data["set_aside"]
@@ -661,13 +752,26 @@ def replay_event(state: State, ev: Event) -> str | None:
             if not isinstance(action, int) or isinstance(action, bool):
                 return f"holds an action that is not a number ({action!r:.40})"
             if state.current != seat:
-                return f"is an action of seat {seat!r:.10} out of turn"
+                due = f"{seat_label(state.current, names)} was to act" if state.current >= 0 \
+                    else "a deal was due"
+                return f"is an action by {_seat_text(seat, names)} out of turn: {due}"
             state.apply(action)
         else:
             return "is of an unknown kind"
-    except (ValueError, KeyError, TypeError, IndexError) as e:
+    except IllegalActionError as e:
+        return f"is an action the rules refuse: {_seat_text(ev.data.get('seat'), names)} {e.about}"
+    except KeyError as e:
+        return f"lacks its field {e}"
+    except (ValueError, TypeError, IndexError) as e:
         return f"is refused: {type(e).__name__}: {e}"
     return None
+
+
+def _seat_text(seat: object, names: list[str]) -> str:
+    """A stored seat number (from 0) as people count it, or what it is when it is no seat."""
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
+        return seat_label(seat, names)
+    return f"a seat that does not exist ({seat!r:.10}, counted from 0)"
 
 
 @dataclass(frozen=True)
@@ -690,18 +794,35 @@ class Lobby:
         self.tables: dict[str, Table] = {}
 
     def load_all(self) -> list[Table]:
-        """Rebuild every unfinished stored table (finished ones are loaded when asked for)."""
-        loaded = [t for t in map(self._load, self.store.table_ids(include_over=False)) if t is not None]
-        log.info("%d tables restored from %s", len(loaded), self.store.path)
+        """Rebuild, at start-up, every table the lobby lists or counts; check the others' setups.
+
+        The unfinished tables and the finished ones still listed are replayed, so that any damage
+        in them is known (and logged) now. A table finished longer ago is only checked for an
+        unreadable setup here, which is cheap; its events are replayed when it is first opened.
+        """
+        loaded, unread, later = [], 0, 0
+        since = self.wall() - self.limits.listed_after_over
+        for entry in self.store.table_index():
+            if entry.over and entry.last_change < since:
+                later += 1
+                problem = setup_problem(self.store, entry.id)
+                if problem is not None:
+                    unread += 1
+                    log.error("table %s is damaged: its stored setup cannot be read (%s); it is kept, "
+                              "but cannot be played on and has no record", entry.id, problem)
+                continue
+            table = self._load(entry.id)
+            if table is not None:
+                loaded.append(table)
+        damaged = sum(1 for t in loaded if t.damaged is not None)
+        log.info("%s restored from %s (%d damaged); %s finished longer ago checked (%d with an unreadable "
+                 "setup), each rebuilt when first opened", plural(len(loaded), "table"), self.store.path,
+                 damaged, plural(later, "table"), unread)
         return loaded
 
     def _load(self, table_id: str) -> Table | None:
-        """One stored table, rebuilt (perhaps damaged); one whose very setup is unreadable is logged."""
-        try:
-            table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
-        except (ValueError, KeyError, TypeError, sqlite3.Error) as e:
-            log.error("table %s cannot be restored at all (its setup is unreadable): %s", table_id, e)
-            return None
+        """One stored table, rebuilt (damaged, if its history or its setup cannot be replayed)."""
+        table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
         if table is not None:
             self.tables[table_id] = table
         return table

@@ -170,15 +170,36 @@ async function refreshTables() {
   try {
     const { tables } = await api("/api/tables");
     if (!tables.length) { fill(box, h("p", { class: "muted" }, "No table yet: create one.")); return; }
-    fill(box, h("ul", { class: "tables" }, tables.map((t) => h("li", {},
-      h("span", { class: "t-names" }, t.names.join(", ")),
-      h("span", { class: "muted" }, ` — ${t.ruleset}, hand ${Math.min(t.hand_no + 1, t.num_hands)}/${t.num_hands}`
-        + (t.options.length ? `, ${t.options.join(" ")}` : "")),
-      t.free_seats ? h("button", { type: "button", onclick: () => joinTable(t.id) }, `Join (${t.free_seats} free)`) : null,
-      h("a", { class: "button", href: `/table/${t.id}` }, "Watch")))));
+    fill(box, h("ul", { class: "tables" }, tables.map(tableItem)));
   } catch (e) {
     fill(box, h("p", { class: "muted" }, `Cannot list the tables: ${e.message}`));
   }
+}
+
+// A damaged table is only watched: it is marked, with the reason in its title, and offers no Join.
+function tableItem(t) {
+  const where = t.damaged && t.damaged.kind === "setup" ? ""
+    : ` — ${t.ruleset}, hand ${Math.min(t.hand_no + 1, t.num_hands)}/${t.num_hands}`
+      + (t.options.length ? `, ${t.options.join(" ")}` : "");
+  const mark = t.damaged ? h("span", { class: "badge damaged", title: damageText(t.damaged) }, "damaged: read-only")
+    : t.over ? h("span", { class: "badge" }, "finished") : null;
+  const join = t.free_seats && !t.damaged && !t.over
+    ? h("button", { type: "button", onclick: () => joinTable(t.id) }, `Join (${t.free_seats} free)`) : null;
+  return h("li", { "data-table": t.id }, h("span", { class: "t-names" }, t.names.join(", ")),
+    h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${t.id}` }, "Watch"));
+}
+
+// Where a damaged table stopped and why (the server's reason counts seats from 1, with names).
+function damageText(d) {
+  return d.kind === "setup" ? d.reason : `stored event ${d.seq} ${d.reason}`;
+}
+
+function damageBanner(d) {
+  if (d.kind === "setup") {
+    return `This table was damaged: ${damageText(d)}. It can be watched, but not played on, and it has no record to download.`;
+  }
+  const where = d.kind === "deal" ? `at the deal of hand ${d.hand_no + 1}` : `at hand ${d.hand_no + 1}, action ${d.action_no + 1}`;
+  return `This table was damaged: it stopped ${where}: ${damageText(d)}. It can be watched and its record downloaded, but not played on.`;
 }
 
 async function joinTable(id) {
@@ -198,8 +219,11 @@ async function joinTable(id) {
 const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
-  results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null,
+  results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
 };
+
+// Whether the table is being played: not over, and not damaged (a damaged one is only watched).
+function live() { return !T.meta.over && !T.meta.damaged; }
 
 async function downloadRecord(event) {
   // A seat's own deals come with its token, sent as a header so that it stays out of URLs and logs.
@@ -279,6 +303,7 @@ function act(action) { send({ type: "act", action }); }
 
 function onMessage(msg) {
   if (msg.type === "welcome") {
+    T.welcomed = true;
     T.you = msg.you;
     T.defaultLevel = msg.default_level;
     T.meta = msg.table;
@@ -317,6 +342,12 @@ function onError(msg) {
     T.stopped = true;
     $("banner").hidden = false;
     fill($("banner"), `${msg.message}. `, h("a", { href: `/table/${T.id}` }, "Watch the table instead"));
+    return;
+  }
+  if (msg.code === "damaged" && !T.welcomed) {
+    // A free seat of a damaged table cannot be taken: watch it instead (the banner says why).
+    T.token = null;
+    send({ type: "hello", token: null });
     return;
   }
   if (msg.code === "no-table") {
@@ -394,6 +425,13 @@ function render() {
 
 function renderInfo(v) {
   const m = T.meta;
+  const unknown = Boolean(m.damaged && m.damaged.kind === "setup"); // the rest of meta only stands in
+  for (const id of ["btn-last", "btn-sheet"]) $(id).hidden = unknown;
+  if (unknown) {
+    $("info-title").textContent = "Rules unknown: the table's setup cannot be read";
+    fill($("info-contract"));
+    return;
+  }
   const rules = m.ruleset === "classic" ? "Classic" : `Family, ${m.players} players`;
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
   $("info-title").textContent = `${rules} · hand ${handNo} of ${m.num_hands}`
@@ -401,11 +439,11 @@ function renderInfo(v) {
   const parts = [];
   if (v.contract) {
     let text = contractName(v.contract);
-    if (v.trump) text += `, trumps ${SUIT_SYMBOL[v.trump]}`;
+    if (v.trump) text += `: ${SUIT_SYMBOL[v.trump]} (${SUIT_NAME[v.trump]})`;
     if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, from the ${rankText(v.start_rank)}`;
     parts.push(h("strong", {}, text));
   }
-  parts.push(` ${m.ruleset === "classic" ? "declarer" : "chooser"}: ${seatName(v.declarer)}`);
+  parts.push(`${v.contract ? " · " : ""}${m.ruleset === "classic" ? "declarer" : "chooser"}: ${seatName(v.declarer)}`);
   if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles, v.declarer)}`));
   fill($("info-contract"), ...parts);
 }
@@ -431,7 +469,9 @@ function doublesText(pairs, declarer) {
 function renderStatus(v) {
   const m = T.meta;
   let text;
-  if (m.over) {
+  if (m.damaged) {
+    text = "This table is read-only: nothing more can be played on it.";
+  } else if (m.over) {
     text = `The game is over. ${winnersText(m.winners)}`;
   } else if (v.current < 0) {
     text = "Dealing…";
@@ -442,9 +482,16 @@ function renderStatus(v) {
     text = `${seatName(v.current)} is to ${PHASE_TASK[v.phase]}…`;
   }
   $("status").textContent = text;
-  $("status").classList.toggle("mine", v.current === T.you && !m.over);
+  $("status").classList.toggle("mine", v.current === T.you && live());
   const banner = $("banner");
-  if (T.you !== null && m.seats[T.you].kind === "bot") {
+  const unknown = m.damaged && m.damaged.kind === "setup"; // no game to show: its rules are not known
+  for (const id of ["others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
+  $("btn-record").hidden = Boolean(unknown);
+  banner.classList.toggle("damaged", Boolean(m.damaged));
+  if (m.damaged) {
+    banner.hidden = false;
+    fill(banner, damageBanner(m.damaged));
+  } else if (T.you !== null && m.seats[T.you].kind === "bot") {
     banner.hidden = false;
     fill(banner, "A computer is playing your seat. ",
       h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, "Take it back"));
@@ -467,7 +514,7 @@ function seatOrder() {
 function seatBox(v, s) {
   const m = T.meta;
   const info = m.seats[s];
-  const turn = v.current === s && !m.over;
+  const turn = v.current === s && live();
   const badges = [];
   if (s === v.declarer) badges.push(h("span", { class: "badge" }, m.ruleset === "classic" ? "declarer" : "chooser"));
   if (info.kind === "bot") badges.push(h("span", { class: "badge bot" }, `computer ${info.level}`));
@@ -537,7 +584,7 @@ function layoutRow(suit, [lo, hi]) {
 
 function renderDecision(v) {
   const box = $("decision");
-  const mine = v.current === T.you && T.you !== null && !T.meta.over;
+  const mine = v.current === T.you && T.you !== null && live();
   const kinds = ["choose", "trump", "start_rank", "double", "redouble"];
   if (!mine || !kinds.includes(v.phase) || T.meta.seats[T.you].kind === "bot") {
     box.hidden = true;
@@ -551,8 +598,9 @@ function renderDecision(v) {
   if (v.phase === "choose") {
     fill(box, h("h3", {}, "Choose a contract"), h("div", { class: "choices" }, v.legal.map((id) => {
       const c = contractInfo(id);
-      return h("button", { type: "button", class: c.positive ? "positive" : "", "data-action": id,
-        onclick: () => act(id) }, c.name);
+      return h("button", { type: "button", class: `contract${c.positive ? " positive" : ""}`, "data-action": id,
+        onclick: () => act(id) }, h("span", { class: "c-name" }, c.name),
+        c.description ? h("span", { class: "c-desc" }, c.description) : null);
     })));
   } else if (v.phase === "trump") {
     fill(box, h("h3", {}, "Trump suit"), h("div", { class: "choices" }, ["S", "H", "D", "C"].map((s) =>
@@ -610,9 +658,9 @@ function renderMe(v) {
   me.hidden = false;
   const m = T.meta;
   const s = T.you;
-  fill($("me-info"), h("span", { class: v.current === s ? "turn-dot" : "" }, seatStats(v, s, `${m.seats[s].name} (you)`, false)),
+  fill($("me-info"), h("span", { class: v.current === s && live() ? "turn-dot" : "" }, seatStats(v, s, `${m.seats[s].name} (you)`, false)),
     v.captured[s].length ? h("span", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
-  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human";
+  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live();
   const legal = new Set(playing ? v.legal : []);
   // Redraw the hand only when it changes, so that a card is not replaced under the pointer.
   const key = JSON.stringify([v.hand, playing ? v.legal : [], v.ace_extra]);
@@ -638,27 +686,59 @@ function openSheet() {
   if (!$("sheet-dialog").open) $("sheet-dialog").showModal();
 }
 
+// Short names for the sheet's columns on a phone: "Computer 3" → "C3", "Benjamin" → "Ben"; a
+// clash takes the seat number. The full names stay in each header's title and in the legend.
+function shortNames(names) {
+  const short = names.map((name) => {
+    const words = name.split(" ").filter(Boolean);
+    if (name.length <= 4) return name;
+    if (words.length > 1) return words.map((w) => (/^[0-9]+$/.test(w) ? w : w[0])).join("").slice(0, 4);
+    return name.slice(0, 3);
+  });
+  return short.map((x, i) => (short.indexOf(x) === short.lastIndexOf(x) ? x : `${x}${i + 1}`));
+}
+
+// "A→B" (A doubled B) or "A⇄B" (and B redoubled), each pair once, in short names.
+function doublesShort(pairs, short) {
+  const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
+  return pairs.filter(([a, b]) => !(set.has(`${b},${a}`) && a > b))
+    .map(([a, b]) => `${short[a]}${set.has(`${b},${a}`) ? "⇄" : "→"}${short[b]}`).join(" ");
+}
+
+// One sheet for both screens: on a phone (style.css) the "#" and "Doubles" columns give way to
+// the hand number and short doubles inside the sticky contract column, and the players' columns
+// show short names, so that every player fits in 390 px.
 function renderSheet() {
   const v = T.view;
   const m = T.meta;
   if (!v || !m || !T.results) return;
   const n = m.players;
+  const short = shortNames(m.seats.map((s) => s.name));
   const running = new Array(n).fill(0);
-  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "Contract"), h("th", {}, "Doubles"),
-    ...m.seats.map((s) => h("th", {}, s.name)));
+  const head = h("tr", {}, h("th", { class: "hand-no" }, "#"), h("th", { class: "contract" }, "Contract"),
+    h("th", { class: "doubles" }, "Doubles"),
+    ...m.seats.map((s, i) => h("th", { class: "player", title: s.name },
+      h("span", { class: "full" }, s.name), h("span", { class: "short" }, short[i]))));
   const rows = T.results.map((r) => {
     r.scores.forEach((x, i) => { running[i] += x; });
     let name = contractName(r.contract);
     if (r.trump) name += ` ${SUIT_SYMBOL[r.trump]}`;
     if (r.start_rank) name += ` from ${rankText(r.start_rank)}`;
-    return h("tr", { class: "hand-row" }, h("td", {}, r.hand_no + 1),
-      h("td", {}, name, h("div", { class: "muted" }, `by ${seatName(r.declarer)}`)),
-      h("td", { class: "small" }, r.doubles.length ? doublesText(r.doubles, r.declarer) : "—"),
+    return h("tr", { class: "hand-row" }, h("td", { class: "hand-no" }, r.hand_no + 1),
+      h("td", { class: "contract" }, h("span", { class: "short" }, `${r.hand_no + 1}. `), name,
+        h("div", { class: "muted full" }, `by ${seatName(r.declarer)}`),
+        h("div", { class: "muted short" }, `by ${short[r.declarer]}`),
+        r.doubles.length ? h("div", { class: "short dbl" }, doublesShort(r.doubles, short)) : null),
+      h("td", { class: "small doubles" }, r.doubles.length ? doublesText(r.doubles, r.declarer) : "—"),
       ...r.scores.map((x, i) => h("td", { class: "num" }, signed(x), h("div", { class: "total" }, running[i]))));
   });
-  const totals = h("tr", { class: "totals" }, h("td", { colspan: 3 }, "Totals"),
+  const totals = h("tr", { class: "totals" }, h("td", { class: "hand-no" }), h("td", { class: "contract" }, "Totals"),
+    h("td", { class: "doubles" }),
     ...v.totals.map((t, i) => h("td", { class: `num${m.winners.includes(i) ? " winner" : ""}` }, t)));
-  const parts = [h("table", { class: "sheet" }, h("thead", {}, head), h("tbody", {}, rows, totals))];
+  const legend = h("p", { class: "legend short" }, m.seats.map((s, i) => `${short[i]}: ${s.name}`).join(" · "),
+    T.results.some((r) => r.doubles.length) ? " — A→B: A doubled B; A⇄B: and B redoubled" : "");
+  const parts = [h("div", { class: "sheet-scroll" }, h("table", { class: "sheet" }, h("thead", {}, head),
+    h("tbody", {}, rows, totals))), legend];
   if (!T.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
   if (m.over) {
     parts.unshift(h("p", { class: "winner-line" },
