@@ -335,3 +335,9 @@ def test_wrong_phase_and_unknown_actions_are_refused() -> None:
     refused(state, "QS", "wrong-phase", "double")
     done = play_random(CLASSIC, 1)
     refused(done, "AS", "wrong-phase", "game is over")
+
+
+def test_an_option_that_changes_a_score_changes_its_description_too() -> None:
+    dominoes = {c.id: c for c in Game.classic(("dominoes-40",)).contracts}["dominoes"]
+    assert dominoes.out_scores == (40, 25, 10, -10)
+    assert dominoes.description.startswith("+40, +25, +10, −10")

@@ -397,3 +397,18 @@ def test_a_table_is_rebuilt_from_the_store_exactly(tmp_path: Path) -> None:
     play_by_views(again, players2, random.Random(4), hands=3)
     assert again.state.hand_no == 3
     store2.close()
+
+
+def test_a_refusal_names_the_players_it_speaks_of(store: Store) -> None:
+    """The engine's text counts seats from 0: the page gets the players' names instead."""
+    table = make(store, {**HUMANS4, "seed": 11})
+    players, _ = attach_all(table)
+    declarer = table.state.declarer
+    table.act(players[declarer], "trumps")
+    table.act(players[declarer], "trump S")
+    doubler = table.state.current
+    bystander = next(s for s in range(4) if s not in (declarer, doubler))
+    with pytest.raises(TableError) as e:
+        table.act(players[doubler], f"double {bystander}")
+    assert code(e) == "illegal:double-positive"
+    assert table.names()[declarer] in e.value.message and "seat" not in e.value.message

@@ -140,6 +140,7 @@ def with_options(table: tuple[Contract, ...], options: frozenset[str]) -> tuple[
     if "overtrump" in options:
         changes.setdefault("trumps", {})["overtrump"] = True
     if "dominoes-40" in options:
-        changes.setdefault("dominoes", {})["out_scores"] = (40, 25, 10, -10)
+        changes.setdefault("dominoes", {}).update(
+            out_scores=(40, 25, 10, -10), description="+40, +25, +10, −10 by order of going out")
     return tuple(dataclasses.replace(c, **changes[c.id]) if c.id in changes else c  # type: ignore[arg-type]
                  for c in table)

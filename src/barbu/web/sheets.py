@@ -28,7 +28,7 @@ from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
 from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import TableError, clean_name, valid_id
-from barbu.wording import plural, renumber
+from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")
 
@@ -38,7 +38,7 @@ _ENTRY_RE = re.compile(r"^[A-Za-z0-9_:.-]{1,64}$")
 
 def refusal(e: SheetError, names: Sequence[str]) -> TableError:
     """The engine's refusal as the page shows it: names for seats, the field and hand it is about."""
-    return TableError("refused", renumber(e.message, names, by_name=True), 422, field=e.field, hand=e.hand)
+    return TableError("refused", say(e.said, names, by_name=True), 422, field=e.field, hand=e.hand)
 
 
 # -- a new sheet -----------------------------------------------------------------------

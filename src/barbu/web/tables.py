@@ -31,7 +31,7 @@ from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
 from barbu.web.store import Batch, Event, SeatRow, Store
-from barbu.wording import plural, seat_label
+from barbu.wording import plural, say, seat_label
 
 log = logging.getLogger("barbu.web")
 
@@ -530,7 +530,8 @@ class Table:
         try:
             return self._plan_apply(seat, action)
         except IllegalActionError as e:
-            raise TableError(f"illegal:{e.rule or 'illegal'}", str(e)) from e
+            # Told to the player who tried it, other seats by name (the engine's text counts from 0).
+            raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True)) from e
 
     def _plan_apply(self, seat: int, action: int) -> Change:
         """An action applied to a copy of the game (raises before anything is stored or sent)."""
@@ -759,7 +760,8 @@ def replay_event(state: State, ev: Event, names: list[str]) -> str | None:
         else:
             return "is of an unknown kind"
     except IllegalActionError as e:
-        return f"is an action the rules refuse: {_seat_text(ev.data.get('seat'), names)} {e.about}"
+        who = _seat_text(ev.data.get("seat"), names)
+        return f"is an action the rules refuse: {who} {say(e.said_about, names, by_name=True)}"
     except KeyError as e:
         return f"lacks its field {e}"
     except (ValueError, TypeError, IndexError) as e:
