@@ -28,6 +28,9 @@ USED_BY = {
     "hypothesis": r"^\s*from hypothesis\b",
     "ruff": r"ruff check",
     "pytest-timeout": r"^timeout = \d+",
+    "pettingzoo": r"^\s*from pettingzoo\b",
+    "gymnasium": r"^\s*from gymnasium\b",
+    "numpy": r"^\s*import numpy\b",
 }
 
 

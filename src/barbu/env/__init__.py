@@ -1,0 +1,50 @@
+"""barbu as a PettingZoo environment: fixed action ids, encoded observations, rewards per hand or game.
+
+PettingZoo is imported only when an environment is asked for, so that ``barbu.env.actions`` and
+``barbu.env.encoding`` (the action ids and the observation vectors) need numpy alone.
+
+>>> e = env("classic", reward="game")
+>>> e.reset(seed=1)
+>>> int(e.action_space(e.agent_selection).n), e.observation_space("player_0")["observation"].shape
+(93, (1159,))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
+    from barbu.env.aec import BarbuEnv
+
+    raw_env = BarbuEnv
+
+__all__ = ["BarbuEnv", "aec_env", "env", "raw_env"]
+
+
+def __getattr__(name: str) -> object:
+    if name in ("BarbuEnv", "raw_env"):  # raw_env: PettingZoo's name for the unwrapped class
+        from barbu.env.aec import BarbuEnv
+
+        return BarbuEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def aec_env(rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
+            reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
+            render_mode: str | None = None) -> BarbuEnv:
+    """The unwrapped AEC environment (see :class:`~barbu.env.aec.BarbuEnv`)."""
+    from barbu.env.aec import BarbuEnv
+
+    return BarbuEnv(rules, players, options, reward, hands, max_cycles, render_mode)
+
+
+def env(rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
+        reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
+        render_mode: str | None = None) -> AECEnv[str, dict[str, Any], Any]:
+    """The environment inside PettingZoo's usual checks: actions in range, calls in order."""
+    from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+
+    inner = aec_env(rules, players, options, reward, hands, max_cycles, render_mode)
+    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(inner))
