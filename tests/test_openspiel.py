@@ -16,6 +16,8 @@ import barbu.openspiel  # noqa: E402, F401 — registers the game with pyspiel
 from barbu.engine.cards import mask_str  # noqa: E402
 from barbu.engine.errors import IllegalActionError  # noqa: E402
 from barbu.engine.state import Phase  # noqa: E402
+from barbu.env.actions import NUM_ACTIONS, legal_ids  # noqa: E402
+from barbu.env.encoding import encode, layout  # noqa: E402
 
 TABLES = [{"rules": "classic"}, {"rules": "classic", "options": "overtrump+king-first+heart-lead"},
           {"rules": "family", "players": 3}, {"rules": "family", "players": 4},
@@ -155,6 +157,7 @@ def test_a_resampled_state_looks_the_same_to_the_seat_and_redeals_the_rest(param
             for p in range(game.num_players()):
                 other = state.resample_from_infostate(p, sampler)
                 assert other.information_state_string(p) == state.information_state_string(p)
+                assert other.information_state_tensor(p) == state.information_state_tensor(p)
                 assert other.observation_string(p) == state.observation_string(p)
                 assert other.current_player() == state.current_player()
                 assert other.engine.hands[p] == state.engine.hands[p]
@@ -179,3 +182,37 @@ def test_the_strings_are_the_seat_s_view_with_and_without_the_hand_s_decisions()
     assert info.endswith("play: " + plays) and "play: " not in seen
     public = pyspiel.IIGObservationType(perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE)
     assert "hand: " not in make_observation(state.get_game(), public).string_from(state, 2)
+
+
+@pytest.mark.parametrize("params", [TABLES[0], TABLES[4]], ids=["classic", "family5"])
+def test_the_tensors_are_the_environment_s_encoding_and_the_play_order(params: dict[str, Any]) -> None:
+    game = load(**params, hands=1)
+    state = play(game.new_initial_state(), random.Random(12), decisions=9)
+    engine = state.engine
+    size = layout(engine.game).size
+    assert game.observation_tensor_size() == size and game.information_state_tensor_size() == size + 52
+    for seat in range(game.num_players()):
+        obs = engine.observe(seat)
+        assert state.observation_tensor(seat) == pytest.approx(list(encode(obs)))
+        info = state.information_state_tensor(seat)
+        assert info[:size] == pytest.approx(list(encode(obs)))
+        order = sorted((x, card) for card, x in enumerate(info[size:]) if x)
+        assert [card for _, card in order] == [a for _, a in obs.history if a < 52]
+    named = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    named.set_from(state, 1)
+    assert set(named.dict) == {*layout(engine.game).fields, "play_order"}
+    assert named.dict["hand"].sum() == engine.hands[1].bit_count()
+
+
+def test_action_ids_are_the_environment_s() -> None:
+    game = load(hands=1)
+    assert game.num_distinct_actions() == NUM_ACTIONS
+    state, rng, doubled = game.new_initial_state(), random.Random(13), False
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            engine = state.engine
+            assert state.legal_actions() == sorted(legal_ids(engine.legal_actions(), engine.current,
+                                                             engine.game))
+            doubled |= engine.phase == Phase.DOUBLE
+        play(state, rng, decisions=1)
+    assert doubled

@@ -30,6 +30,7 @@ from barbu.bots.sampling import sample_state
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import State
+from barbu.env.actions import to_engine
 from barbu.openspiel.deal import deal_order, hand_decisions, hand_origin
 from barbu.openspiel.spiel import hand_game, ismcts_bot, mcts_bot
 
@@ -51,10 +52,12 @@ class SpielBot(Bot):
             return obs.legal[0]
         game = hand_game(obs.game)
         state = game.state_at(hand_origin(obs))
-        for a in deal_order(self.deal(obs)) + hand_decisions(obs):
-            state.apply_action(a)
+        for card in deal_order(self.deal(obs)):
+            state.apply_action(card)
+        for a in hand_decisions(obs):
+            state.apply_engine_action(a)
         assert state.current_player() == obs.seat, "the rebuilt hand is not at this seat's turn"
-        action = int(self._bot(obs.game).step(state))
+        action = to_engine(int(self._bot(obs.game).step(state)), obs.seat, obs.game)
         assert action in obs.legal, f"OpenSpiel's bot answered {action}, not a legal action"
         return action
 

@@ -2,8 +2,9 @@
 
 pyspiel is untyped: this module is the only one that subclasses its classes
 (mypy lets it, see pyproject.toml); everything it computes comes from the typed
-modules beside it. Action ids are the engine's (:mod:`barbu.engine.game`);
-chance outcomes are cards (:mod:`barbu.openspiel.deal`).
+modules beside it. Action ids are barbu.env's 93 (:mod:`barbu.env.actions`: one
+table for every rule set and table size, doubles as seat masks relative to the
+actor); chance outcomes are cards (:mod:`barbu.openspiel.deal`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ import pyspiel
 from barbu.bots.sampling import sample_state
 from barbu.engine.cards import RANKS, SUITS, card_str, mask_str
 from barbu.engine.errors import IllegalActionError
-from barbu.engine.game import REDOUBLE, Game
+from barbu.engine.game import Game
 from barbu.engine.state import CHANCE, TERMINAL, Phase, State
+from barbu.env.actions import NUM_ACTIONS, from_engine, legal_ids, to_engine
 from barbu.openspiel.box import EngineBox, SharedBox
 from barbu.openspiel.deal import deal_order, deal_outcomes, deal_size, hands_of
 from barbu.openspiel.params import DEFAULTS, Settings, settings_of
+from barbu.openspiel.tensors import fill, named_views
 from barbu.openspiel.views import info_string, observation_string
 
-NUM_ACTIONS = REDOUBLE + 64  # the engine's action codes, 0..255
 RESAMPLE_TRIES = 20  # sampled deals tried before a resample gives up (see resample_from_infostate)
 
 
@@ -41,8 +43,8 @@ def game_type(s: Settings) -> Any:
         # scores at the step that ends it, and they add up to returns().
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=6, min_num_players=3,
-        provides_information_state_string=True, provides_information_state_tensor=False,
-        provides_observation_string=True, provides_observation_tensor=False,
+        provides_information_state_string=True, provides_information_state_tensor=True,
+        provides_observation_string=True, provides_observation_tensor=True,
         parameter_specification=dict(DEFAULTS))
 
 
@@ -85,7 +87,8 @@ class BarbuGame(pyspiel.Game):
         return self.settings.max_chance_nodes
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> BarbuObserver:
-        return BarbuObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        kind = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        return BarbuObserver(self.settings.game, kind, params)
 
 
 class BarbuState(pyspiel.State):
@@ -121,7 +124,8 @@ class BarbuState(pyspiel.State):
         return s.current == TERMINAL or s.hand_no >= self._end_hand
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self._box.state.legal_actions())
+        s = self._box.state
+        return sorted(legal_ids(s.legal_actions(), s.current, s.game))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return deal_outcomes(self._box.state, self._dealt)
@@ -137,7 +141,7 @@ class BarbuState(pyspiel.State):
             return
         self._rewards = [0.0] * len(self._rewards)
         hands_done = s.hand_no
-        s.apply(action)
+        s.apply(to_engine(action, s.current, s.game))
         if s.hand_no > hands_done:
             self._rewards = [self._sign * x for x in s.history[-1].scores]
             self._deal_start = self._moves
@@ -162,10 +166,16 @@ class BarbuState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return "deal " + card_str(int(action))
-        return str(self._box.state.game.action_str(int(action)))
+        game = self._box.state.game
+        return game.action_str(to_engine(int(action), player, game))
 
     def __str__(self) -> str:
         return describe(self._box.state, self._dealt)
+
+    def apply_engine_action(self, action: int) -> None:
+        """Apply an action written as the engine's code (:mod:`barbu.engine.game`)."""
+        s = self._box.state
+        self.apply_action(from_engine(action, s.current, s.game))
 
     # -- ISMCTS ---------------------------------------------------------------
 
@@ -242,9 +252,13 @@ def _setup(s: State) -> str:
 
 
 class BarbuObserver:
-    """OpenSpiel's PyObserver: strings (and, with the env's encoder, tensors) from observe(seat)."""
+    """OpenSpiel's PyObserver: strings and tensors of one seat's view, from observe(seat).
 
-    def __init__(self, iig_obs_type: Any, params: Any) -> None:
+    Tensors are the default kinds' (the seat's private cards and the public table): with
+    ``private_info`` NONE or no public information, an observer gives strings only.
+    """
+
+    def __init__(self, game: Game, iig_obs_type: Any, params: Any) -> None:
         if params:
             raise ValueError(f"the barbu observer takes no parameters, not {params}")
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
@@ -252,11 +266,14 @@ class BarbuObserver:
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.public = bool(iig_obs_type.public_info)
-        self.tensor = None
+        self.tensor: Any = None
         self.dict: dict[str, Any] = {}
+        if self.private and self.public:
+            self.tensor, self.dict = named_views(game, self.perfect_recall)
 
     def set_from(self, state: BarbuState, player: int) -> None:
-        pass
+        if self.tensor is not None:
+            fill(self.tensor, state.engine.observe(player), self.perfect_recall)
 
     def string_from(self, state: BarbuState, player: int) -> str:
         obs = state.engine.observe(player)

@@ -64,15 +64,19 @@ class Settings:
     @property
     def max_decisions(self) -> int:
         """Decisions in the longest game: naming, doubling and the longest play, every hand."""
-        n, cards = self.game.players, self.game.players * self.game.hand_size
-        # Dominoes: at most n − 1 passes before each card (someone can always play); Réussite:
-        # a stop after each of the four aces.
-        per_hand = 2 + (n - 1) + n + cards * n + 4
-        return self.hands * per_hand
+        n = self.game.players
+        return self.hands * (2 + (n - 1) + n + max_plays(self.game))
 
     @property
     def max_chance_nodes(self) -> int:
         return self.hands * self.game.players * self.game.hand_size
+
+
+def max_plays(game: Game) -> int:
+    """The longest play of one hand: Dominoes, with at most n − 1 passes before each card (someone
+    can always play), and a Réussite stop after each of the four aces."""
+    n = game.players
+    return n * game.hand_size * n + 4
 
 
 def _contract_bound(c: Contract, g: Game) -> int:
