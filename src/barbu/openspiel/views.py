@@ -11,7 +11,7 @@ the cards each seat has taken).
 >>> s = State(Game.classic(), seed=3, first_declarer=0)
 >>> _ = s.deal_random()
 >>> info_string(s.observe(0)).splitlines()[0]
-'seat 0 · hand 1 · choose · declarer 0'
+'seat 0 · hand 1 · choose · declarer 0 · to play 0'
 """
 
 from __future__ import annotations
