@@ -6,9 +6,12 @@ import copy
 import dataclasses
 import pickle
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
+from tests.conftest import ROOT
 
 from barbu.engine.cards import FULL_DECK, KH_MASK, KING_OF_HEARTS
 from barbu.engine.game import Game
@@ -166,3 +169,13 @@ def test_parameters_are_checked_and_bound_the_scores() -> None:
     assert s.params["options"] == "dominoes-40+overtrump" and settings_of(s.params) == s
     # Trumps is the widest classic hand: 65 points, with three doubled pairs redoubled.
     assert settings_of({"hands": 1}).hand_bound == 65 + 2 * 3 * 65
+
+
+def test_without_openspiel_there_are_no_os_levels_and_the_import_says_what_to_install() -> None:
+    # -S: no site-packages, so neither pyspiel nor numpy; the engine and the bots need neither.
+    code = ("import sys; sys.path.insert(0, 'src'); import barbu.bots as b; print(b.levels(cheats=True))\n"
+            "try:\n    import barbu.openspiel\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=60).stdout.splitlines()
+    assert out == ["['random', 'basic', 'pimc', 'strong']",
+                   "barbu.openspiel needs OpenSpiel: pip install 'barbu[openspiel]'"]

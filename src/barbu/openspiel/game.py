@@ -184,13 +184,14 @@ class BarbuState(pyspiel.State):
 
         The hidden cards of the current hand are drawn by the bots' sampler
         (:mod:`barbu.bots.sampling`: the seat's own cards, everything played, and
-        the voids, passes and refusals the play revealed); the state is then
-        rebuilt by replaying this state's history with the new deal in place of
-        the old, so its history is a real one. Earlier hands are kept as they
-        were played: their hidden cards change nothing that follows.
+        the voids and passes the play revealed); the state is then rebuilt by
+        replaying this state's history with the new deal in place of the old, so
+        its history is a real one. A deal the history cannot be replayed on is
+        drawn again. Earlier hands are kept as they were played: their hidden
+        cards change nothing that follows.
         """
         if self.is_terminal():
-            clone: BarbuState = self.clone()  # nothing is left to hide
+            clone: BarbuState = self.clone()  # the game is over: what it hides can change nothing
             return clone
         rng = random.Random(int(probability_sampler() * 2**53))
         obs = self._box.state.observe(player_id)
@@ -199,8 +200,8 @@ class BarbuState(pyspiel.State):
             try:
                 return self._redealt(dealt, rng)
             except IllegalActionError:
-                # The sampler drops what it cannot satisfy rather than fail (an overtrump
-                # refusal, say), and then the replay is illegal: draw another deal.
+                # The sampler infers nothing from an overtrump option's refusals, and drops a
+                # constraint it cannot meet rather than fail: the replay then breaks a rule.
                 continue
         raise RuntimeError(f"no deal consistent with seat {player_id}'s view in {RESAMPLE_TRIES} tries")
 
