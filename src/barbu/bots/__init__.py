@@ -7,21 +7,29 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 
 from barbu.bots.base import Bot, RandomBot
 
 _FACTORIES: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot}
+_CHEATS: set[str] = set()
 
 
-def register(name: str, factory: Callable[[int | None], Bot]) -> None:
-    """Make a bot level selectable by name (``basic``, ``pimc``, …)."""
+def register(name: str, factory: Callable[[int | None], Bot], cheats: bool = False) -> None:
+    """Make a bot level selectable by name (``basic``, ``pimc``, …).
+
+    A cheating level (it reads the whole state, see ``Bot.cheats``) is left out of
+    :func:`levels` unless asked for: only the arena, which shows it the state, seats one.
+    """
     _FACTORIES[name] = factory
+    if cheats:
+        _CHEATS.add(name)
 
 
-def levels() -> list[str]:
+def levels(cheats: bool = False) -> list[str]:
     _load_all()
-    return list(_FACTORIES)
+    return [name for name in _FACTORIES if cheats or name not in _CHEATS]
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
@@ -38,6 +46,20 @@ def _load_all() -> None:
     import barbu.bots.basic
     import barbu.bots.pimc
     import barbu.bots.strong  # noqa: F401
+    if "os-ismcts" not in _FACTORIES and importlib.util.find_spec("pyspiel") is not None:
+        _register_openspiel()
+
+
+def _register_openspiel() -> None:
+    """The OpenSpiel levels, imported when first made: pyspiel and numpy are slow to load."""
+    def factory(name: str) -> Callable[[int | None], Bot]:
+        def make(seed: int | None) -> Bot:
+            from barbu.bots.openspiel import LEVELS
+            return LEVELS[name](seed)
+        return make
+
+    register("os-ismcts", factory("os-ismcts"))
+    register("os-mcts", factory("os-mcts"), cheats=True)
 
 
 __all__ = ["Bot", "RandomBot", "levels", "make_bot", "register"]

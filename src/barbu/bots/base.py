@@ -6,6 +6,7 @@ import random
 from abc import ABC, abstractmethod
 
 from barbu.engine.observation import Observation
+from barbu.engine.state import State
 
 
 class Bot(ABC):
@@ -13,9 +14,14 @@ class Bot(ABC):
 
     name = "bot"
     searches = False  # True for levels that think long enough to want a process of their own
+    cheats = False  # True for a baseline that reads the whole state: only the arena seats it
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+
+    def show(self, state: State) -> None:
+        """Before each ``act``, the arena shows a cheating bot the true state (no one else calls it)."""
+        return  # fair bots ignore it: they play from the observation alone
 
     @abstractmethod
     def act(self, obs: Observation) -> int:

@@ -25,6 +25,8 @@ How a match is built (this text is also the help of ``barbu arena``):
   is reversed.
 * Records: every deal × rotation and game × rotation is written as a RECORD.md record,
   ``DIR/deal0007-rot2.json`` or ``DIR/game0003-rot1.json``; players are named ``i:level``.
+* Every bot sees only its seat's observation, except a cheating baseline (``os-mcts``, where
+  OpenSpiel is installed), which the arena shows the whole state before each of its decisions.
 * ``--jobs J`` plays boards in J processes; results are merged in board order, so a seed gives
   the same scores with any J (decision times of course vary).
 """
@@ -160,6 +162,8 @@ def _drive(state: State, bots: Sequence[Bot], done: Callable[[State], bool],
             continue
         seat = state.current
         obs = state.observe(seat)
+        if bots[seat].cheats:
+            bots[seat].show(state)  # a cheating baseline (os-mcts) reads the true state
         start = clock()
         action = bots[seat].act(obs)
         times[seat].append(clock() - start)
@@ -520,7 +524,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--bots", required=True,
-                   help=f"comma-separated bot levels, one per seat ({', '.join(levels())}), "
+                   help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
@@ -543,7 +547,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def config_of(args: argparse.Namespace) -> Config:
     """Check the arguments and build the match; ArenaError says what is wrong."""
     bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
-    known = levels()
+    known = levels(cheats=True)
     for b in bots:
         if b not in known:
             raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)})")
