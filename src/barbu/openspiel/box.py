@@ -40,10 +40,13 @@ def snapshot(state: State) -> Snapshot:
 def restore(ruleset: str, players: int, options: tuple[str, ...], values: list[Any]) -> State:
     game = Game(ruleset, players, frozenset(options))
     state = State(game, seed=0, first_declarer=0)
+    # Typed back before they are set: the compiled State checks each field's type on assignment.
     for name, value in zip(_FIELDS, values, strict=True):
+        if name == "phase":
+            value = Phase(value)
+        elif name == "history":
+            value = [HandRecord(*h) for h in value]
         setattr(state, name, value)
-    state.phase = Phase(state.phase)
-    state.history = [HandRecord(*h) for h in state.history]
     state.contract = game.contracts[state.contract_idx] if state.contract_idx >= 0 else None
     return state
 
