@@ -13,6 +13,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,30 +63,43 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(10)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def serving(db: Path) -> Iterator[str]:
+    """A real `barbu serve` on a free port of this machine, stopped afterwards: its address."""
     port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("web") / "browser.db")
+    proc = start_server(port, db)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_server(proc)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@contextmanager
+def chromium(prefix: str, **options: Any) -> Iterator[Any]:
+    """A headless Debian chromium with a fresh profile; ``options`` go to the browser context."""
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="barbu-chromium-")
+    profile = tempfile.mkdtemp(prefix=prefix)
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": 1100, "height": 820})
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS, **options)
         try:
             yield context
         finally:
             context.close()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("web") / "browser.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium("barbu-chromium-", viewport={"width": 1100, "height": 820}) as context:
+        yield context
 
 
 def seed_with_declarer(seat: int) -> int:
@@ -353,7 +367,7 @@ def test_the_header_names_the_trump_suit(server: str, browser: Any) -> None:
         new_table(page, server, seed_with_declarer(0))
         page.click("#decision button[data-action=trumps]")
         page.click("#decision button[data-action='trump D']")
-        page.wait_for_function("() => $('info-contract').textContent.includes('Trumps')")
+        page.wait_for_function("() => $('info-contract').textContent.includes('(diamonds)')")
         assert page.inner_text("#info-contract").startswith("Trumps: ♦ (diamonds)")
     finally:
         page.close()

@@ -6,13 +6,12 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, free_port, start_server, stop_server
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, chromium, serving
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 ORDER = ["no-tricks", "no-queens", "no-hearts", "no-last-two", "no-king", "trumps", "dominoes"]
@@ -23,28 +22,15 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("score") / "score.db")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(tmp_path_factory.mktemp("score") / "score.db") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def phone() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    profile = tempfile.mkdtemp(prefix="barbu-score-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=FLAGS, accept_downloads=True,
-            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=1)
-        try:
-            yield context
-        finally:
-            context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium("barbu-score-", accept_downloads=True, viewport={"width": 390, "height": 844},
+                  has_touch=True, is_mobile=True, device_scale_factor=1) as context:
+        yield context
 
 
 def counts_for(k: int, total: int = 13) -> list[int]:
