@@ -47,7 +47,6 @@ def test_compiled_and_pure_builds_play_alike() -> None:
         assert compiled[part] == pure[part], f"the builds differ in {part}"
 
 
-@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
 def copy_and_import(tmp_path: Path, spoil: Callable[[Path], None]) -> str:
     """Copy the package, spoil the copy and import it afresh: it must load pure. Returns stderr."""
     copy = tmp_path / "barbu"
@@ -62,6 +61,7 @@ def copy_and_import(tmp_path: Path, spoil: Callable[[Path], None]) -> str:
     return out.stderr
 
 
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
 def test_a_build_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     def edit(copy: Path) -> None:
         with (copy / "engine" / "state.py").open("a") as source:
