@@ -214,7 +214,8 @@ def test_compulsory_doubles_are_marked() -> None:
     assert text == "Cleo × Ben (compulsory)"
 
 
-def test_layout_shows_lines_and_set_aside_cards() -> None:
+def reussite_opened_by_the_nine_of_hearts() -> State:
+    """Family Réussite for 3, 9♠ set aside, just after seat 0 opened with 9♥."""
     g = Game.family(3)
     state = State(g, seed=1, first_declarer=0)
     nine_s, nine_h = parse_card("9S"), parse_card("9H")
@@ -223,6 +224,11 @@ def test_layout_shows_lines_and_set_aside_cards() -> None:
     assert state.deal(hands, 1 << nine_s)
     state.apply(CONTRACT + g.contract_index("reussite"))
     state.apply(nine_h)
+    return state
+
+
+def test_layout_shows_lines_and_set_aside_cards() -> None:
+    state = reussite_opened_by_the_nine_of_hearts()
     rows = [t.plain for t in render.layout_lines(state.observe(1))]
     assert rows[0].split() == ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     assert rows[1].split() == ["♠", *["·"] * 7, "(9)", *["·"] * 5]  # set aside: opens spades
@@ -429,14 +435,7 @@ def test_what_leaving_says_of_the_hand_in_progress_is_what_resuming_does(
 
 @pytest.mark.parametrize("width", [50, 58, 62])
 def test_the_layout_keeps_its_rows_whole_in_a_narrow_terminal(width: int) -> None:
-    g = Game.family(3)
-    state = State(g, seed=1, first_declarer=0)
-    nine_s, nine_h = parse_card("9S"), parse_card("9H")
-    others = [c for c in range(52) if c not in (nine_s, nine_h)]
-    hands = [mask_of(cards) for cards in ([nine_h, *others[:16]], others[16:33], others[33:])]
-    assert state.deal(hands, 1 << nine_s)
-    state.apply(CONTRACT + g.contract_index("reussite"))
-    state.apply(nine_h)
+    state = reussite_opened_by_the_nine_of_hearts()
     out = io.StringIO()
     console = Console(file=out, width=width, color_system=None, force_terminal=False)
     console.print(render.status(state.observe(1), NAMES[:3], width))

@@ -255,11 +255,16 @@ def test_a_tables_changes_are_made_one_after_another(gated: tuple[TestClient, Ga
 
 # -- 4. a stored history that does not replay -------------------------------------------------
 
-def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
+def edit_by_hand(path: Path, sql: str, *params: object) -> None:
+    """Change the database behind the server's back, as a person with sqlite3 would."""
     db = sqlite3.connect(path)
-    db.execute("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", (data, table_id, seq))
+    db.execute(sql, params)
     db.commit()
     db.close()
+
+
+def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
+    edit_by_hand(path, "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
 
 
 @pytest.mark.parametrize("data", ['{"seat": 0, "action": 9999}', "not json {", '{"seat": 0}'])
@@ -392,10 +397,7 @@ def test_an_illegal_stored_action_is_told_of_its_player_not_to_them(tmp_path: Pa
 
 
 def break_setup(path: Path, table_id: str, setup: str) -> None:
-    db = sqlite3.connect(path)
-    db.execute("UPDATE tables SET setup = ? WHERE id = ?", (setup, table_id))
-    db.commit()
-    db.close()
+    edit_by_hand(path, "UPDATE tables SET setup = ? WHERE id = ?", setup, table_id)
 
 
 @pytest.mark.parametrize("setup", ["not json", "null", '{"ruleset": "poker", "players": 4, "options": []}'])
