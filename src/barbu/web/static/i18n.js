@@ -1,0 +1,99 @@
+// The page's words in the reader's language: one JSON catalogue per language in /static/i18n/.
+// English (en.json) holds every key; the others must hold the same keys (tests/test_i18n.py).
+// A value is a string with {slots}, or, for a count, an object of plural forms
+// ({"one": "{n} trick", "other": "{n} tricks"}) chosen by Intl.PluralRules.
+"use strict";
+
+const I18N = (() => {
+  // Adding a language: one catalogue file and one line here (its name in its own language).
+  const LANGUAGES = {
+    en: "English", fr: "Français", zh: "中文（简体）", sq: "Shqip", be: "Беларуская",
+    id: "Bahasa Indonesia", my: "မြန်မာ",
+  };
+  const STORE = "barbu.lang";
+  let lang = "en";
+  let words = {};
+  let english = {};
+
+  // ?lang= (a shared link) first, then the reader's own choice, then the browser's languages.
+  function choose() {
+    const asked = new URLSearchParams(location.search).get("lang");
+    if (asked && LANGUAGES[asked]) return asked;
+    try {
+      const saved = localStorage.getItem(STORE);
+      if (saved && LANGUAGES[saved]) return saved;
+    } catch (e) { /* private mode: no memory */ }
+    for (const tag of navigator.languages || [navigator.language || "en"]) {
+      const base = String(tag).toLowerCase().split("-")[0];
+      if (LANGUAGES[base]) return base;
+    }
+    return "en";
+  }
+
+  async function fetchCatalogue(code) {
+    const res = await fetch(`/static/i18n/${code}.json`);
+    if (!res.ok) throw new Error(`${code}.json: ${res.status}`);
+    return res.json();
+  }
+
+  async function load() {
+    lang = choose();
+    english = await fetchCatalogue("en");
+    words = lang === "en" ? english : await fetchCatalogue(lang).catch(() => english);
+    document.documentElement.lang = lang === "zh" ? "zh-Hans" : lang;
+    apply(document);
+    return lang;
+  }
+
+  function fillSlots(text, args) {
+    return String(text).replace(/\{(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
+  }
+
+  // t("key", {slot: value}); a key with plural forms takes its count from args.n.
+  function t(key, args) {
+    let value = key in words ? words[key] : english[key];
+    if (value === undefined) return `[${key}]`;
+    if (typeof value === "object") {
+      const n = args && typeof args.n === "number" ? args.n : 0;
+      const form = new Intl.PluralRules(lang === "zh" ? "zh-Hans" : lang).select(n);
+      value = value[form] !== undefined ? value[form] : value.other;
+    }
+    return fillSlots(value, args);
+  }
+
+  function has(key) { return key in english; }
+
+  // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
+  function apply(root) {
+    for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+    for (const attr of ["title", "aria-label", "placeholder"]) {
+      const data = `data-i18n-${attr}`;
+      for (const el of root.querySelectorAll(`[${data}]`)) el.setAttribute(attr, t(el.getAttribute(data)));
+    }
+  }
+
+  // The switch that is always there: choosing remembers the language and redraws the page.
+  function switcher() {
+    const sel = document.createElement("select");
+    sel.className = "lang-switch";
+    sel.setAttribute("aria-label", t("lang.switch"));
+    for (const [code, name] of Object.entries(LANGUAGES)) {
+      const opt = document.createElement("option");
+      opt.value = code;
+      opt.textContent = name;
+      opt.lang = code;
+      sel.append(opt);
+    }
+    sel.value = lang;
+    sel.addEventListener("change", () => {
+      try { localStorage.setItem(STORE, sel.value); } catch (e) { /* private mode */ }
+      const url = new URL(location.href);
+      url.searchParams.delete("lang");
+      location.replace(url.href);
+    });
+    return sel;
+  }
+
+  return { LANGUAGES, load, t, has, apply, switcher, get lang() { return lang; } };
+})();
+const t = I18N.t;
