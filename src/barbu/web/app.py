@@ -36,8 +36,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
+from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import (
@@ -344,6 +346,13 @@ def client_of(conn: Request | WebSocket) -> str:
     return conn.client.host if conn.client is not None else "?"
 
 
+def _ruleset_of(request: Request) -> str:
+    ruleset = str(request.path_params["ruleset"])
+    if ruleset not in RULESETS:
+        raise TableError("no-such-rules", "there are two rule sets: classic and family", 404)
+    return ruleset
+
+
 def _error(e: TableError) -> JSONResponse:
     log.info("refused (%d %s): %s", e.status, e.code, e.message)
     return JSONResponse(e.body(), status_code=e.status)
@@ -455,6 +464,13 @@ def build_app(config: Config) -> Starlette:
     async def score_page(request: Request) -> Response:
         return FileResponse(STATIC / "score.html", headers={"Cache-Control": "no-cache"})
 
+    async def rules_page(request: Request) -> Response:
+        _ruleset_of(request)
+        return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
+
+    async def rules_api(request: Request) -> Response:
+        return JSONResponse(rules_info(_ruleset_of(request)))
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -467,6 +483,8 @@ def build_app(config: Config) -> Starlette:
         WebSocketRoute("/ws/{table_id}", ws_endpoint),
         Route("/score", score_page),
         Route("/score/{sheet_id}", score_page),
+        Route("/rules/{ruleset}", _refusals(rules_page)),
+        Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

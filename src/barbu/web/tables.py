@@ -30,6 +30,7 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
+from barbu.web.rules import figures
 from barbu.web.store import Batch, Event, SeatRow, Store
 from barbu.wording import plural, say, seat_label
 
@@ -40,25 +41,35 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
 class TableError(Exception):
-    """A request the table refuses; ``code`` is a short machine-readable reason."""
+    """A request the table refuses; ``code`` is a short machine-readable reason.
+
+    ``message`` is English; ``args`` holds the values it names (numbers, names, cards, rules),
+    so that a page can say the same in the reader's language from its catalogue's ``error.<code>``.
+    """
 
     def __init__(self, code: str, message: str, status: int = 400, *, field: str | None = None,
-                 hand: int | None = None) -> None:
+                 hand: int | None = None, args: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.field = field  # the part of the request it is about (a score sheet's entry form), if any
         self.hand = hand  # the sheet's hand it is about (from 0), if any
+        self.slots = args or {}  # Exception.args is taken: the JSON still calls them args
 
     def event(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": self.message}
+        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
+        if self.slots:
+            out["args"] = self.slots
+        return out
 
     def body(self) -> dict[str, Any]:
         """The refusal as an HTTP answer's JSON body."""
         error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
         if self.hand is not None:
             error["hand"] = self.hand
+        if self.slots:
+            error["args"] = self.slots
         return {"error": error}
 
 
@@ -231,7 +242,7 @@ class Table:
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
-                           "description": c.description} for c in self.game.contracts]
+                           "description": c.description, "figures": figures(c)} for c in self.game.contracts]
 
     # -- creating and loading ------------------------------------------------------
 

@@ -63,6 +63,26 @@ const I18N = (() => {
 
   function has(key) { return key in english; }
 
+  // A figure as a score sheet writes it: a true minus sign, and "+" where a sign is expected.
+  function points(n, signed) {
+    if (n < 0) return `\u2212${-n}`;
+    return signed && n > 0 ? `+${n}` : String(n);
+  }
+
+  // What a contract scores, in one line: its catalogue text with the engine's figures in the slots
+  // (figures come from the server: a table's meta().contracts[i].figures, or /api/rules/<ruleset>).
+  function line(ruleset, id, figures) {
+    const args = {};
+    for (const [k, v] of Object.entries(figures || {})) args[k] = points(v, ruleset === "classic");
+    return t(`contract.${ruleset}.${id}.line`, args);
+  }
+
+  // A refusal from the server in the reader's words, or its English message for a code we lack.
+  function error(err) {
+    if (!err) return "";
+    return err.code && has(`error.${err.code}`) ? t(`error.${err.code}`, err.args || {}) : (err.message || "");
+  }
+
   // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
   function apply(root) {
     for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
@@ -94,6 +114,6 @@ const I18N = (() => {
     return sel;
   }
 
-  return { LANGUAGES, load, t, has, apply, switcher, get lang() { return lang; } };
+  return { LANGUAGES, load, t, has, points, line, error, apply, switcher, get lang() { return lang; } };
 })();
 const t = I18N.t;
