@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from barbu.bots import Bot, levels, make_bot
+from barbu.engine.cards import SUITS, card_pretty
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import PASS, Game
@@ -93,7 +94,7 @@ def clean_name(value: object) -> str:
         raise TableError("bad-name", "a name is a piece of text")
     name = " ".join("".join(ch for ch in value if ch.isprintable()).split())[:MAX_NAME]
     if not name:
-        raise TableError("bad-name", "please give a name")
+        raise TableError("bad-name", "please give a name", args={"variant": "empty"})
     return name
 
 
@@ -369,7 +370,8 @@ class Table:
     def _writable(self) -> None:
         if self.damaged is not None:
             raise TableError("damaged", f"this table is damaged ({damage_text(self.damaged)}): it is kept "
-                             "as it was before that, and nothing more can be played on it", 409)
+                             "as it was before that, and nothing more can be played on it", 409,
+                             args={"variant": "table"})
 
     def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
         """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
@@ -460,7 +462,8 @@ class Table:
             return Change(Batch(self.id), lambda: self._welcome(client, None))
         seat = self.seat_of_token(token)
         if seat is None:
-            raise TableError("bad-token", "this link does not give a seat at this table", 403)
+            raise TableError("bad-token", "this link does not give a seat at this table", 403,
+                             args={"variant": "link"})
         row = self.seats[seat].row
         if row.claimed:
             return Change(Batch(self.id), lambda: self._welcome(client, seat))
@@ -522,7 +525,8 @@ class Table:
     def plan_act(self, client: Client, text: object) -> Change:
         seat = client.seat
         if seat is None:
-            raise TableError("not-seated", "you are watching this table: only players act")
+            raise TableError("not-seated", "you are watching this table: only players act",
+                             args={"variant": "act"})
         if not isinstance(text, str) or len(text) > 40:
             raise TableError("bad-action", "an action is a short text such as \"QS\" or \"no-queens\"")
         self._writable()
@@ -533,7 +537,8 @@ class Table:
         if self.state.current != seat:
             who = self.state.current
             raise TableError("not-your-turn", f"it is not your turn: {self.seats[who].row.name} is to act"
-                             if who >= 0 else "it is not your turn")
+                             if who >= 0 else "it is not your turn",
+                             args={"name": self.seats[who].row.name} if who >= 0 else {"variant": "nobody"})
         try:
             action = self.game.parse_action(text)
         except ValueError as e:
@@ -542,7 +547,29 @@ class Table:
             return self._plan_apply(seat, action)
         except IllegalActionError as e:
             # Told to the player who tried it, other seats by name (the engine's text counts from 0).
-            raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True)) from e
+            raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True),
+                             args=self._illegal_args(seat, action)) from e
+
+    def _illegal_args(self, seat: int, action: int) -> dict[str, Any]:
+        """What a refused action's message names, as values a page puts into its own words.
+
+        ``contract`` is an id and ``led``/``trump`` suit letters: the page says them in its language.
+        """
+        s, g = self.state, self.game
+        args: dict[str, Any] = {"ruleset": g.ruleset, "declarer": self.seats[s.declarer].row.name}
+        if 0 <= action < 52:
+            args["card"] = card_pretty(action)
+        if s.contract is not None:
+            args["contract"] = s.contract.id
+            if s.trick:
+                args["led"] = SUITS[s.trick[0] // 13]
+            if s.trump >= 0:
+                args["trump"] = SUITS[s.trump]
+        if s.phase == Phase.DOUBLE:
+            args["owed"], args["left"] = s.owed_doubles(seat), s.hands_left_for_declarer()
+        if s.start_rank >= 0:
+            args["rank"] = card_pretty(s.start_rank)[:-1]
+        return args
 
     def _plan_apply(self, seat: int, action: int) -> Change:
         """An action applied to a copy of the game (raises before anything is stored or sent)."""
@@ -606,22 +633,25 @@ class Table:
     def plan_takeover(self, client: Client, target: object, level: object = None) -> Change:
         """Hand an idle person's seat to a computer player (asked by another player at the table)."""
         if client.seat is None:
-            raise TableError("not-seated", "only the players at the table may hand a seat to the computer")
+            raise TableError("not-seated", "only the players at the table may hand a seat to the computer",
+                             args={"variant": "handover"})
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(self.seats):
             raise TableError("bad-seat", "no such seat")
         if target == client.seat:
-            raise TableError("bad-seat", "you cannot hand your own seat to the computer")
+            raise TableError("bad-seat", "you cannot hand your own seat to the computer",
+                             args={"variant": "own"})
         lvl = default_level() if level is None else level
         if not isinstance(lvl, str) or lvl not in levels():
             raise TableError("bad-level", f"unknown computer level {str(lvl)[:40]!r}")
         self._writable()
         seat = self.seats[target]
         if seat.is_bot:
-            raise TableError("not-idle", "a computer already plays that seat")
+            raise TableError("not-idle", "a computer already plays that seat", args={"variant": "bot"})
         waited = self.clock() - self.turn_since
         if seat.row.claimed and (self.state.current != target or waited < self.idle_seconds):
             raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "
-                             f"after {self.idle_seconds:g} s waiting on its turn")
+                             f"after {self.idle_seconds:g} s waiting on its turn",
+                             args={"name": seat.row.name, "seconds": f"{self.idle_seconds:g}"})
         by = client.seat
 
         def handed() -> None:
@@ -636,7 +666,7 @@ class Table:
     def plan_reclaim(self, client: Client) -> Change:
         """A player takes back from the computer the seat that was handed over."""
         if client.seat is None:
-            raise TableError("not-seated", "you are watching this table")
+            raise TableError("not-seated", "you are watching this table", args={"variant": "act"})
         self._writable()
         seat = self.seats[client.seat]
         if not seat.is_bot:
@@ -665,7 +695,7 @@ class Table:
         """
         if self.damaged is not None and self.damaged["kind"] == "setup":
             raise TableError("damaged", "this table has no record to download: its stored setup cannot be "
-                             "read, so its game cannot be rebuilt", 409)
+                             "read, so its game cannot be rebuilt", 409, args={"variant": "record"})
         doc = to_record(self.state, self.names(), public=True)
         if self.state.is_over:
             return doc

@@ -49,7 +49,7 @@ const I18N = (() => {
     return String(text).replace(/\{(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
   }
 
-  // t("key", {slot: value}); a key with plural forms takes its count from args.n.
+  // t(key, {slot: value}); a key with plural forms takes its count from args.n.
   function t(key, args) {
     let value = key in words ? words[key] : english[key];
     if (value === undefined) return `[${key}]`;
@@ -77,10 +77,18 @@ const I18N = (() => {
     return t(`contract.${ruleset}.${id}.line`, args);
   }
 
-  // A refusal from the server in the reader's words, or its English message for a code we lack.
+  // A refusal from the server ({code, message, args}) in the reader's words: error.<code>, or
+  // error.<code>.<variant> when args.variant says which of a code's messages it is. A code without
+  // a catalogue entry (an API-only one) keeps the server's English message.
   function error(err) {
     if (!err) return "";
-    return err.code && has(`error.${err.code}`) ? t(`error.${err.code}`, err.args || {}) : (err.message || "");
+    const args = Object.assign({}, err.args || {});
+    const key = args.variant ? `error.${err.code}.${args.variant}` : `error.${err.code}`;
+    if (!err.code || !has(key)) return err.message || String(err.code || "");
+    // The server names contracts by id and suits by letter: say them in this language.
+    if (args.contract && args.ruleset) args.contract = t(`contract.${args.ruleset}.${args.contract}.name`);
+    for (const k of ["led", "trump"]) if (args[k]) args[k] = t(`suit.${args[k]}`);
+    return t(key, args);
   }
 
   // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
