@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from barbu.engine import doubling, scoresheet
+from barbu.engine.cards import RANKS, SUITS
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import SheetError
 from barbu.engine.game import Game, seats_of
@@ -279,6 +280,8 @@ def rows(game: Game, r: ReplayResult, names: Sequence[str]) -> list[dict[str, An
     for h in r.hands:
         totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
         out.append({"hand": h.hand_no, "declarer": h.declarer, "contract": h.contract,
+                    "trump": None if h.trump is None else SUITS[h.trump],
+                    "start_rank": None if h.start_rank is None else RANKS[h.start_rank],
                     "label": contract_label(game, h), "doubles": pair_settlements(h, game.players),
                     "contract_scores": list(h.contract_scores), "scores": list(h.scores),
                     "totals": totals})

@@ -6,7 +6,7 @@
 const $ = id => document.getElementById(id);
 const SUITS = [["S", "♠", "spades"], ["H", "♥", "hearts"], ["D", "♦", "diamonds"], ["C", "♣", "clubs"]];
 const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
-const COLOURS = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"];
+const COLOURS = SheetView.COLOURS;
 const LS_SHEETS = "barbu-score-sheets";
 const RETRY_MS = 2000;
 
@@ -261,28 +261,25 @@ function renderScorebar(v) {
     el("div", { class: "t" }, signed((v.totals || [])[s] || 0)))));
 }
 
-function doublesLine(row, names) {
-  return row.doubles.map(p => `${names[p.from]} ${p.redoubled ? "××" : "×"} ${names[p.to]}: ` +
-                              `${names[p.from]} ${signed(p.gain)}`).join(" · ");
+// The keeper's hands in the shared sheet's form (sheetview.js): the same drawing as at the table.
+function sheetModel(v) {
+  const rows = (v.rows || []).map(r => ({ ...r, doubles: r.doubles.map(p => [p.from, p.to, p.redoubled]) }));
+  return { ruleset: v.ruleset, names: v.names, rows, totals: v.totals || v.names.map(() => 0),
+           winners: v.winners || [], over: !!v.complete, hands: v.rotation?.length || 28 };
+}
+
+function editButton(k) {
+  return el("button", { type: "button", class: "edit", "aria-label": t("score.edit-hand", { n: k + 1 }),
+                        on: { click: () => editHand(k) } }, "✎");
 }
 
 function renderRows(v) {
-  const names = v.names;
-  const t = $("rows");
-  const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Contract"), ...names.map(n => el("th", {}, n)));
-  const body = (v.rows || []).map(r => el("tr", { class: "hand-row", "data-hand": r.hand },
-    el("td", {}, v.writable ? el("button", { type: "button", class: "edit", "aria-label": `Edit hand ${r.hand + 1}`,
-                                             on: { click: () => editHand(r.hand) } }, `${r.hand + 1} ✎`) : String(r.hand + 1)),
-    el("td", { class: "what" }, r.label, el("span", { class: "dbl" }, `${names[r.declarer]}` +
-                                            (r.doubles.length ? ` · ${doublesLine(r, names)}` : ""))),
-    ...r.scores.map((s, i) => el("td", { class: "num" }, signed(s), el("span", { class: "tot" }, signed(r.totals[i]))))));
   const pending = queue().filter(op => op.kind === "add").map(op => el("tr", { class: "pending" },
-    el("td", {}, String(op.k + 1)), el("td", { class: "what" }, op.label,
-      el("span", { class: "dbl" }, op.refused ? `refused: ${op.refused.message}` : "waiting to be sent")),
-    ...names.map(() => el("td", { class: "num" }, "…"))));
-  const totals = el("tr", { class: "totals" }, el("td", {}), el("td", {}, "Totals"),
-    ...names.map((_, i) => el("td", { class: "num" }, signed((v.totals || [])[i] || 0))));
-  t.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...pending, totals));
+    el("th", { class: "sv-what", scope: "row" }, `${op.k + 1}. ${op.label}`,
+      el("span", { class: "sv-by" }, op.refused ? t("score.refused", { why: I18N.error(op.refused) }) : t("score.waiting"))),
+    ...v.names.map(() => el("td", { class: "num" }, "…"))));
+  const [grid, legend] = SheetView.table(sheetModel(v), { edit: v.writable ? editButton : null, extra: pending });
+  $("rows").replaceChildren(grid, legend);
 }
 
 function renderExports(v) {
@@ -292,45 +289,10 @@ function renderExports(v) {
   $("share-write").parentElement.hidden = !S.token;
 }
 
-// -- the chart of the running totals: an SVG drawn here from the server's totals ------------------
+// -- the chart of the running totals: the shared one (sheetview.js), drawn from the server's totals --
 
 function renderChart(v) {
-  const box = $("chart");
-  const rows = v.rows || [];
-  const n = v.names.length, hands = v.rotation?.length || 28;
-  const series = v.names.map((_, s) => [0, ...rows.map(r => r.totals[s])]);
-  const all = series.flat();
-  const lo = Math.min(0, ...all), hi = Math.max(lo + 1, 0, ...all);
-  const W = 600, H = 260, L = 44, R = 10, T = 10, B = 26;
-  const x = k => L + (W - L - R) * k / hands;
-  const y = t => T + (H - T - B) * (hi - t) / (hi - lo || 1);
-  const svg = (tag, attrs) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-    Object.entries(attrs).forEach(([k, val]) => e.setAttribute(k, val)); return e; };
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Running totals by hand", id: "chart-svg" });
-  root.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff", rx: 8 }));
-  const step = v.ruleset === "family" ? n : 7;
-  for (let k = 0; k <= hands; k += step) {
-    root.append(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, stroke: "#e5e7eb" }));
-    const lab = svg("text", { x: x(k), y: H - 8, "text-anchor": "middle", "font-size": 12, fill: "#6b7280" });
-    lab.textContent = String(k);
-    root.append(lab);
-  }
-  // Gridlines at the lowest, zero and the highest total; a label too close to zero's is left out.
-  for (const t of [...new Set([lo, 0, hi])].filter(t => t === 0 || Math.abs(y(t) - y(0)) > 14)) {
-    root.append(svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), stroke: t === 0 ? "#9ca3af" : "#f3f4f6" }));
-    const lab = svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "font-size": 12, fill: "#6b7280" });
-    lab.textContent = signed(t);
-    root.append(lab);
-  }
-  series.forEach((pts, s) => {
-    root.append(svg("polyline", { points: pts.map((t, k) => `${x(k)},${y(t)}`).join(" "), fill: "none",
-                                   stroke: COLOURS[s % 6], "stroke-width": 2.5, "stroke-linejoin": "round",
-                                   class: "line", "data-seat": s }));
-    root.append(svg("circle", { cx: x(pts.length - 1), cy: y(pts[pts.length - 1]), r: 4, fill: COLOURS[s % 6] }));
-  });
-  const legend = el("div", { class: "legend" }, ...v.names.map((nm, s) => el("span", {},
-    el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${nm} ${signed(series[s].at(-1))}`)));
-  box.replaceChildren(root, legend);
+  $("chart").replaceChildren(SheetView.chart(sheetModel(v), "chart-svg"));
 }
 
 // -- the entry form ------------------------------------------------------------------------
