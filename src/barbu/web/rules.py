@@ -15,6 +15,7 @@ from typing import Any
 
 from barbu.engine.cards import ACE_OF_HEARTS, HEARTS, KING_OF_HEARTS, QUEEN, card
 from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, with_options
+from barbu.engine.game import Game
 
 _TWO_OF_HEARTS = card(0, HEARTS)
 _QUEEN_OF_SPADES = card(QUEEN, 0)
@@ -47,9 +48,13 @@ def _total(c: Contract) -> int:
 def rules_info(ruleset: str, options: frozenset[str] = frozenset()) -> dict[str, Any]:
     """What the rules page of a rule set needs from the engine: each contract's id and figures."""
     table = with_options(CLASSIC, options) if ruleset == "classic" else FAMILY
+    games = [Game(ruleset, n) for n in ((4,) if ruleset == "classic" else range(3, 7))]
     out: dict[str, Any] = {"ruleset": ruleset,
                            "contracts": [{"id": c.id, "positive": c.positive, "figures": figures(c)}
-                                         for c in table]}
+                                         for c in table],
+                           # per number of players: the hands of a game, the cards set aside each deal
+                           "games": [{"players": g.players, "hands": g.num_hands, "set_aside": g.set_aside_count,
+                                      "per_declarer": g.hands_per_declarer} for g in games]}
     if ruleset == "classic":
         out["options"] = {o: _changed(frozenset({o})) for o in CLASSIC_OPTIONS}
     return out
