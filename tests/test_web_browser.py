@@ -214,7 +214,7 @@ def test_the_doubles_dialog_then_a_hand_on_a_phone_screen(server: str, browser: 
     assert clicks["double"] >= 1 and clicks["card"] >= 1  # a redouble dialog may follow
     page.click("#btn-sheet")
     page.locator("#sheet tr.hand-row").first.wait_for()
-    assert "Ann→" in page.inner_text("#sheet")  # a phone's short doubles: "Ann→C2"
+    assert "Ann × " in page.inner_text("#sheet")  # a phone's short doubles: "Ann × C2"
     page.click("#sheet-close")
     # Narrow screen: nothing runs off the side.
     width = page.evaluate("document.documentElement.scrollWidth")

@@ -39,7 +39,7 @@ const SheetView = (() => {
   // Pairs [a, b, redoubled] (a doubled b): "A × B", or "A ×× B" when b redoubled, as a score sheet
   // marks them; one pair after another, a pair never broken across lines.
   function doublesShort(pairs, short) {
-    return pairs.map(([a, b, re]) => `${short[a]} ${re ? "××" : "×"} ${short[b]}`.replace(/ /g, "\u00a0")).join(" · ");
+    return pairs.map(([a, b, re]) => el("span", { class: "sv-pair" }, `${short[a]} ${re ? "××" : "×"} ${short[b]}`));
   }
 
   // What a hand was played as, in the reader's words: "Trumps ♥", "Dominoes from J".
@@ -53,7 +53,7 @@ const SheetView = (() => {
 
   function headRow(names, short) {
     return el("tr", {}, el("th", { class: "sv-what", scope: "col" }, t("sheet.hand-contract")),
-      ...names.map((name, i) => el("th", { class: "sv-player", scope: "col", title: name },
+      ...names.map((name, i) => el("th", { class: "sv-player player", scope: "col", title: name },
         el("span", { class: "swatch", style: `background:${COLOURS[i % 6]}` }), short[i])));
   }
 
@@ -75,9 +75,9 @@ const SheetView = (() => {
   }
 
   function legend(m, short) {
-    const who = m.names.map((name, i) => `${short[i]} = ${name}`).join(" · ");
+    const who = m.names.map((name, i) => `${short[i]}: ${name}`).join(" · ");
     const dbl = m.rows.some((r) => r.doubles.length) ? ` — ${t("sheet.doubles-legend")}` : "";
-    return el("p", { class: "sv-legend" }, who + dbl);
+    return el("p", { class: "sv-legend legend" }, who + dbl);
   }
 
   // The sheet as a table. m: {ruleset, names, rows: [{hand, contract, label?, trump?, start_rank?,
@@ -130,7 +130,7 @@ const SheetView = (() => {
         stroke: COLOURS[s % 6], "stroke-width": 2.5, "stroke-linejoin": "round", class: "line", "data-seat": s }));
       root.append(svg("circle", { cx: x(pts.length - 1), cy: y(pts[pts.length - 1]), r: 4, fill: COLOURS[s % 6] }));
     });
-    const key = el("div", { class: "legend" }, m.names.map((name, s) => el("span", {},
+    const key = el("div", { class: "sv-chart-legend" }, m.names.map((name, s) => el("span", {},
       el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${name} ${I18N.points(series[s].at(-1), true)}`)));
     return el("div", { class: "sv-chart" }, root, key);
   }
