@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,31 +118,47 @@ def test_every_key_the_pages_use_is_in_english() -> None:
 def test_every_contract_suit_rank_and_level_has_its_words() -> None:
     from barbu.bots import levels
     from barbu.engine.cards import RANKS, SUITS
-    from barbu.engine.contracts import CLASSIC, FAMILY
+    from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY
+    from barbu.engine.game import RULESETS
     en = catalogue("en")
     wanted = [f"contract.classic.{c.id}.{p}" for c in CLASSIC for p in ("name", "line")]
     wanted += [f"contract.family.{c.id}.{p}" for c in FAMILY for p in ("name", "line")]
     wanted += [f"suit.{s}" for s in SUITS] + [f"rank.{r}" for r in RANKS]
     wanted += [f"level.{lv}.{p}" for lv in levels(cheats=True) for p in ("name", "line")]
+    wanted += [f"option.{o}" for o in CLASSIC_OPTIONS]
+    # Keys the pages build from a rule set's id (score.js, table.js, rules.js).
+    wanted += [f"{k}.{r}" for r in RULESETS for k in ("ruleset", "sheet.winners", "score.declares")]
+    wanted += [f"rules.{r}.{c.id}" for r, table in (("classic", CLASSIC), ("family", FAMILY)) for c in table]
     assert [k for k in wanted if k not in en] == []
+
+
+def table_errors() -> Iterator[tuple[str, dict[str, str]]]:
+    """Every ``TableError("code", …, args={…})`` of the web source: its code and each args dict's
+    constant keys and values (both branches of an ``a if c else b``; the illegal:<rule> codes,
+    built with an f-string, are left to :func:`engine_rules`)."""
+    for path in WEB.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "TableError"
+                    and isinstance(node.args[0], ast.Constant)):
+                continue
+            found = [kw.value for kw in node.keywords if kw.arg == "args"]
+            dicts = [d for v in found for d in ([v.body, v.orelse] if isinstance(v, ast.IfExp) else [v])]
+            if not dicts:
+                yield str(node.args[0].value), {}
+            for d in dicts:
+                assert isinstance(d, ast.Dict), f"{path.name}: args of {node.args[0].value} is not a dict"
+                pairs = zip(d.keys, d.values, strict=True)
+                yield str(node.args[0].value), {str(getattr(k, "value", "")): str(getattr(v, "value", ""))
+                                                for k, v in pairs}
+
+
+def key_of(code: str, args: dict[str, str]) -> str:
+    return f"{code}.{args['variant']}" if "variant" in args else code
 
 
 def raised_codes() -> set[str]:
     """Every TableError code the web source raises, as ``code`` or ``code.variant``."""
-    found: set[str] = set()
-    for path in WEB.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "TableError"):
-                continue
-            code = node.args[0]
-            if not isinstance(code, ast.Constant):
-                continue  # the illegal:<rule> codes, found in the engine below
-            variant = next((v.value for kw in node.keywords if kw.arg == "args" and isinstance(kw.value, ast.Dict)
-                            for k, v in zip(kw.value.keys, kw.value.values, strict=True)
-                            if isinstance(k, ast.Constant) and k.value == "variant"
-                            and isinstance(v, ast.Constant)), None)
-            found.add(f"{code.value}.{variant}" if variant else str(code.value))
-    return found
+    return {key_of(code, args) for code, args in table_errors()}
 
 
 def engine_rules() -> set[str]:
@@ -171,22 +188,8 @@ def test_error_args_fill_every_slot() -> None:
     """A catalogue's error text names only values the server sends with that code."""
     en = catalogue("en")
     sent: dict[str, set[str]] = {}
-    for path in WEB.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "TableError" \
-                    and isinstance(node.args[0], ast.Constant):
-                for kw in node.keywords:
-                    if kw.arg == "args" and isinstance(kw.value, (ast.Dict, ast.IfExp)):
-                        dicts = [kw.value] if isinstance(kw.value, ast.Dict) else [kw.value.body, kw.value.orelse]
-                        for d in dicts:
-                            names = {k.value for k in getattr(d, "keys", []) if isinstance(k, ast.Constant)}
-                            variant = "variant" in names
-                            key = str(node.args[0].value)
-                            if variant:
-                                v = next(val.value for k, val in zip(d.keys, d.values, strict=True)  # type: ignore[attr-defined]
-                                         if isinstance(k, ast.Constant) and k.value == "variant")
-                                key = f"{key}.{v}"
-                            sent.setdefault(key, set()).update(names - {"variant"})
+    for code, args in table_errors():
+        sent.setdefault(key_of(code, args), set()).update(set(args) - {"variant"})
     illegal_args = {"card", "contract", "ruleset", "declarer", "led", "trump", "owed", "left", "rank"}
     for key, value in en.items():
         if not key.startswith("error."):

@@ -88,13 +88,15 @@ def test_lobby_and_rules_pages_in_each_language(server: str, chrome: Any, lang: 
         for key in ("lobby.new-table", "lobby.open-tables", "lobby.other-seats", "level.basic.line"):
             assert words[key] in text, f"{lang}: {key} is not on the lobby"
         page.check("input[name=ruleset][value=family]")
-        assert page.is_visible("#family-note") and words["family.lowest-wins"] in page.inner_text("#family-note")
+        assert page.is_visible("#family-note")
+        assert words["family.lowest-wins"] in page.inner_text("#family-note")
         for ruleset in ("classic", "family"):
             page.goto(f"{server}/rules/{ruleset}?lang={lang}")
             wait_rules(page)
             assert_no_placeholders(page)
             body = page.inner_text("#rules-text")
-            assert words[f"contract.{ruleset}.{'no-king' if ruleset == 'classic' else 'reussite'}.name"] in body
+            last = "no-king" if ruleset == "classic" else "reussite"
+            assert words[f"contract.{ruleset}.{last}.name"] in body
             assert page.locator("select.lang-switch").input_value() == lang
             if lang in SHOTS:
                 page.screenshot(path=str(ARTIFACTS / f"rules-{ruleset}-{lang}.png"), full_page=True)
@@ -181,8 +183,8 @@ def keeper_sheet(server: str, players: int, hands: int) -> str:
     game = Game("family", players) if players != 4 else Game.classic()
     state = drive(State(game, seed=11), random.Random(11), until=lambda s: len(s.history) >= hands)
     doc = sheet_of(state, NAMES[:players], random.Random(11))
-    made = post(f"{server}/api/sheets", {"ruleset": game.ruleset, "players": players, "names": NAMES[:players],
-                                        "first_declarer": state.first_declarer})
+    made = post(f"{server}/api/sheets", {"ruleset": game.ruleset, "players": players,
+                                        "names": NAMES[:players], "first_declarer": state.first_declarer})
     for k, hand in enumerate(doc["hands"]):
         post(f"{server}/api/sheets/{made['id']}/hands", {"entry": f"i18n:{k}", "hand": k, "data": hand},
              made["token"])
@@ -197,11 +199,11 @@ def test_the_sheet_on_a_phone_shows_every_player_and_a_line_each(server: str, ch
             try:
                 page.wait_for_selector("#rows tr.hand-row")
                 assert page.locator("#rows tr.hand-row").count() == 12
-                cells = [*page.locator("#rows th.player").all(), *page.locator("#rows tr.totals td.num").all()]
+                cells = page.locator("#rows th.player, #rows tr.totals td.num").all()
                 assert len(cells) == 12
                 for cell in cells:  # no sideways scrolling to see any player's total
                     box = cell.bounding_box()
-                    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"]
+                    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
                 assert page.locator("#chart-svg polyline.line").count() == 6
                 assert_no_placeholders(page)
@@ -230,15 +232,17 @@ def serious(page: Any) -> list[str]:
             for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
-@pytest.mark.parametrize(("path", "ready"), [("/", "#seats-box select"), ("/rules/classic", "li.contract"),
-                                             ("/rules/family", "li.contract"), ("/score", "#name-inputs input"),
-                                             ("SHEET", "#rows tr.hand-row")])
+PAGES = [("/", "#seats-box select"), ("/rules/classic", "li.contract"), ("/rules/family", "li.contract"),
+         ("/score", "#name-inputs input"), ("SHEET", "#rows tr.hand-row")]  # each page, and when it is drawn
+
+
+@pytest.mark.parametrize(("path", "ready"), PAGES)
 def test_no_serious_accessibility_violations(server: str, chrome: Any, path: str, ready: str) -> None:
     url = keeper_sheet(server, players=4, hands=3) if path == "SHEET" else f"{server}{path}"
     for lang in ("en", "my"):
         page = open_page(chrome, url.replace("#", f"?lang={lang}#") if "#" in url else f"{url}?lang={lang}")
         try:
-            page.wait_for_function("document.documentElement.lang.startsWith('%s')" % lang)
+            page.wait_for_function(f"document.documentElement.lang.startsWith('{lang}')")
             page.wait_for_selector(ready)
             assert serious(page) == [], f"{path} in {lang}"
         finally:

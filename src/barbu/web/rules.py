@@ -53,8 +53,9 @@ def rules_info(ruleset: str, options: frozenset[str] = frozenset()) -> dict[str,
                            "contracts": [{"id": c.id, "positive": c.positive, "figures": figures(c)}
                                          for c in table],
                            # per number of players: the hands of a game, the cards set aside each deal
-                           "games": [{"players": g.players, "hands": g.num_hands, "set_aside": g.set_aside_count,
-                                      "per_declarer": g.hands_per_declarer} for g in games]}
+                           "games": [{"players": g.players, "hands": g.num_hands,
+                                      "set_aside": g.set_aside_count, "per_declarer": g.hands_per_declarer}
+                                     for g in games]}
     if ruleset == "classic":
         out["options"] = {o: _changed(frozenset({o})) for o in CLASSIC_OPTIONS}
     return out

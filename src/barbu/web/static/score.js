@@ -269,7 +269,7 @@ function renderScorebar(v) {
   const d = currentDeclarer();
   $("scorebar").replaceChildren(...v.names.map((n, s) => el("div", { class: "p" + (s === d ? " dec" : "") },
     el("div", { class: "n" }, el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), n),
-    el("div", { class: "t" }, signed((v.totals || [])[s] || 0)))));
+    el("div", { class: "t" }, I18N.points((v.totals || [])[s] || 0, v.ruleset === "classic")))));
 }
 
 // The keeper's hands in the shared sheet's form (sheetview.js): the same drawing as at the table.

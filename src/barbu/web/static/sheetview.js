@@ -54,17 +54,17 @@ const SheetView = (() => {
   function headRow(names, short) {
     return el("tr", {}, el("th", { class: "sv-what", scope: "col" }, t("sheet.hand-contract")),
       ...names.map((name, i) => el("th", { class: "sv-player player", scope: "col", title: name },
-        el("span", { class: "swatch", style: `background:${COLOURS[i % 6]}` }), short[i])));
+        el("span", { class: "swatch", style: `background:${COLOURS[i % 6]}` }),
+        el("span", { class: "sv-short" }, short[i]), el("span", { class: "sv-full" }, name))));
   }
 
   function handRow(m, r, short, opts) {
     const what = el("th", { class: "sv-what", scope: "row" },
       el("span", { class: "sv-no" }, `${r.hand + 1}.`), " ", contractLabel(m.ruleset, r),
-      opts.edit ? opts.edit(r.hand) : null,
-      el("span", { class: "sv-by" }, t("sheet.by", { name: short[r.declarer] })),
+      el("span", { class: "sv-by" }, t("sheet.by", { name: short[r.declarer] }), opts.edit ? opts.edit(r.hand) : null),
       r.doubles.length ? el("span", { class: "sv-dbl" }, doublesShort(r.doubles, short)) : null);
     return el("tr", { class: "hand-row", "data-hand": r.hand }, what,
-      ...r.scores.map((x, i) => el("td", { class: "num" }, I18N.points(x, true),
+      ...r.scores.map((x, i) => el("td", { class: "num" }, I18N.points(x, m.ruleset === "classic"),
         el("span", { class: "sv-run" }, I18N.points(r.totals[i], false)))));
   }
 
@@ -123,7 +123,7 @@ const SheetView = (() => {
     // Gridlines at the lowest, zero and the highest total; a label too close to zero's is left out.
     for (const v of [...new Set([lo, 0, hi])].filter((v) => v === 0 || Math.abs(y(v) - y(0)) > 14)) {
       root.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 0 ? "#9ca3af" : "#f3f4f6" }),
-        label(L - 6, y(v) + 4, I18N.points(v, true), "end"));
+        label(L - 6, y(v) + 4, I18N.points(v, m.ruleset === "classic"), "end"));
     }
     series.forEach((pts, s) => {
       root.append(svg("polyline", { points: pts.map((v, k) => `${x(k)},${y(v)}`).join(" "), fill: "none",
@@ -131,7 +131,7 @@ const SheetView = (() => {
       root.append(svg("circle", { cx: x(pts.length - 1), cy: y(pts[pts.length - 1]), r: 4, fill: COLOURS[s % 6] }));
     });
     const key = el("div", { class: "sv-chart-legend" }, m.names.map((name, s) => el("span", {},
-      el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${name} ${I18N.points(series[s].at(-1), true)}`)));
+      el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${name} ${I18N.points(series[s].at(-1), m.ruleset === "classic")}`)));
     return el("div", { class: "sv-chart" }, root, key);
   }
 
