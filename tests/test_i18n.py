@@ -120,6 +120,7 @@ def test_every_contract_suit_rank_and_level_has_its_words() -> None:
     from barbu.engine.cards import RANKS, SUITS
     from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY
     from barbu.engine.game import RULESETS
+    from barbu.engine.hand import PHASE_TASK
     en = catalogue("en")
     wanted = [f"contract.classic.{c.id}.{p}" for c in CLASSIC for p in ("name", "line")]
     wanted += [f"contract.family.{c.id}.{p}" for c in FAMILY for p in ("name", "line")]
@@ -129,6 +130,9 @@ def test_every_contract_suit_rank_and_level_has_its_words() -> None:
     # Keys the pages build from a rule set's id (score.js, table.js, rules.js).
     wanted += [f"{k}.{r}" for r in RULESETS for k in ("ruleset", "sheet.winners", "score.declares")]
     wanted += [f"rules.{r}.{c.id}" for r, table in (("classic", CLASSIC), ("family", FAMILY)) for c in table]
+    # An action out of its phase is told what it is time to do (tables.py: the phase as variant).
+    wanted += [f"error.illegal:wrong-phase.{p.name.lower()}" for p in PHASE_TASK
+               if p.name not in ("DEAL", "GAME_OVER")]
     assert [k for k in wanted if k not in en] == []
 
 
@@ -197,3 +201,32 @@ def test_error_args_fill_every_slot() -> None:
         code = key[len("error."):]
         have = illegal_args if code.startswith("illegal:") else sent.get(code, set())
         assert slots(value) <= have, f"{key} names {slots(value) - have}, which the server does not send"
+
+
+def test_an_illegal_action_sends_the_values_its_words_name(tmp_path: Path) -> None:
+    """The engine's refusal reaches the page with what the catalogue's text needs (card, suit led)."""
+    from tests.web_helpers import Recorder
+
+    from barbu.engine.cards import card_pretty, card_str
+    from barbu.web.store import Store
+    from barbu.web.tables import Setup, Table, TableError
+    store = Store(str(tmp_path / "t.db"))
+    try:
+        table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "seed": 5}))
+        seats = {}
+        for s in table.seats:
+            seats[s.row.seat] = Recorder(table, s.row.seat)
+            table.attach(seats[s.row.seat], s.row.token, f"P{s.row.seat}")
+        table.act(seats[table.state.current], "no-tricks")
+        while table.state.phase != table.state.phase.PLAY:
+            table.act(seats[table.state.current], table.state.game.action_str(table.state.legal_actions()[0]))
+        leader = table.state.current
+        not_held = next(c for c in range(52) if not table.state.hands[leader] >> c & 1)
+        with pytest.raises(TableError) as e:
+            table.act(seats[leader], card_str(not_held))
+        assert e.value.code == "illegal:not-your-card"
+        assert e.value.slots["card"] == card_pretty(not_held) and e.value.slots["contract"] == "no-tricks"
+        assert "{card}" in str(catalogue("en")["error.illegal:not-your-card"])
+        assert e.value.event()["args"] == e.value.slots
+    finally:
+        store.close()

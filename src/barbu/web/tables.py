@@ -548,15 +548,18 @@ class Table:
         except IllegalActionError as e:
             # Told to the player who tried it, other seats by name (the engine's text counts from 0).
             raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True),
-                             args=self._illegal_args(seat, action)) from e
+                             args=self._illegal_args(seat, action, e.rule)) from e
 
-    def _illegal_args(self, seat: int, action: int) -> dict[str, Any]:
+    def _illegal_args(self, seat: int, action: int, rule: str | None) -> dict[str, Any]:
         """What a refused action's message names, as values a page puts into its own words.
 
-        ``contract`` is an id and ``led``/``trump`` suit letters: the page says them in its language.
+        ``contract`` is an id and ``led``/``trump`` suit letters: the page says them in its language;
+        an action out of its phase names the phase (``variant``: what it is time to do).
         """
         s, g = self.state, self.game
         args: dict[str, Any] = {"ruleset": g.ruleset, "declarer": self.seats[s.declarer].row.name}
+        if rule == "wrong-phase":
+            args["variant"] = s.phase.name.lower()
         if 0 <= action < 52:
             args["card"] = card_pretty(action)
         if s.contract is not None:
