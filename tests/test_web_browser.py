@@ -393,5 +393,6 @@ def test_the_score_sheet_shows_every_player_at_once_on_a_phone(server: str, brow
             box = cell.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
         assert "C6: Computer 6" in page.inner_text("#sheet .legend")
+        assert page.locator("#sheet svg polyline.line").count() == 6  # the running totals, a line each
     finally:
         page.close()

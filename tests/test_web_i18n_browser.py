@@ -99,7 +99,7 @@ def test_lobby_and_rules_pages_in_each_language(server: str, chrome: Any, lang: 
             assert words[f"contract.{ruleset}.{last}.name"] in body
             assert page.locator("select.lang-switch").input_value() == lang
             if lang in SHOTS:
-                page.screenshot(path=str(ARTIFACTS / f"rules-{ruleset}-{lang}.png"), full_page=True)
+                page.screenshot(path=str(ARTIFACTS / f"rules-{ruleset}-{lang}-desktop.png"), full_page=True)
     finally:
         page.context.close()
 
@@ -213,16 +213,20 @@ def test_the_sheet_on_a_phone_shows_every_player_and_a_line_each(server: str, ch
                 page.context.close()
 
 
-def test_lobby_pictures(server: str, chrome: Any) -> None:
-    for lang in SHOTS:
-        for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
-            page = open_page(chrome, f"{server}/?lang={lang}", viewport=viewport)
-            try:
-                wait_lobby(page)
-                assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-                page.screenshot(path=str(ARTIFACTS / f"lobby-{lang}-{name}.png"), full_page=True)
-            finally:
-                page.context.close()
+@pytest.mark.parametrize("lang", SHOTS)
+def test_lobby_and_rules_fit_a_phone_and_a_desktop(server: str, chrome: Any, lang: str) -> None:
+    for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        page = open_page(chrome, f"{server}/?lang={lang}", viewport=viewport)
+        try:
+            wait_lobby(page)
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            page.screenshot(path=str(ARTIFACTS / f"lobby-{lang}-{name}.png"), full_page=True)
+            page.goto(f"{server}/rules/family?lang={lang}")
+            wait_rules(page)
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            page.screenshot(path=str(ARTIFACTS / f"rules-family-{lang}-{name}.png"), full_page=True)
+        finally:
+            page.context.close()
 
 
 def serious(page: Any) -> list[str]:
