@@ -484,13 +484,13 @@ function matrixCell(a, b, dec) {
   const st = cellState(a, b), names = S.view.names;
   const locked = st === "on" && isLocked(a, b);
   const label = { on: "×", re: "××", "may-re": "", may: "", no: "" }[st];
-  const what = st === "re" || st === "may-re" ? "redoubles" : "doubles";
+  const what = t(st === "re" || st === "may-re" ? "score.cell-redoubles" : "score.cell-doubles", { a: names[a], b: names[b] });
+  const said = locked ? `${what} (${t("score.compulsory-now")})` : what;
   return el("td", {}, el("button", {
     type: "button", class: `cell ${st}${locked ? " must" : ""}`, "data-from": a, "data-to": b,
-    disabled: st === "no" || locked, title: `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
-    "aria-label": `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
+    disabled: st === "no" || locked, title: said, "aria-label": said,
     "aria-pressed": String(st === "on" || st === "re"),
-    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, "must")] : label || { "may-re": "↩", no: "–" }[st] || ""));
+    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, t("score.must"))] : label || { "may-re": "↩", no: "–" }[st] || ""));
 }
 
 // -- the result, entered as people count it ------------------------------------------------------
@@ -610,7 +610,7 @@ function scheduleCheck() {
   if (!S.draft?.contract) return showCheck("wait", t("score.choose-contract"));
   if (S.offline || S.frame.provisional) {
     $("save").disabled = false;
-    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+    return showCheck("wait", t("score.kept-offline"));
   }
   showCheck("wait", t("score.checking"));
   S.checkTimer = setTimeout(() => runCheck(seq), 250);
@@ -624,7 +624,7 @@ async function runCheck(seq) {
     setOffline(true);
     S.retryTimer = S.retryTimer || setTimeout(retry, RETRY_MS);
     $("save").disabled = false;
-    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+    return showCheck("wait", t("score.kept-offline"));
   }
   if (!res.ok) return showCheck("bad", res.data?.error ? I18N.error(res.data.error) : t("score.refused-status", { status: res.status }));
   if (!res.data.ok) return showCheck("bad", I18N.error(res.data.error), res.data.error.field);
@@ -636,7 +636,7 @@ async function runCheck(seq) {
 
 async function save() {
   const data = handData();
-  const label = contractOf(data.contract).name;
+  const label = SheetView.contractLabel(S.view.ruleset, { contract: data.contract, label: contractOf(data.contract).name });
   const body = { entry: nextEntry(), data };
   let q = queue();
   if (S.refusedOp) {
