@@ -372,7 +372,7 @@ function onError(msg) {
   if (msg.code === "bad-token") {
     T.stopped = true;
     $("banner").hidden = false;
-    fill($("banner"), `${I18N.error(msg)} `, h("a", { href: `/table/${T.id}` }, t("lobby.watch-instead")));
+    fill($("banner"), `${msg.message}. `, h("a", { href: `/table/${T.id}` }, "Watch the table instead"));
     return;
   }
   if (msg.code === "damaged" && !T.welcomed) {
@@ -383,10 +383,10 @@ function onError(msg) {
   }
   if (msg.code === "no-table") {
     T.stopped = true;
-    $("status").textContent = I18N.error(msg);
+    $("status").textContent = msg.message;
     return;
   }
-  toast(I18N.error(msg));
+  toast(msg.message);
 }
 
 function onState(msg) {
