@@ -1,0 +1,54 @@
+"""The deals, drawn per game with the engine's own Python random so that each equals State's for its seed.
+
+A deal happens once a hand, so drawing its 52 keys in Python costs little beside the hand's
+steps; turning the keys into hands is done for every game dealt in a step at once.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from barbu.vector.backend import Bool, Int
+from barbu.vector.games import CHOOSE, Games
+from barbu.vector.legal import KH
+from barbu.vector.tables import Tables
+
+
+def _keys(seed: int, hand_no: int, redeals: int) -> list[float]:
+    """The sort keys State.deal_random draws for the 52 cards, in card order."""
+    rnd = random.Random(f"{seed}:{hand_no}:{redeals}").random
+    return [rnd() for _ in range(52)]
+
+
+def owners(keys: list[list[float]], hand_size: int) -> Int:
+    """Each card's place in the sorted deck, divided by the hand size: its seat (≥ n: set aside)."""
+    place = np.argsort(np.argsort(np.array(keys), axis=1, kind="stable"), axis=1, kind="stable")
+    seat: Int = (place // hand_size).astype(np.int32)
+    return seat
+
+
+def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
+    """Games whose chooser has King of Hearts as the one challenge left (a K♥ set aside redeals)."""
+    if t.king_idx < 0 or not t.aside:
+        return np.zeros(len(idx), dtype=np.bool_)
+    left = ~g.used[idx, g.declarer[idx]]
+    only: Bool = left[:, t.king_idx] & (left.sum(axis=1) == 1)
+    return only
+
+
+def deal(g: Games, t: Tables, idx: Int, hand_size: int) -> None:
+    """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say."""
+    while len(idx):
+        seat = owners([_keys(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx], hand_size)
+        again = _only_king_left(g, t, idx) & (seat[:, KH] >= g.n)
+        for b in idx[again]:
+            g.redeals[b] += 1
+        ok = idx[~again]
+        # The one host-side write of the rules (JAX would use .at[].set or a host callback).
+        g.hands[ok] = seat[~again][:, None, :] == np.arange(g.n)[None, :, None]
+        g.set_aside[ok] = seat[~again] >= g.n
+        g.phase[ok] = CHOOSE
+        g.current[ok] = g.declarer[ok]
+        idx = idx[again]

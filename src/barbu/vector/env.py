@@ -1,0 +1,144 @@
+"""VectorEnv: B games stepped together, with auto-reset, barbu.env's masks, observations and rewards."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from barbu.engine.game import Game
+from barbu.env.actions import NUM_ACTIONS
+from barbu.env.encoding import obs_size
+from barbu.vector.apply import step as apply_step
+from barbu.vector.backend import I64, Bool, Float, Int, onehot, xp
+from barbu.vector.deal import deal
+from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
+from barbu.vector.legal import legal_mask
+from barbu.vector.observe import observation
+from barbu.vector.tables import tables
+
+Reset = tuple[Float, Bool, Int]
+Step = tuple[Float, Bool, Int, Float, Bool]
+
+
+def stream_seed(seed: int, b: int) -> int:
+    """The barbu.env seed whose games game ``b`` of ``VectorEnv(seed=seed)`` plays, one after another."""
+    return seed << 32 | b
+
+
+class VectorEnv:
+    """``batch`` games of one table, stepped together; a game that ends is reset at once.
+
+    Game ``b`` plays exactly the games that ``barbu.env`` plays after
+    ``reset(seed=stream_seed(seed, b))`` and then ``reset()`` each time one ends: the same
+    engine seeds, so the same deals, and with the same actions the same observations, masks
+    and rewards. ``hands`` ends each game after that many hands, as in barbu.env.
+    """
+
+    def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
+                 batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand") -> None:
+        if reward not in ("hand", "game"):
+            raise ValueError(f"unknown reward {reward!r} (hand or game)")
+        if batch < 1 or seed < 0:
+            raise ValueError("batch must be at least 1 and seed at least 0")
+        self.game = Game(rules, players, frozenset(options))
+        if hands is not None and not 1 <= hands <= self.game.num_hands:
+            raise ValueError(f"hands must be 1 to {self.game.num_hands}, not {hands}")
+        self.hands = hands if hands is not None else self.game.num_hands
+        self.reward = reward
+        self.num_envs, self.num_players, self.num_actions = batch, players, NUM_ACTIONS
+        self.obs_size = obs_size(self.game)
+        self.tables = tables(self.game)
+        self.sign = 1.0 if self.game.is_classic else -1.0
+        self.seed = seed
+        self.games = Games(batch, players)
+        self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
+        self._streams: list[random.Random] = []
+
+    @property
+    def seeds(self) -> I64:
+        """The engine seed of each game in progress (``State(game, seed=...)`` replays it)."""
+        return np.array(self.games.seed, dtype=np.int64)
+
+    def reset(self, seed: int | None = None) -> Reset:
+        """New games everywhere; with ``seed``, the streams of games start again from it."""
+        if seed is not None or not self._streams:
+            self.seed = self.seed if seed is None else seed
+            self._streams = [random.Random(stream_seed(self.seed, b)) for b in range(self.num_envs)]
+        self._new_games(np.arange(self.num_envs))
+        return self._view()
+
+    def step(self, actions: npt.ArrayLike) -> Step:
+        """Each game's player to act takes its action id; games that end start again."""
+        g = self.games
+        a = np.asarray(actions, dtype=np.int32).reshape(g.batch)
+        if not self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)].all() or (a < 0).any():
+            bad = int(np.flatnonzero(~self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)])[0])
+            raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
+        per = self.game.hands_per_declarer
+        ended = apply_step(g, self.tables, xp.asarray(a), per, self.game.is_classic)
+        rewards = xp.zeros((g.batch, g.n), dtype=np.float32)
+        done = xp.zeros(g.batch, dtype=np.bool_)
+        if ended.any():
+            rewards, done = self._close_hands(np.asarray(ended))
+        obs, mask, player = self._view()
+        return obs, mask, player, rewards, done
+
+    def _view(self) -> Reset:
+        g = self.games
+        self.mask = legal_mask(g, self.tables)
+        return observation(g, self.tables, self.game), self.mask, g.current.copy()
+
+    def _close_hands(self, ended: Bool) -> tuple[Float, Bool]:
+        """Score the hands that ended, pay the rewards, and deal the next hands or games."""
+        g, t, n = self.games, self.tables, self.games.n
+        c = xp.maximum(g.contract, 0)
+        places = xp.take_along_axis(t.out_scores[c], xp.where(g.out < 0, n - 1, g.out), axis=1)
+        cs = xp.where((t.kind[c] == 0)[:, None], g.points, places)
+        pairs = g.doubled | g.doubled.transpose(0, 2, 1)
+        twice = g.redoubled | g.redoubled.transpose(0, 2, 1)
+        mult = pairs * (1 + twice)
+        scores = cs + (mult * (cs[:, :, None] - cs[:, None, :])).sum(axis=2)
+        scores = xp.where(ended[:, None], scores, 0)
+        g.totals = g.totals + scores
+        chosen = onehot(g.declarer, n)[:, :, None] & onehot(c, 7)[:, None, :]
+        g.used = g.used | (ended[:, None, None] & chosen)
+        g.hand_no = g.hand_no + ended
+        if self.game.is_classic:
+            g.dbl_count = xp.where((ended & (g.hand_no % 7 == 0))[:, None], 0, g.dbl_count)
+        over = ended & (g.hand_no >= self.hands)
+        paid = scores if self.reward == "hand" else xp.where(over[:, None], g.totals, 0)
+        rewards = (self.sign * paid).astype(np.float32)
+        self._next_hands(np.flatnonzero(ended & ~over))
+        self._new_games(np.flatnonzero(over))
+        return rewards, over
+
+    def _next_hands(self, idx: Int) -> None:
+        g = self.games
+        if not len(idx):
+            return
+        at = np.zeros(g.batch, dtype=np.bool_)
+        at[idx] = True
+        refresh(g, at, HAND_FIELDS)
+        per = self.game.hands_per_declarer
+        declarer = (g.first_declarer + g.hand_no // per) % g.n
+        g.declarer = xp.where(at, declarer, g.declarer)
+        g.leader = xp.where(at, declarer, g.leader)
+        for b in idx:
+            g.redeals[b] = 0
+        deal(g, self.tables, idx, self.game.hand_size)
+
+    def _new_games(self, idx: Int) -> None:
+        g = self.games
+        if not len(idx):
+            return
+        for b in idx:
+            g.seed[b] = self._streams[b].randrange(2**63)
+        first = [random.Random(f"{g.seed[b]}:declarer").randrange(g.n) for b in idx]
+        g.first_declarer[idx] = first
+        at = np.zeros(g.batch, dtype=np.bool_)
+        at[idx] = True
+        refresh(g, at, GAME_FIELDS)
+        self._next_hands(idx)
