@@ -151,7 +151,7 @@ def _finish_trick(g: Games, t: Tables, m: Bool) -> Bool:
     suit, led = g.trick // 13, rows(g.trick, g.leader)[:, None] // 13
     key = xp.where(suit == g.trump[:, None], 200, xp.where(suit == led, 100, 0)) + g.trick % 13
     winner = xp.argmax(key, axis=1).astype(np.int32)
-    cards = (onehot(g.trick, 52)).any(axis=1)
+    cards: Bool = xp.any(onehot(g.trick, 52), axis=1)
     bonus = xp.take_along_axis(t.last_bonus[c], xp.minimum(g.trick_no, t.last_bonus.shape[1] - 1)[:, None],
                                axis=1)[:, 0]
     pts = t.per_trick[c] + (t.card_points[c] * cards).sum(axis=1) + bonus
