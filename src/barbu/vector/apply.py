@@ -1,7 +1,8 @@
 """One action in every game at once: the engine's state machine written over arrays.
 
 Each game is in one phase, so each phase's update is computed for the games in it (a
-boolean mask) and merged with ``where``; the hands that end are returned for scoring.
+boolean mask) and merged with ``where``; the observation buffer is told of each event; the
+hands that end are returned for scoring.
 """
 
 from __future__ import annotations
@@ -9,218 +10,229 @@ from __future__ import annotations
 import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
-from barbu.vector.backend import Bool, Int, onehot, rows, xp
-from barbu.vector.games import CHOOSE, DEAL, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games
-from barbu.vector.legal import ACE, RANK_OF, SUIT
+from barbu.vector.backend import NO_CARDS, SUIT_SET, U64, Bool, Int, card_set, xp
+from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games
+from barbu.vector.legal import ACE
 from barbu.vector.tables import Tables
+from barbu.vector.views import Views
 
-ACTION_BASE = {"contract": 53, "trump": 60, "rank": 64, "double": 77, "redouble": 85}
 
-
-def _set(g: Games, name: str, where: Bool, value: Int | Bool | int) -> None:
+def _set(g: Games, name: str, where: Bool, value: Int | Bool | U64 | int | np.uint64) -> None:
     old = getattr(g, name)
     setattr(g, name, xp.where(where.reshape((-1,) + (1,) * (old.ndim - 1)), value, old))
 
 
-def _seat_row(g: Games, name: str, where: Bool, seat: Int, row: Int | Bool) -> None:
-    """Replace row ``seat`` of the per-seat field ``name`` in the games ``where``."""
+def _seat_set(g: Games, name: str, where: Bool, seat: Int, value: Int | U64) -> None:
+    """Replace the entry of ``seat`` in the per-seat field ``name`` of the games ``where``."""
     old = getattr(g, name)
-    at = (where[:, None] & onehot(seat, g.n)).reshape(where.shape + (g.n,) + (1,) * (old.ndim - 2))
-    setattr(g, name, xp.where(at, xp.expand_dims(row, 1), old))
+    at = where[:, None] & (np.arange(g.n) == seat[:, None])
+    setattr(g, name, xp.where(at, value[:, None], old))
 
 
-def step(g: Games, t: Tables, action: Int, per_declarer: int, classic: bool) -> Bool:
-    """Apply each game's (legal) ``action``; return the games whose hand ended."""
-    ph, c = g.phase, xp.maximum(g.contract, 0)
-    layout = t.kind[c] != 0
-    masks = (ph == CHOOSE, ph == TRUMP, ph == RANK, ph == DOUBLE, ph == REDOUBLE,
-             (ph == PLAY) & ~layout, (ph == PLAY) & layout)
-    ended: Bool = xp.zeros(g.batch, dtype=np.bool_)
-    ended = ended | _choose(g, t, masks[0], action, per_declarer, classic)
-    ended = ended | _name(g, t, masks[1], "trump", action - 60, per_declarer, classic)
-    ended = ended | _name(g, t, masks[2], "start", action - 64, per_declarer, classic)
-    ended = ended | _double(g, t, masks[3], action - 77)
-    ended = ended | _redouble(g, t, masks[4], action - 85)
-    ended = ended | _play_trick(g, t, masks[5], action)
-    ended = ended | _place(g, t, masks[6], action)
-    return ended
-
-
-def _choose(g: Games, t: Tables, m: Bool, action: Int, per: int, classic: bool) -> Bool:
-    idx = xp.clip(action - 53, 0, 6)
-    _set(g, "contract", m, idx)
-    naming_suit = m & t.trumps[idx]
-    naming_rank = m & (t.kind[idx] == 1)
-    _set(g, "phase", naming_suit, TRUMP)
-    _set(g, "phase", naming_rank, RANK)
-    return _after_naming(g, t, m & ~naming_suit & ~naming_rank, per, classic)
-
-
-def _name(g: Games, t: Tables, m: Bool, name: str, value: Int, per: int, classic: bool) -> Bool:
-    _set(g, name, m, value)
-    return _after_naming(g, t, m, per, classic)
-
-
-def _after_naming(g: Games, t: Tables, m: Bool, per: int, classic: bool) -> Bool:
-    if not classic:
-        return _start_play(g, t, m)
-    left = per - g.hand_no % per
-    owed = xp.maximum(0, REQUIRED_DOUBLES - g.dbl_count)
-    owed = xp.where(np.arange(g.n) == g.declarer[:, None], 0, owed)
-    forced = (owed > 0) & (owed >= left[:, None])
-    _set(g, "forced", m, forced)
-    _set(g, "phase", m, DOUBLE)
-    _set(g, "turn", m, 1)
-    _set(g, "current", m, (g.declarer + 1) % g.n)
+def _none(g: Games) -> Bool:
     none: Bool = xp.zeros(g.batch, dtype=np.bool_)
     return none
 
 
-def _start_play(g: Games, t: Tables, m: Bool) -> Bool:
-    _set(g, "phase", m, PLAY)
-    _set(g, "current", m, g.declarer)
-    _set(g, "leader", m, g.declarer)
-    c = xp.maximum(g.contract, 0)
-    ends = t.ends[c]
-    nothing = (t.kind[c] == 0) & ends.any(axis=1) & ~(ends & ~g.set_aside).any(axis=1)
-    ends_now: Bool = m & nothing
-    return ends_now
+class Rules:
+    """The batched state machine of one table."""
+
+    def __init__(self, t: Tables, views: Views, per_declarer: int, classic: bool, hand_size: int) -> None:
+        self.t, self.v, self.per, self.classic, self.size = t, views, per_declarer, classic, hand_size
+
+    def step(self, g: Games, action: Int) -> Bool:
+        """Apply each game's (legal) ``action``; return the games whose hand ended."""
+        ph, c = g.phase, xp.maximum(g.contract, 0)
+        layout = self.t.kind[c] != 0
+        steps = ((ph == CHOOSE, self._choose), (ph == TRUMP, self._trump), (ph == RANK, self._rank),
+                 (ph == DOUBLE, self._double), (ph == REDOUBLE, self._redouble),
+                 ((ph == PLAY) & ~layout, self._play_trick), ((ph == PLAY) & layout, self._place))
+        ended = _none(g)
+        for m, do in steps:
+            if m.any():  # a skip only: under JAX every branch would run, masked
+                ended = ended | do(g, m, action)
+        return ended
+
+    def _choose(self, g: Games, m: Bool, action: Int) -> Bool:
+        idx = xp.clip(action - 53, 0, 6)
+        _set(g, "contract", m, idx)
+        naming_suit = m & self.t.trumps[idx]
+        naming_rank = m & (self.t.kind[idx] == 1)
+        _set(g, "phase", naming_suit, TRUMP)
+        _set(g, "phase", naming_rank, RANK)
+        return self._after_naming(g, m & ~naming_suit & ~naming_rank)
+
+    def _trump(self, g: Games, m: Bool, action: Int) -> Bool:
+        _set(g, "trump", m, action - 60)
+        return self._after_naming(g, m)
+
+    def _rank(self, g: Games, m: Bool, action: Int) -> Bool:
+        _set(g, "start", m, action - 64)
+        return self._after_naming(g, m)
+
+    def _after_naming(self, g: Games, m: Bool) -> Bool:
+        if not self.classic:
+            return self._start_play(g, m)
+        left = self.per - g.hand_no % self.per
+        owed = xp.maximum(0, REQUIRED_DOUBLES - g.dbl_count)
+        owed = xp.where(np.arange(g.n) == g.declarer[:, None], 0, owed)
+        forced = (((owed > 0) & (owed >= left[:, None])) << np.arange(g.n)).sum(axis=1)
+        _set(g, "forced", m, forced)
+        _set(g, "phase", m, DOUBLE)
+        _set(g, "turn", m, 1)
+        _set(g, "current", m, (g.declarer + 1) % g.n)
+        self.v.compulsory(g, xp.flatnonzero(m))
+        return _none(g)
+
+    def _start_play(self, g: Games, m: Bool) -> Bool:
+        _set(g, "phase", m, PLAY)
+        _set(g, "current", m, g.declarer)
+        _set(g, "leader", m, g.declarer)
+        c = xp.maximum(g.contract, 0)
+        ends = self.t.ends[c]
+        nothing: Bool = m & (self.t.kind[c] == 0) & (ends != 0) & ((ends & ~g.set_aside) == 0)
+        return nothing
+
+    def _from_left(self, g: Games, mask: Int) -> Int:
+        """The seats of an id's relative mask (bit k-1: k places to the actor's left) as a seat mask."""
+        seats = xp.zeros_like(mask)
+        for k in range(1, g.n):
+            seats = seats | (((mask >> (k - 1)) & 1) << ((g.current + k) % g.n))
+        absolute: Int = seats
+        return absolute
+
+    def _double(self, g: Games, m: Bool, action: Int) -> Bool:
+        targets = self._from_left(g, action - 77)
+        games = xp.flatnonzero(m)
+        self.v.pair(games, "doubled", g.current[games], targets[games])
+        _seat_set(g, "doubled", m, g.current, targets)
+        hit = (targets >> g.declarer) & 1
+        _seat_set(g, "dbl_count", m, g.current, g.dbl_count[np.arange(g.batch), g.current] + hit)
+        self.v.owed(g, games)
+        more = m & (g.turn < g.n - 1)
+        _set(g, "turn", more, g.turn + 1)
+        _set(g, "current", more, (g.declarer + g.turn) % g.n)
+        last = m & ~more
+        nobody = last & (g.doubled.sum(axis=1) == 0)
+        _set(g, "phase", last & ~nobody, REDOUBLE)
+        ended = self._next_redoubler(g, last & ~nobody, xp.zeros(g.batch, dtype=np.int32))
+        return ended | self._start_play(g, nobody)
+
+    def _redouble(self, g: Games, m: Bool, action: Int) -> Bool:
+        targets = self._from_left(g, action - 85)
+        games = xp.flatnonzero(m)
+        self.v.pair(games, "redoubled", g.current[games], targets[games])
+        _seat_set(g, "redoubled", m, g.current, targets)
+        return self._next_redoubler(g, m, g.turn + 1)
+
+    def _next_redoubler(self, g: Games, m: Bool, first: Int) -> Bool:
+        """Move to the next seat in redoubling order, from position ``first``, that was doubled."""
+        doubled = xp.bitwise_or.reduce(g.doubled, axis=1)  # the seats someone doubled
+        order = (g.declarer[:, None] + np.arange(g.n)) % g.n
+        waiting = ((doubled[:, None] >> order) & 1 == 1) & (np.arange(g.n) >= first[:, None])
+        found = m & waiting.any(axis=1)
+        pos = xp.argmax(waiting, axis=1).astype(np.int32)
+        _set(g, "turn", found, pos)
+        _set(g, "current", found, (g.declarer + pos) % g.n)
+        return self._start_play(g, m & ~found)
+
+    def _take(self, g: Games, m: Bool, card: Int, in_trick: bool) -> None:
+        """Take ``card`` from the actor's hand (and tell the views)."""
+        games = xp.flatnonzero(m)
+        self.v.played(games, g.current[games], card[games], in_trick)
+        _seat_set(g, "hands", m, g.current, g.hands[np.arange(g.batch), g.current] & ~card_set(card))
+
+    def _play_trick(self, g: Games, m: Bool, card: Int) -> Bool:
+        self._take(g, m, card, True)
+        led = g.trick[np.arange(g.batch), g.leader] // 13
+        off_suit = m & (g.trick_len > 0) & (card // 13 != led)
+        if off_suit.any():
+            games = xp.flatnonzero(off_suit)
+            self.v.void(games, g.current[games], led[games])
+            no_trump = off_suit & (g.trump >= 0) & (card // 13 != g.trump)
+            games = xp.flatnonzero(no_trump)
+            self.v.void(games, g.current[games], g.trump[games])
+        _seat_set(g, "trick", m, g.current, card)
+        _set(g, "trick_cards", m, g.trick_cards | card_set(card))
+        _set(g, "trick_len", m, g.trick_len + 1)
+        full = m & (g.trick_len == g.n)
+        _set(g, "current", m & ~full, (g.current + 1) % g.n)
+        return self._finish_trick(g, full) if full.any() else _none(g)
+
+    def _finish_trick(self, g: Games, m: Bool) -> Bool:
+        t, c = self.t, xp.maximum(g.contract, 0)
+        suit, led = g.trick // 13, (g.trick[np.arange(g.batch), g.leader] // 13)[:, None]
+        key = xp.where(suit == g.trump[:, None], 200, xp.where(suit == led, 100, 0)) + g.trick % 13
+        winner = xp.argmax(key, axis=1).astype(np.int32)
+        bonus = t.last_bonus[c, xp.minimum(g.trick_no, self.size - 1)]
+        pts = t.per_trick[c] + t.card_points[c[:, None], xp.maximum(g.trick, 0)].sum(axis=1) + bonus
+        win = m[:, None] & (np.arange(g.n) == winner[:, None])
+        g.points = g.points + win * pts[:, None]
+        g.tricks_won = g.tricks_won + win
+        games = xp.flatnonzero(m)
+        self.v.trick_taken(games, winner[games], g.trick[games])
+        _set(g, "last_leader", m, g.leader)
+        _set(g, "trick", m, -1)
+        _set(g, "trick_cards", m, NO_CARDS)
+        _set(g, "trick_len", m, 0)
+        _set(g, "trick_no", m, g.trick_no + 1)
+        _set(g, "leader", m, winner)
+        _set(g, "current", m, winner)
+        ends = t.ends[c]
+        fallen = (ends != 0) & ((xp.bitwise_or.reduce(g.hands, axis=1) & ends) == 0)
+        last: Bool = m & ((g.trick_no == self.size) | fallen)
+        return last
+
+    def _run_on(self, g: Games) -> None:
+        """Stretch every open line over the set-aside cards beyond its ends."""
+        for _ in range(self.t.aside):
+            for s in range(4):
+                lo, hi = g.lo[:, s], g.hi[:, s]
+                below = (g.set_aside >> (13 * s + xp.maximum(lo - 1, 0)).astype(np.uint64)) & np.uint64(1)
+                above = (g.set_aside >> (13 * s + xp.minimum(hi + 1, ACE)).astype(np.uint64)) & np.uint64(1)
+                g.lo[:, s] = xp.where((lo > 0) & (below == 1), lo - 1, lo)
+                g.hi[:, s] = xp.where((hi >= 0) & (hi < ACE) & (above == 1), hi + 1, hi)
+
+    def _lay(self, g: Games, m: Bool, card: Int) -> None:
+        """Put ``card`` on its line; Réussite's first card fixes the rank and opens set-aside ones."""
+        rank, suit = card % 13, card // 13
+        first = m & (g.start < 0)
+        _set(g, "start", first, rank)
+        if self.t.aside and first.any():
+            for s in range(4):
+                opens = first & ((g.set_aside >> (13 * s + rank).astype(np.uint64)) & np.uint64(1) == 1)
+                g.lo[:, s] = xp.where(opens, rank, g.lo[:, s])
+                g.hi[:, s] = xp.where(opens, rank, g.hi[:, s])
+        mine = m[:, None] & (np.arange(4) == suit[:, None])
+        shut = g.lo < 0
+        g.lo = xp.where(mine & (shut | (rank[:, None] < g.lo)), rank[:, None], g.lo)
+        g.hi = xp.where(mine & (shut | (rank[:, None] > g.hi)), rank[:, None], g.hi)
+        self._run_on(g)
+
+    def _place(self, g: Games, m: Bool, card: Int) -> Bool:
+        placing = m & (card != 52)
+        safe = xp.minimum(card, 51)
+        self._take(g, placing, safe, False)
+        self._lay(g, placing, safe)
+        c = xp.maximum(g.contract, 0)
+        gone = placing & (g.hands[np.arange(g.batch), g.current] == 0)
+        if gone.any():
+            games = xp.flatnonzero(gone)
+            self.v.gone_out(games, g.current[games], g.out_count[games])
+            _seat_set(g, "out", gone, g.current, g.out_count)
+            _set(g, "out_count", gone, g.out_count + 1)
+        over: Bool = gone & (g.out_count >= self.t.out_needed[c])
+        extra = placing & ~gone & (self.t.kind[c] == 2) & (safe % 13 == ACE)
+        _set(g, "ace_extra", m, extra)
+        self._next_holder(g, m & ~extra & ~over)
+        return over
+
+    def _next_holder(self, g: Games, m: Bool) -> None:
+        """The next seat after the actor that still holds cards (or the actor himself)."""
+        order = (g.current[:, None] + np.arange(1, g.n + 1)) % g.n
+        holds = g.hands[np.arange(g.batch)[:, None], order] != 0
+        nxt = order[np.arange(g.batch), xp.argmax(holds, axis=1)]
+        _set(g, "current", m & holds.any(axis=1), nxt)
 
 
-def _from_left(g: Games, m: Bool, mask: Int) -> Bool:
-    """The seats of an id's relative mask (bit k-1: k places to the actor's left) as (B, n)."""
-    k = (np.arange(g.n) - g.current[:, None]) % g.n
-    bits: Bool = (k > 0) & ((mask[:, None] >> xp.maximum(k - 1, 0)) & 1 == 1) & m[:, None]
-    return bits
-
-
-def _double(g: Games, t: Tables, m: Bool, mask: Int) -> Bool:
-    row = _from_left(g, m, mask)
-    _seat_row(g, "doubled", m, g.current, row)
-    hit = rows(row, g.declarer).astype(np.int32)
-    _seat_row(g, "dbl_count", m, g.current, rows(g.dbl_count, g.current) + hit)
-    more = m & (g.turn < g.n - 1)
-    _set(g, "turn", more, g.turn + 1)
-    _set(g, "current", more, (g.declarer + g.turn) % g.n)
-    last = m & ~more
-    nobody = last & ~g.doubled.any(axis=(1, 2))
-    _set(g, "phase", last & ~nobody, REDOUBLE)
-    ended = _next_redoubler(g, t, last & ~nobody, xp.zeros(g.batch, dtype=np.int32))
-    return ended | _start_play(g, t, nobody)
-
-
-def _redouble(g: Games, t: Tables, m: Bool, mask: Int) -> Bool:
-    _seat_row(g, "redoubled", m, g.current, _from_left(g, m, mask))
-    return _next_redoubler(g, t, m, g.turn + 1)
-
-
-def _next_redoubler(g: Games, t: Tables, m: Bool, first: Int) -> Bool:
-    """Move to the next seat in redoubling order, from position ``first``, that was doubled."""
-    order = (g.declarer[:, None] + np.arange(g.n)) % g.n
-    was_doubled = g.doubled.any(axis=1)  # (B, n): someone doubled this seat
-    waiting = xp.take_along_axis(was_doubled, order, axis=1) & (np.arange(g.n) >= first[:, None])
-    found = m & waiting.any(axis=1)
-    pos = xp.argmax(waiting, axis=1).astype(np.int32)
-    _set(g, "turn", found, pos)
-    _set(g, "current", found, (g.declarer + pos) % g.n)
-    return _start_play(g, t, m & ~found)
-
-
-def _play_card(g: Games, m: Bool, card: Int) -> None:
-    """Take ``card`` from the actor's hand into his played cards."""
-    at = m[:, None, None] & onehot(g.current, g.n)[:, :, None] & onehot(card, 52)[:, None, :]
-    g.hands = g.hands & ~at
-    g.played = g.played | at
-
-
-def _play_trick(g: Games, t: Tables, m: Bool, card: Int) -> Bool:
-    _play_card(g, m, card)
-    led = rows(g.trick, g.leader) // 13
-    off_suit = m & (g.trick_len > 0) & (card // 13 != led)
-    void = onehot(led, 4) | (onehot(g.trump, 4) & (card // 13 != g.trump)[:, None])
-    _seat_row(g, "voids", off_suit, g.current, rows(g.voids, g.current) | void)
-    _seat_row(g, "trick", m, g.current, card)
-    _set(g, "trick_len", m, g.trick_len + 1)
-    full = m & (g.trick_len == g.n)
-    _set(g, "current", m & ~full, (g.current + 1) % g.n)
-    return _finish_trick(g, t, full)
-
-
-def _finish_trick(g: Games, t: Tables, m: Bool) -> Bool:
-    c = xp.maximum(g.contract, 0)
-    suit, led = g.trick // 13, rows(g.trick, g.leader)[:, None] // 13
-    key = xp.where(suit == g.trump[:, None], 200, xp.where(suit == led, 100, 0)) + g.trick % 13
-    winner = xp.argmax(key, axis=1).astype(np.int32)
-    cards: Bool = xp.any(onehot(g.trick, 52), axis=1)
-    bonus = xp.take_along_axis(t.last_bonus[c], xp.minimum(g.trick_no, t.last_bonus.shape[1] - 1)[:, None],
-                               axis=1)[:, 0]
-    pts = t.per_trick[c] + (t.card_points[c] * cards).sum(axis=1) + bonus
-    win: Bool = m[:, None] & onehot(winner, g.n)
-    g.points = g.points + win * pts[:, None]
-    g.captured = g.captured | (win[:, :, None] & cards[:, None, :])
-    g.tricks_won = g.tricks_won + win
-    _set(g, "last_trick", m, g.trick)
-    _set(g, "last_leader", m, g.leader)
-    _set(g, "trick", m, -1)
-    _set(g, "trick_len", m, 0)
-    _set(g, "trick_no", m, g.trick_no + 1)
-    _set(g, "leader", m, winner)
-    _set(g, "current", m, winner)
-    ends = t.ends[c]
-    fallen = ends.any(axis=1) & ~(ends[:, None, :] & g.hands).any(axis=(1, 2))
-    last: Bool = m & ((g.trick_no == g.hands.shape[2] // g.n) | fallen)
-    return last
-
-
-def _run_on(g: Games, steps: int) -> None:
-    """Stretch every open line over the set-aside cards beyond its ends."""
-    aside = g.set_aside.reshape(-1, 4, 13)
-    for _ in range(steps):
-        below = xp.take_along_axis(aside, xp.maximum(g.lo - 1, 0)[:, :, None], axis=2)[:, :, 0]
-        above = xp.take_along_axis(aside, xp.minimum(g.hi + 1, 12)[:, :, None], axis=2)[:, :, 0]
-        g.lo = xp.where((g.lo > 0) & below, g.lo - 1, g.lo)
-        g.hi = xp.where((g.hi >= 0) & (g.hi < ACE) & above, g.hi + 1, g.hi)
-
-
-def _lay(g: Games, m: Bool, card: Int, steps: int) -> None:
-    """Put ``card`` on its line; Réussite's first card fixes the rank and opens set-aside ones."""
-    rank, suit = card % 13, card // 13
-    first = m & (g.start < 0)
-    _set(g, "start", first, rank)
-    opener: Bool = g.set_aside.reshape(-1, 4, 13)[:, :, :] & (np.arange(13) == rank[:, None, None])
-    opened = first[:, None] & opener.any(axis=2)
-    g.lo = xp.where(opened, rank[:, None], g.lo)
-    g.hi = xp.where(opened, rank[:, None], g.hi)
-    mine = m[:, None] & (np.arange(4) == suit[:, None])
-    shut = g.lo < 0
-    g.lo = xp.where(mine & (shut | (rank[:, None] < g.lo)), rank[:, None], g.lo)
-    g.hi = xp.where(mine & (shut | (rank[:, None] > g.hi)), rank[:, None], g.hi)
-    _run_on(g, steps)
-
-
-def _place(g: Games, t: Tables, m: Bool, card: Int) -> Bool:
-    passing = m & (card == 52)
-    placing = m & ~passing
-    safe = xp.minimum(card, 51)
-    _play_card(g, placing, safe)
-    _lay(g, placing, safe, t.aside)
-    c = xp.maximum(g.contract, 0)
-    gone = placing & ~rows(g.hands, g.current).any(axis=1)
-    _seat_row(g, "out", gone, g.current, g.out_count)
-    _set(g, "out_count", gone, g.out_count + 1)
-    over: Bool = gone & (g.out_count >= t.out_needed[c])
-    extra = placing & ~gone & (t.kind[c] == 2) & (safe % 13 == ACE)
-    _set(g, "ace_extra", m, extra)
-    _next_holder(g, m & ~extra & ~over)
-    return over
-
-
-def _next_holder(g: Games, m: Bool) -> None:
-    """The next seat after the actor that still holds cards (or the actor himself)."""
-    order = (g.current[:, None] + np.arange(1, g.n + 1)) % g.n
-    holds = xp.take_along_axis(g.hands.any(axis=2), order, axis=1)
-    nxt = xp.take_along_axis(order, xp.argmax(holds, axis=1)[:, None], axis=1)[:, 0]
-    _set(g, "current", m & holds.any(axis=1), nxt)
-
-
-__all__ = ["DEAL", "RANK_OF", "SUIT", "step"]
+__all__ = ["SUIT_SET", "Rules"]

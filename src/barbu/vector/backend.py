@@ -1,4 +1,10 @@
-"""The array namespace the batched rules are written against (NumPy here; JAX's would do)."""
+"""The array namespace the batched rules are written against (NumPy here), and the card bit masks.
+
+The rules are xp.* calls on whole arrays (where, comparisons, shifts, gathers) with no Python
+loop over games. Two kinds of in-place write remain, each behind one helper of this module: the
+observation buffer's scatter (:func:`mark`, :func:`fill`) and the host-side deal; under JAX they
+would be ``.at[].set`` (the buffer) and a host callback or a jax.random deal.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-# Every rule is written as xp.* calls on whole arrays (where, take_along_axis, comparisons), with
-# no in-place writes, so that swapping this module's namespace for jax.numpy is the only change
-# the rules need; the deal, which follows the engine's Python random, stays on the host.
 xp: Any = np
 
 Bool = npt.NDArray[np.bool_]
 Int = npt.NDArray[np.signedinteger[Any]]  # int32 state, int64 or intp indices
+U64 = npt.NDArray[np.uint64]  # card sets: bit c is card c (suit × 13 + rank)
 Float = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
 Arr = npt.NDArray[Any]  # any dtype: the seat helpers serve bits and counts alike
+
+ONE = np.uint64(1)
+CARD = np.arange(52, dtype=np.uint64)
+BIT = ONE << CARD  # BIT[c]: the set of card c alone
+SUIT_SET = np.array([sum(1 << (13 * s + r) for r in range(13)) for s in range(4)], dtype=np.uint64)
+NO_CARDS = np.uint64(0)
 
 
 def onehot(index: Int, size: int) -> Bool:
@@ -25,15 +35,53 @@ def onehot(index: Int, size: int) -> Bool:
     return result
 
 
+def bits_of(cards: U64) -> Bool:
+    """A card set (any shape) as booleans over the 52 cards (a last axis of 52)."""
+    spread: Bool = ((cards[..., None] >> CARD) & ONE).astype(np.bool_)
+    return spread
+
+
+def card_set(card: Int) -> U64:
+    """The one-card set of each card number (the empty set for -1 or 52, pass)."""
+    valid = (card >= 0) & (card < 52)
+    one: U64 = xp.where(valid, ONE << xp.clip(card, 0, 51).astype(np.uint64), NO_CARDS)
+    return one
+
+
+def at_or_below_top(cards: U64) -> U64:
+    """Every bit at or below the highest bit of each set (empty stays empty)."""
+    x = cards
+    for shift in (1, 2, 4, 8, 16, 32):
+        x = x | (x >> np.uint64(shift))
+    smeared: U64 = x
+    return smeared
+
+
+def count(cards: U64) -> Int:
+    """Cards in each set."""
+    n: Int = xp.bitwise_count(cards).astype(np.int32)
+    return n
+
+
 def rows(table: Arr, seat: Int) -> Arr:
     """Row ``seat[b]`` of ``table[b]`` for each game ``b`` (table shaped (B, n, ...))."""
-    picked: Arr = xp.take_along_axis(table, seat.reshape((-1,) + (1,) * (table.ndim - 1)), axis=1)
-    return picked[:, 0]
+    picked: Arr = table[xp.arange(table.shape[0]), seat]
+    return picked
 
 
 def rotate(table: Arr, start: Int) -> Arr:
     """The seat rows of ``table`` (B, n, ...) from seat ``start[b]`` on: row r is seat start + r."""
     n = table.shape[1]
     order = (start[:, None] + xp.arange(n, dtype=np.int32)) % n
-    rotated: Arr = xp.take_along_axis(table, order.reshape(order.shape + (1,) * (table.ndim - 2)), axis=1)
+    rotated: Arr = table[xp.arange(table.shape[0])[:, None], order]
     return rotated
+
+
+def mark(buffer: Float, flat: Int, value: float) -> None:
+    """Write ``value`` at the flat positions ``flat`` of the observation buffer."""
+    buffer.reshape(-1)[flat] = value
+
+
+def fill(buffer: Float, games: Int, start: int, stop: int, value: Arr | float) -> None:
+    """Write ``value`` into entries ``start:stop`` of every seat's view in the games ``games``."""
+    buffer[games, :, start:stop] = value

@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 
-from barbu.vector.backend import Bool, Int
+from barbu.vector.backend import BIT, Bool, Int
 from barbu.vector.games import CHOOSE, Games
 from barbu.vector.legal import KH
 from barbu.vector.tables import Tables
@@ -33,22 +33,22 @@ def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
     """Games whose chooser has King of Hearts as the one challenge left (a K♥ set aside redeals)."""
     if t.king_idx < 0 or not t.aside:
         return np.zeros(len(idx), dtype=np.bool_)
-    left = ~g.used[idx, g.declarer[idx]]
-    only: Bool = left[:, t.king_idx] & (left.sum(axis=1) == 1)
+    only: Bool = g.used[idx, g.declarer[idx]] == 127 & ~(1 << t.king_idx)
     return only
 
 
 def deal(g: Games, t: Tables, idx: Int, hand_size: int) -> None:
     """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say."""
+    seats = np.arange(g.n)[None, :, None]
     while len(idx):
         seat = owners([_keys(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx], hand_size)
         again = _only_king_left(g, t, idx) & (seat[:, KH] >= g.n)
         for b in idx[again]:
             g.redeals[b] += 1
-        ok = idx[~again]
-        # The one host-side write of the rules (JAX would use .at[].set or a host callback).
-        g.hands[ok] = seat[~again][:, None, :] == np.arange(g.n)[None, :, None]
-        g.set_aside[ok] = seat[~again] >= g.n
+        ok, seat = idx[~again], seat[~again]
+        # Host-side writes between hands (JAX would take the dealt arrays through a host callback).
+        g.hands[ok] = np.where(seat[:, None, :] == seats, BIT, 0).sum(axis=2, dtype=np.uint64)
+        g.set_aside[ok] = np.where(seat >= g.n, BIT, 0).sum(axis=1, dtype=np.uint64)
         g.phase[ok] = CHOOSE
         g.current[ok] = g.declarer[ok]
         idx = idx[again]

@@ -11,13 +11,13 @@ import numpy.typing as npt
 from barbu.engine.game import Game
 from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
-from barbu.vector.apply import step as apply_step
-from barbu.vector.backend import I64, Bool, Float, Int, onehot, xp
+from barbu.vector.apply import Rules
+from barbu.vector.backend import I64, Bool, Float, Int, xp
 from barbu.vector.deal import deal
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
-from barbu.vector.observe import observation
 from barbu.vector.tables import tables
+from barbu.vector.views import Views
 
 Reset = tuple[Float, Bool, Int]
 Step = tuple[Float, Bool, Int, Float, Bool]
@@ -54,6 +54,9 @@ class VectorEnv:
         self.sign = 1.0 if self.game.is_classic else -1.0
         self.seed = seed
         self.games = Games(batch, players)
+        self.views = Views(self.game, batch)
+        self.rules = Rules(self.tables, self.views, self.game.hands_per_declarer, self.game.is_classic,
+                           self.game.hand_size)
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
 
@@ -77,8 +80,7 @@ class VectorEnv:
         if not self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)].all() or (a < 0).any():
             bad = int(np.flatnonzero(~self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)])[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
-        per = self.game.hands_per_declarer
-        ended = apply_step(g, self.tables, xp.asarray(a), per, self.game.is_classic)
+        ended = self.rules.step(g, xp.asarray(a))
         rewards = xp.zeros((g.batch, g.n), dtype=np.float32)
         done = xp.zeros(g.batch, dtype=np.bool_)
         if ended.any():
@@ -89,22 +91,18 @@ class VectorEnv:
     def _view(self) -> Reset:
         g = self.games
         self.mask = legal_mask(g, self.tables)
-        return observation(g, self.tables, self.game), self.mask, g.current.copy()
+        return self.views.read(g, self.tables), self.mask, g.current.copy()
 
     def _close_hands(self, ended: Bool) -> tuple[Float, Bool]:
         """Score the hands that ended, pay the rewards, and deal the next hands or games."""
         g, t, n = self.games, self.tables, self.games.n
         c = xp.maximum(g.contract, 0)
-        places = xp.take_along_axis(t.out_scores[c], xp.where(g.out < 0, n - 1, g.out), axis=1)
+        places = t.out_scores[c[:, None], xp.where(g.out < 0, n - 1, g.out)]
         cs = xp.where((t.kind[c] == 0)[:, None], g.points, places)
-        pairs = g.doubled | g.doubled.transpose(0, 2, 1)
-        twice = g.redoubled | g.redoubled.transpose(0, 2, 1)
-        mult = pairs * (1 + twice)
-        scores = cs + (mult * (cs[:, :, None] - cs[:, None, :])).sum(axis=2)
+        scores = cs + _settlement(g.doubled, g.redoubled, cs)
         scores = xp.where(ended[:, None], scores, 0)
         g.totals = g.totals + scores
-        chosen = onehot(g.declarer, n)[:, :, None] & onehot(c, 7)[:, None, :]
-        g.used = g.used | (ended[:, None, None] & chosen)
+        g.used = g.used | xp.where(ended[:, None] & (np.arange(n) == g.declarer[:, None]), 1 << c[:, None], 0)
         g.hand_no = g.hand_no + ended
         if self.game.is_classic:
             g.dbl_count = xp.where((ended & (g.hand_no % 7 == 0))[:, None], 0, g.dbl_count)
@@ -119,16 +117,13 @@ class VectorEnv:
         g = self.games
         if not len(idx):
             return
-        at = np.zeros(g.batch, dtype=np.bool_)
-        at[idx] = True
-        refresh(g, at, HAND_FIELDS)
+        refresh(g, idx, HAND_FIELDS)
         per = self.game.hands_per_declarer
-        declarer = (g.first_declarer + g.hand_no // per) % g.n
-        g.declarer = xp.where(at, declarer, g.declarer)
-        g.leader = xp.where(at, declarer, g.leader)
+        g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
         for b in idx:
             g.redeals[b] = 0
         deal(g, self.tables, idx, self.game.hand_size)
+        self.views.new_hand(g, idx)
 
     def _new_games(self, idx: Int) -> None:
         g = self.games
@@ -138,7 +133,17 @@ class VectorEnv:
             g.seed[b] = self._streams[b].randrange(2**63)
         first = [random.Random(f"{g.seed[b]}:declarer").randrange(g.n) for b in idx]
         g.first_declarer[idx] = first
-        at = np.zeros(g.batch, dtype=np.bool_)
-        at[idx] = True
-        refresh(g, at, GAME_FIELDS)
+        refresh(g, idx, GAME_FIELDS)
         self._next_hands(idx)
+
+
+def _settlement(doubled: Int, redoubled: Int, cs: Int) -> Int:
+    """What each seat wins or loses over its doubled pairs (RULES.md 1.5)."""
+    n = cs.shape[1]
+    seats = np.arange(n)
+    d = (doubled[:, :, None] >> seats) & 1
+    r = (redoubled[:, :, None] >> seats) & 1
+    pairs = d | d.transpose(0, 2, 1)
+    mult = pairs * (1 + (r | r.transpose(0, 2, 1)))
+    won: Int = (mult * (cs[:, :, None] - cs[:, None, :])).sum(axis=2)
+    return won

@@ -8,7 +8,7 @@ import numpy as np
 
 from barbu.engine.contracts import Kind, Lead
 from barbu.engine.game import Game
-from barbu.vector.backend import Bool, Int, xp
+from barbu.vector.backend import U64, Bool, Int, xp
 
 KINDS = (Kind.TRICKS, Kind.DOMINOES, Kind.REUSSITE)
 LEADS = (Lead.FREE, Lead.NO_HEART_UNLESS_ONLY_HEARTS, Lead.NO_KH_UNLESS_LAST_CARD, Lead.NO_HEART_FIRST_TRICK)
@@ -29,7 +29,7 @@ class Tables:
     last_bonus: Int  # (7, hand size): points for taking trick t
     out_scores: Int  # (7, players): points by place of going out, 0 beyond the contract's list
     out_needed: Int  # players out that end a Dominoes/Réussite hand
-    ends: Bool  # (7, 52): the hand stops once these cards in play have all fallen
+    ends: U64  # the hand stops once these cards in play have all fallen
     king_idx: int  # family: the challenge barred while K♥ is set aside (-1 classic)
     aside: int  # cards set aside by each deal (family with 3, 5 or 6 players)
 
@@ -55,8 +55,7 @@ def tables(game: Game) -> Tables:
         per_trick=_ints([c.per_trick for c in cs]), card_points=xp.asarray(
             np.array([c.card_points for c in cs], dtype=np.int32)),
         last_bonus=xp.asarray(bonus), out_scores=xp.asarray(outs), out_needed=_ints(needed),
-        ends=xp.asarray(np.array([[c.ends_when_taken >> k & 1 for k in range(52)] for c in cs],
-                                 dtype=np.bool_)),
+        ends=xp.asarray(np.array([c.ends_when_taken for c in cs], dtype=np.uint64)),
         king_idx=-1 if game.is_classic else ids.index("king"), aside=game.set_aside_count)
 
 
