@@ -11,7 +11,7 @@ import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector.backend import NO_CARDS, SUIT_SET, U64, Bool, Int, card_set, xp
-from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games
+from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games, put, take
 from barbu.vector.legal import ACE
 from barbu.vector.tables import Tables
 from barbu.vector.views import Views
@@ -42,11 +42,27 @@ class Rules:
 
     def step(self, g: Games, action: Int) -> Bool:
         """Apply each game's (legal) ``action``; return the games whose hand ended."""
-        ph, c = g.phase, xp.maximum(g.contract, 0)
-        layout = self.t.kind[c] != 0
+        c = xp.maximum(g.contract, 0)
+        tricks = (g.phase == PLAY) & (self.t.kind[c] == 0)
+        ended = self._play_trick(g, tricks, action) if tricks.any() else _none(g)
+        rest = ~tricks
+        if not rest.any():
+            return ended
+        if not tricks.any():
+            return self._rest(g, action)
+        # Most games are in a trick: the other phases run on their few games alone.
+        idx = xp.flatnonzero(rest)
+        sub = take(g, idx)
+        done = self._rest(sub, action[idx])
+        put(g, idx, sub)
+        ended[idx] = done
+        return ended
+
+    def _rest(self, g: Games, action: Int) -> Bool:
+        """Every phase but trick play, each on the games in it."""
+        ph = g.phase
         steps = ((ph == CHOOSE, self._choose), (ph == TRUMP, self._trump), (ph == RANK, self._rank),
-                 (ph == DOUBLE, self._double), (ph == REDOUBLE, self._redouble),
-                 ((ph == PLAY) & ~layout, self._play_trick), ((ph == PLAY) & layout, self._place))
+                 (ph == DOUBLE, self._double), (ph == REDOUBLE, self._redouble), (ph == PLAY, self._place))
         ended = _none(g)
         for m, do in steps:
             if m.any():  # a skip only: under JAX every branch would run, masked
@@ -104,7 +120,7 @@ class Rules:
     def _double(self, g: Games, m: Bool, action: Int) -> Bool:
         targets = self._from_left(g, action - 77)
         games = xp.flatnonzero(m)
-        self.v.pair(games, "doubled", g.current[games], targets[games])
+        self.v.pair(g.ids[games], "doubled", g.current[games], targets[games])
         _seat_set(g, "doubled", m, g.current, targets)
         hit = (targets >> g.declarer) & 1
         _seat_set(g, "dbl_count", m, g.current, g.dbl_count[np.arange(g.batch), g.current] + hit)
@@ -121,7 +137,7 @@ class Rules:
     def _redouble(self, g: Games, m: Bool, action: Int) -> Bool:
         targets = self._from_left(g, action - 85)
         games = xp.flatnonzero(m)
-        self.v.pair(games, "redoubled", g.current[games], targets[games])
+        self.v.pair(g.ids[games], "redoubled", g.current[games], targets[games])
         _seat_set(g, "redoubled", m, g.current, targets)
         return self._next_redoubler(g, m, g.turn + 1)
 
@@ -139,7 +155,7 @@ class Rules:
     def _take(self, g: Games, m: Bool, card: Int, in_trick: bool) -> None:
         """Take ``card`` from the actor's hand (and tell the views)."""
         games = xp.flatnonzero(m)
-        self.v.played(games, g.current[games], card[games], in_trick)
+        self.v.played(g.ids[games], g.current[games], card[games], in_trick)
         _seat_set(g, "hands", m, g.current, g.hands[np.arange(g.batch), g.current] & ~card_set(card))
 
     def _play_trick(self, g: Games, m: Bool, card: Int) -> Bool:
@@ -148,10 +164,10 @@ class Rules:
         off_suit = m & (g.trick_len > 0) & (card // 13 != led)
         if off_suit.any():
             games = xp.flatnonzero(off_suit)
-            self.v.void(games, g.current[games], led[games])
+            self.v.void(g.ids[games], g.current[games], led[games])
             no_trump = off_suit & (g.trump >= 0) & (card // 13 != g.trump)
             games = xp.flatnonzero(no_trump)
-            self.v.void(games, g.current[games], g.trump[games])
+            self.v.void(g.ids[games], g.current[games], g.trump[games])
         _seat_set(g, "trick", m, g.current, card)
         _set(g, "trick_cards", m, g.trick_cards | card_set(card))
         _set(g, "trick_len", m, g.trick_len + 1)
@@ -170,7 +186,7 @@ class Rules:
         g.points = g.points + win * pts[:, None]
         g.tricks_won = g.tricks_won + win
         games = xp.flatnonzero(m)
-        self.v.trick_taken(games, winner[games], g.trick[games])
+        self.v.trick_taken(g.ids[games], winner[games], g.trick[games])
         _set(g, "last_leader", m, g.leader)
         _set(g, "trick", m, -1)
         _set(g, "trick_cards", m, NO_CARDS)
@@ -218,7 +234,7 @@ class Rules:
         gone = placing & (g.hands[np.arange(g.batch), g.current] == 0)
         if gone.any():
             games = xp.flatnonzero(gone)
-            self.v.gone_out(games, g.current[games], g.out_count[games])
+            self.v.gone_out(g.ids[games], g.current[games], g.out_count[games])
             _seat_set(g, "out", gone, g.current, g.out_count)
             _set(g, "out_count", gone, g.out_count + 1)
         over: Bool = gone & (g.out_count >= self.t.out_needed[c])

@@ -19,6 +19,7 @@ Bool = npt.NDArray[np.bool_]
 Int = npt.NDArray[np.signedinteger[Any]]  # int32 state, int64 or intp indices
 U64 = npt.NDArray[np.uint64]  # card sets: bit c is card c (suit × 13 + rank)
 Float = npt.NDArray[np.float32]
+U8 = npt.NDArray[np.uint8]  # the observation buffer: 0/1 entries, a quarter of float32's traffic
 I64 = npt.NDArray[np.int64]
 Arr = npt.NDArray[Any]  # any dtype: the seat helpers serve bits and counts alike
 
@@ -37,7 +38,9 @@ def onehot(index: Int, size: int) -> Bool:
 
 def bits_of(cards: U64) -> Bool:
     """A card set (any shape) as booleans over the 52 cards (a last axis of 52)."""
-    spread: Bool = ((cards[..., None] >> CARD) & ONE).astype(np.bool_)
+    # unpackbits reads the sets' bytes (little-endian): ten times faster than shifting 52 ways.
+    raw = xp.ascontiguousarray(cards, dtype=np.uint64).view(np.uint8).reshape(cards.shape + (8,))
+    spread: Bool = xp.unpackbits(raw, axis=-1, count=52, bitorder="little").view(np.bool_)
     return spread
 
 
@@ -70,18 +73,18 @@ def rows(table: Arr, seat: Int) -> Arr:
 
 
 def rotate(table: Arr, start: Int) -> Arr:
-    """The seat rows of ``table`` (B, n, ...) from seat ``start[b]`` on: row r is seat start + r."""
-    n = table.shape[1]
-    order = (start[:, None] + xp.arange(n, dtype=np.int32)) % n
-    rotated: Arr = table[xp.arange(table.shape[0])[:, None], order]
+    """The seat entries of ``table`` (B, n) from seat ``start[b]`` on: entry r is seat start + r."""
+    batch, n = table.shape
+    order = (start[:, None] + xp.arange(n, dtype=np.int32)) % n + (xp.arange(batch) * n)[:, None]
+    rotated: Arr = xp.ascontiguousarray(table).reshape(-1)[order]
     return rotated
 
 
-def mark(buffer: Float, flat: Int, value: float) -> None:
+def mark(buffer: U8, flat: Int, value: int) -> None:
     """Write ``value`` at the flat positions ``flat`` of the observation buffer."""
     buffer.reshape(-1)[flat] = value
 
 
-def fill(buffer: Float, games: Int, start: int, stop: int, value: Arr | float) -> None:
+def fill(buffer: U8, games: Int, start: int, stop: int, value: Arr | int) -> None:
     """Write ``value`` into entries ``start:stop`` of every seat's view in the games ``games``."""
     buffer[games, :, start:stop] = value

@@ -96,22 +96,24 @@ class VectorEnv:
     def _close_hands(self, ended: Bool) -> tuple[Float, Bool]:
         """Score the hands that ended, pay the rewards, and deal the next hands or games."""
         g, t, n = self.games, self.tables, self.games.n
-        c = xp.maximum(g.contract, 0)
-        places = t.out_scores[c[:, None], xp.where(g.out < 0, n - 1, g.out)]
-        cs = xp.where((t.kind[c] == 0)[:, None], g.points, places)
-        scores = cs + _settlement(g.doubled, g.redoubled, cs)
-        scores = xp.where(ended[:, None], scores, 0)
-        g.totals = g.totals + scores
-        g.used = g.used | xp.where(ended[:, None] & (np.arange(n) == g.declarer[:, None]), 1 << c[:, None], 0)
-        g.hand_no = g.hand_no + ended
+        idx = np.flatnonzero(ended)  # a few games a step: scored on the host, by index
+        c, out = g.contract[idx], g.out[idx]
+        places = t.out_scores[c[:, None], np.where(out < 0, n - 1, out)]
+        cs = np.where((t.kind[c] == 0)[:, None], g.points[idx], places)
+        scores = cs + _settlement(g.doubled[idx], g.redoubled[idx], cs)
+        g.totals[idx] += scores
+        g.used[idx, g.declarer[idx]] |= 1 << c
+        g.hand_no[idx] += 1
         if self.game.is_classic:
-            g.dbl_count = xp.where((ended & (g.hand_no % 7 == 0))[:, None], 0, g.dbl_count)
-        over = ended & (g.hand_no >= self.hands)
-        paid = scores if self.reward == "hand" else xp.where(over[:, None], g.totals, 0)
-        rewards = (self.sign * paid).astype(np.float32)
-        self._next_hands(np.flatnonzero(ended & ~over))
-        self._new_games(np.flatnonzero(over))
-        return rewards, over
+            g.dbl_count[idx[g.hand_no[idx] % 7 == 0]] = 0
+        over = g.hand_no[idx] >= self.hands
+        rewards = np.zeros((g.batch, n), dtype=np.float32)
+        rewards[idx] = self.sign * (scores if self.reward == "hand" else np.where(over[:, None], g.totals[idx], 0))
+        done = np.zeros(g.batch, dtype=np.bool_)
+        done[idx[over]] = True
+        self._next_hands(idx[~over])
+        self._new_games(idx[over])
+        return rewards, done
 
     def _next_hands(self, idx: Int) -> None:
         g = self.games

@@ -61,6 +61,7 @@ class Games:
 
     def __init__(self, batch: int, n: int) -> None:
         self.batch, self.n = batch, n
+        self.ids: Int = xp.arange(batch)  # each row's game in the whole batch
         for name, value in blank(batch, n).items():
             setattr(self, name, value)
         self.seed = [0] * batch
@@ -91,3 +92,18 @@ def refresh(g: Games, games: Int, names: tuple[str, ...]) -> None:
     fresh = blank(1, g.n)
     for name in names:
         getattr(g, name)[games] = fresh[name][0]  # host-side, between hands
+
+
+def take(g: Games, idx: Int) -> Games:
+    """The games ``idx`` as a smaller batch of their own (copies; see :func:`put`)."""
+    sub = Games.__new__(Games)
+    sub.batch, sub.n, sub.ids = len(idx), g.n, g.ids[idx]
+    for name in HAND_FIELDS + GAME_FIELDS:
+        setattr(sub, name, getattr(g, name)[idx])
+    return sub
+
+
+def put(g: Games, idx: Int, sub: Games) -> None:
+    """Write a batch made by :func:`take` back into its rows."""
+    for name in HAND_FIELDS + GAME_FIELDS:
+        getattr(g, name)[idx] = getattr(sub, name)

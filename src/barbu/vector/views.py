@@ -1,4 +1,4 @@
-"""Every seat's observation of every game, kept up to date action by action in one float32 buffer.
+"""Every seat's observation of every game, kept up to date action by action in one buffer of bits.
 
 The buffer holds, per game and per observing seat, the fields that change only at a few events
 (cards played, tricks taken, voids, doubles, going out, a new hand); the fields that change at
@@ -12,7 +12,7 @@ import numpy as np
 
 from barbu.engine.game import Game
 from barbu.env.encoding import layout
-from barbu.vector.backend import U64, Bool, Float, Int, bits_of, count, fill, mark, rotate, xp
+from barbu.vector.backend import U8, U64, Arr, Bool, Float, Int, bits_of, count, fill, mark, xp
 from barbu.vector.games import PLAY, Games
 from barbu.vector.tables import Tables
 
@@ -27,10 +27,12 @@ class Views:
         self.nbits = lay.nbits
         self.scales = lay.inverse_scales
         self.classic = game.is_classic
-        self.buffer: Float = xp.zeros((batch, self.n, lay.size), dtype=np.float32)
+        self.buffer: U8 = xp.zeros((batch, self.n, lay.size), dtype=np.uint8)
         self.seats = np.arange(self.n)
         # ROT[o]: the seats in observer o's relative order.
         self.rot = (self.seats[:, None] + self.seats[None, :]) % self.n
+        # Where the four per-seat counts of each game start in their flattened (B, 4, n) stack.
+        self.count_base = (np.arange(batch)[:, None, None] * 4 + np.arange(4)[:, None]) * self.n
 
     def _flat(self, games: Int, pos: Int) -> Int:
         """Flat buffer positions of entry ``pos[k, o]`` of observer o's view in game ``games[k]``."""
@@ -44,23 +46,23 @@ class Views:
 
     def played(self, games: Int, seat: Int, card: Int, in_trick: bool) -> None:
         rel = self._rel(seat)
-        mark(self.buffer, self._flat(games, self.off["played"] + 52 * rel + card[:, None]), 1.0)
+        mark(self.buffer, self._flat(games, self.off["played"] + 52 * rel + card[:, None]), 1)
         if in_trick:
-            mark(self.buffer, self._flat(games, self.off["trick"] + 52 * rel + card[:, None]), 1.0)
+            mark(self.buffer, self._flat(games, self.off["trick"] + 52 * rel + card[:, None]), 1)
 
     def void(self, games: Int, seat: Int, suit: Int) -> None:
         pos = self.off["voids"] + 4 * self._rel(seat) + suit[:, None]
-        mark(self.buffer, self._flat(games, pos), 1.0)
+        mark(self.buffer, self._flat(games, pos), 1)
 
     def trick_taken(self, games: Int, winner: Int, trick: Int) -> None:
         """The trick becomes the last trick and goes into the winner's captured cards."""
         span = 52 * self.n
         tr, last = self.off["trick"], self.off["last_trick"]
         fill(self.buffer, games, last, last + span, self.buffer[games, :, tr:tr + span])
-        fill(self.buffer, games, tr, tr + span, 0.0)
+        fill(self.buffer, games, tr, tr + span, 0)
         base = self.off["captured"] + 52 * self._rel(winner)
         for k in range(self.n):
-            mark(self.buffer, self._flat(games, base + trick[:, k:k + 1]), 1.0)
+            mark(self.buffer, self._flat(games, base + trick[:, k:k + 1]), 1)
 
     def pair(self, games: Int, name: str, actor: Int, targets: Int) -> None:
         """Seat ``actor`` doubled (or redoubled) the seats of mask ``targets``."""
@@ -69,13 +71,13 @@ class Views:
             hit = (targets >> t) & 1 == 1
             if hit.any():
                 col = self._rel(xp.full(int(hit.sum()), t))
-                mark(self.buffer, self._flat(games[hit], row[hit] + col), 1.0)
+                mark(self.buffer, self._flat(games[hit], row[hit] + col), 1)
 
     def gone_out(self, games: Int, seat: Int, place: Int) -> None:
         pos = self.off["out_order"] + self.n * self._rel(seat) + place[:, None]
-        mark(self.buffer, self._flat(games, pos), 1.0)
+        mark(self.buffer, self._flat(games, pos), 1)
 
-    def per_seat(self, games: Int, name: str, values: Float) -> None:
+    def per_seat(self, games: Int, name: str, values: Arr) -> None:
         """Write a per-seat field (values (k, n, w), absolute seats) into every observer's view."""
         width = values.shape[2] * self.n
         at = self.off[name]
@@ -83,36 +85,37 @@ class Views:
             self.buffer[games, o, at:at + width] = values[:, self.rot[o]].reshape(len(games), width)
 
     def owed(self, g: Games, games: Int) -> None:
+        """Rewrite the doubles owed in the games ``games`` of ``g`` (a batch or a part of one)."""
         if not self.classic:
             return
         owed = np.maximum(0, 2 - g.dbl_count[games])
         owed[np.arange(len(games)), g.declarer[games]] = 0
-        self.per_seat(games, "owed", (owed[:, :, None] > np.arange(2)).astype(np.float32))
+        self.per_seat(g.ids[games], "owed", owed[:, :, None] > np.arange(2))
 
     def compulsory(self, g: Games, games: Int) -> None:
         forced = (g.forced[games][:, None] >> self.seats) & 1
-        self.per_seat(games, "compulsory", forced[:, :, None].astype(np.float32))
+        self.per_seat(g.ids[games], "compulsory", forced[:, :, None])
 
     def new_hand(self, g: Games, games: Int) -> None:
         """Clear the views of a new hand and write what it starts with."""
-        fill(self.buffer, games, self.off["set_aside"], self.nbits, 0.0)
+        fill(self.buffer, games, self.off["set_aside"], self.nbits, 0)
         aside = self.off["set_aside"]
         fill(self.buffer, games, aside, aside + 52, bits_of(g.set_aside[games])[:, None, :])
         left = (~g.used[games][:, :, None] >> np.arange(7)) & 1
-        self.per_seat(games, "available", left.astype(np.float32))
+        self.per_seat(games, "available", left)
         self.owed(g, games)
 
     def read(self, g: Games, t: Tables) -> Float:
         """The acting seat's view in every game: encode(state.observe(current))."""
         b, s, n = np.arange(self.batch), g.current, self.n
-        out: Float = self.buffer[b, s]
-        flat = out.reshape(-1)
+        bits: U8 = self.buffer[b, s]
+        flat = bits.reshape(-1)
         base = b * self.size
         off = self.off
         c = xp.maximum(g.contract, 0)
-        flat[base + off["phase"] + g.phase] = 1.0
-        flat[base + off["current"]] = 1.0
-        flat[base + off["declarer"] + (g.declarer - s) % n] = 1.0
+        flat[base + off["phase"] + g.phase] = 1
+        flat[base + off["current"]] = 1
+        flat[base + off["declarer"] + (g.declarer - s) % n] = 1
         tricks_play = (g.phase == PLAY) & (g.contract >= 0) & (t.kind[c] == 0)
         _one(flat, base + off["leader"] + (g.leader - s) % n, tricks_play)
         _one(flat, base + off["last_leader"] + (g.last_leader - s) % n, g.last_leader >= 0)
@@ -120,18 +123,21 @@ class Views:
         _one(flat, base + off["trump"] + g.trump, g.trump >= 0)
         _one(flat, base + off["start_rank"] + g.start, g.start >= 0)
         _one(flat, base + off["ace_extra"], g.ace_extra)
-        out[:, off["hand"]:off["hand"] + 52] = bits_of(g.hands[b, s])
+        bits[:, off["hand"]:off["hand"] + 52] = bits_of(g.hands[b, s])
         if (g.lo >= 0).any():
-            out[:, off["lines"]:off["lines"] + 52] = bits_of(_lines(g))
-        counts = [rotate(count(g.hands), s), rotate(g.tricks_won, s), g.trick_no[:, None],
-                  rotate(g.points, s), rotate(g.totals, s), g.hand_no[:, None]]
+            bits[:, off["lines"]:off["lines"] + 52] = bits_of(_lines(g))
+        out: Float = bits.astype(np.float32)  # the whole rows: a strided copy is four times slower
+        # The per-seat counts turned relative together: one gather for the four of them.
+        seats = xp.stack([count(g.hands), g.tricks_won, g.points, g.totals], axis=1).astype(np.float32)
+        rel = seats.reshape(-1)[self.rot[s][:, None, :] + self.count_base]
+        counts = [rel[:, 0], rel[:, 1], g.trick_no[:, None], rel[:, 2], rel[:, 3], g.hand_no[:, None]]
         out[:, self.nbits:] = xp.concatenate(counts, axis=1).astype(np.float32) * self.scales
         return out
 
 
-def _one(flat: Float, pos: Int, where: Bool) -> None:
+def _one(flat: U8, pos: Int, where: Bool) -> None:
     """Set the entries ``pos`` of the rows where ``where`` holds."""
-    mark(flat, pos[where], 1.0)
+    mark(flat, pos[where], 1)
 
 
 def _lines(g: Games) -> U64:
