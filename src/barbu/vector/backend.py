@@ -39,7 +39,7 @@ def onehot(index: Int, size: int) -> Bool:
 def bits_of(cards: U64) -> Bool:
     """A card set (any shape) as booleans over the 52 cards (a last axis of 52)."""
     # unpackbits reads the sets' bytes (little-endian): ten times faster than shifting 52 ways.
-    raw = xp.ascontiguousarray(cards, dtype=np.uint64).view(np.uint8).reshape(cards.shape + (8,))
+    raw = xp.ascontiguousarray(cards, dtype=np.uint64).view(np.uint8).reshape((*cards.shape, 8))
     spread: Bool = xp.unpackbits(raw, axis=-1, count=52, bitorder="little").view(np.bool_)
     return spread
 

@@ -108,7 +108,8 @@ class VectorEnv:
             g.dbl_count[idx[g.hand_no[idx] % 7 == 0]] = 0
         over = g.hand_no[idx] >= self.hands
         rewards = np.zeros((g.batch, n), dtype=np.float32)
-        rewards[idx] = self.sign * (scores if self.reward == "hand" else np.where(over[:, None], g.totals[idx], 0))
+        paid = scores if self.reward == "hand" else np.where(over[:, None], g.totals[idx], 0)
+        rewards[idx] = self.sign * paid
         done = np.zeros(g.batch, dtype=np.bool_)
         done[idx[over]] = True
         self._next_hands(idx[~over])
