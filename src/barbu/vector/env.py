@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -59,6 +60,8 @@ class VectorEnv:
                            self.game.hand_size)
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
+        # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
+        self.timings: dict[str, float] | None = None
 
     @property
     def seeds(self) -> I64:
@@ -80,13 +83,22 @@ class VectorEnv:
         if not self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)].all() or (a < 0).any():
             bad = int(np.flatnonzero(~self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)])[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
+        clock = time.perf_counter
+        t0 = clock()
         ended = self.rules.step(g, xp.asarray(a))
+        t1 = clock()
         rewards = xp.zeros((g.batch, g.n), dtype=np.float32)
         done = xp.zeros(g.batch, dtype=np.bool_)
         if ended.any():
             rewards, done = self._close_hands(np.asarray(ended))
-        obs, mask, player = self._view()
-        return obs, mask, player, rewards, done
+        t2 = clock()
+        self.mask = legal_mask(g, self.tables)
+        t3 = clock()
+        obs = self.views.read(g, self.tables)
+        if self.timings is not None:
+            for part, seconds in (("apply", t1 - t0), ("deal", t2 - t1), ("mask", t3 - t2), ("obs", clock() - t3)):
+                self.timings[part] = self.timings.get(part, 0.0) + seconds
+        return obs, self.mask, g.current.copy(), rewards, done
 
     def _view(self) -> Reset:
         g = self.games
