@@ -96,7 +96,8 @@ class VectorEnv:
         t3 = clock()
         obs = self.views.read(g, self.tables)
         if self.timings is not None:
-            for part, seconds in (("apply", t1 - t0), ("deal", t2 - t1), ("mask", t3 - t2), ("obs", clock() - t3)):
+            parts = (("apply", t1 - t0), ("deal", t2 - t1), ("mask", t3 - t2), ("obs", clock() - t3))
+            for part, seconds in parts:
                 self.timings[part] = self.timings.get(part, 0.0) + seconds
         return obs, self.mask, g.current.copy(), rewards, done
 

@@ -56,5 +56,6 @@ def table(rows: list[dict[str, float]]) -> str:
     lines = [head]
     for r in rows:
         shares = "  ".join(f"{r[p]:>6.0%}" for p in PARTS)
-        lines.append(f"{int(r['batch']):>6} {r['steps_per_s']:>11,.0f} {r['cpu_steps_per_s']:>11,.0f}  {shares}")
+        rate_cols = f"{r['steps_per_s']:>11,.0f} {r['cpu_steps_per_s']:>11,.0f}"
+        lines.append(f"{int(r['batch']):>6} {rate_cols}  {shares}")
     return "\n".join(lines)
