@@ -176,27 +176,28 @@ class Rules:
         return self._finish_trick(g, full) if full.any() else _none(g)
 
     def _finish_trick(self, g: Games, m: Bool) -> Bool:
-        t, c = self.t, xp.maximum(g.contract, 0)
-        suit, led = g.trick // 13, (g.trick[np.arange(g.batch), g.leader] // 13)[:, None]
-        key = xp.where(suit == g.trump[:, None], 200, xp.where(suit == led, 100, 0)) + g.trick % 13
-        winner = xp.argmax(key, axis=1).astype(np.int32)
-        bonus = t.last_bonus[c, xp.minimum(g.trick_no, self.size - 1)]
-        pts = t.per_trick[c] + t.card_points[c[:, None], xp.maximum(g.trick, 0)].sum(axis=1) + bonus
-        win = m[:, None] & (np.arange(g.n) == winner[:, None])
-        g.points = g.points + win * pts[:, None]
-        g.tricks_won = g.tricks_won + win
-        games = xp.flatnonzero(m)
-        self.v.trick_taken(g.ids[games], winner[games], g.trick[games])
-        _set(g, "last_leader", m, g.leader)
-        _set(g, "trick", m, -1)
-        _set(g, "trick_cards", m, NO_CARDS)
-        _set(g, "trick_len", m, 0)
-        _set(g, "trick_no", m, g.trick_no + 1)
-        _set(g, "leader", m, winner)
-        _set(g, "current", m, winner)
+        """Score the full tricks; worked out on those games only (a quarter of them at most)."""
+        t, idx = self.t, xp.flatnonzero(m)
+        k = np.arange(len(idx))
+        c, trick, leader, trick_no = xp.maximum(g.contract[idx], 0), g.trick[idx], g.leader[idx], g.trick_no[idx]
+        suit, led = trick // 13, (trick[k, leader] // 13)[:, None]
+        key = xp.where(suit == g.trump[idx][:, None], 200, xp.where(suit == led, 100, 0)) + trick % 13
+        winner = xp.argmax(key, axis=1)
+        pts = t.per_trick[c] + t.card_points[c[:, None], trick].sum(axis=1) + t.last_bonus[c, trick_no]
+        # In-place writes by index (under JAX: .at[idx, winner].add and .at[idx].set).
+        g.points[idx, winner] += pts
+        g.tricks_won[idx, winner] += 1
+        self.v.trick_taken(g.ids[idx], winner, trick)
+        g.last_leader[idx] = leader
+        g.trick[idx] = -1
+        g.trick_cards[idx] = NO_CARDS
+        g.trick_len[idx] = 0
+        g.trick_no[idx] = trick_no + 1
+        g.leader[idx] = g.current[idx] = winner
         ends = t.ends[c]
-        fallen = (ends != 0) & ((xp.bitwise_or.reduce(g.hands, axis=1) & ends) == 0)
-        last: Bool = m & ((g.trick_no == self.size) | fallen)
+        fallen = (ends != 0) & ((xp.bitwise_or.reduce(g.hands[idx], axis=1) & ends) == 0)
+        last = _none(g)
+        last[idx] = (trick_no + 1 == self.size) | fallen
         return last
 
     def _run_on(self, g: Games) -> None:

@@ -33,6 +33,10 @@ class Views:
         self.rot = (self.seats[:, None] + self.seats[None, :]) % self.n
         # Where the four per-seat counts of each game start in their flattened (B, 4, n) stack.
         self.count_base = (np.arange(batch)[:, None, None] * 4 + np.arange(4)[:, None]) * self.n
+        # SEAT_ROW[p, o]: where seat p's rows begin in observer o's view (o's offset included),
+        # so that a card's positions in every view are one gather and an add.
+        rel = (self.seats[:, None] - self.seats[None, :]) % self.n
+        self.seat_row = self.seats[None, :] * self.size + rel * 52
 
     def _flat(self, games: Int, pos: Int) -> Int:
         """Flat buffer positions of entry ``pos[k, o]`` of observer o's view in game ``games[k]``."""
@@ -45,10 +49,10 @@ class Views:
         return rel
 
     def played(self, games: Int, seat: Int, card: Int, in_trick: bool) -> None:
-        rel = self._rel(seat)
-        mark(self.buffer, self._flat(games, self.off["played"] + 52 * rel + card[:, None]), 1)
+        at = (games * (self.n * self.size))[:, None] + self.seat_row[seat] + card[:, None]
+        mark(self.buffer, (at + self.off["played"]).reshape(-1), 1)
         if in_trick:
-            mark(self.buffer, self._flat(games, self.off["trick"] + 52 * rel + card[:, None]), 1)
+            mark(self.buffer, (at + self.off["trick"]).reshape(-1), 1)
 
     def void(self, games: Int, seat: Int, suit: Int) -> None:
         pos = self.off["voids"] + 4 * self._rel(seat) + suit[:, None]
