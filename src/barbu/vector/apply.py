@@ -179,7 +179,8 @@ class Rules:
         """Score the full tricks; worked out on those games only (a quarter of them at most)."""
         t, idx = self.t, xp.flatnonzero(m)
         k = np.arange(len(idx))
-        c, trick, leader, trick_no = xp.maximum(g.contract[idx], 0), g.trick[idx], g.leader[idx], g.trick_no[idx]
+        c, trick, leader = xp.maximum(g.contract[idx], 0), g.trick[idx], g.leader[idx]
+        trick_no = g.trick_no[idx]
         suit, led = trick // 13, (trick[k, leader] // 13)[:, None]
         key = xp.where(suit == g.trump[idx][:, None], 200, xp.where(suit == led, 100, 0)) + trick % 13
         winner = xp.argmax(key, axis=1)
