@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pytest
 
+from barbu.engine.state import Phase, State
 from barbu.env.aec import BarbuEnv
 from barbu.env.encoding import decode
 from barbu.vector import VectorEnv
@@ -115,3 +116,16 @@ def test_bad_arguments_are_refused() -> None:
         VectorEnv(reward="trick")
     with pytest.raises(ValueError):
         VectorEnv(hands=29)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_first_deals_are_the_engine_s(players: int) -> None:
+    v = VectorEnv("family", players, batch=200, seed=players)
+    v.reset()
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        assert v.games.hands[b].tolist() == state.hands, f"game {b}"
+        assert int(v.games.set_aside[b]) == state.set_aside
+        assert int(v.games.declarer[b]) == state.declarer
