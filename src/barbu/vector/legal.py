@@ -70,9 +70,11 @@ def _follows(g: Games, t: Tables, hand: U64, c: Int) -> U64:
     trump_set = xp.where(g.trump >= 0, SUIT_SET[xp.clip(g.trump, 0, 3)], NO_CARDS)
     follow, trumps = hand & led_set, hand & trump_set
     over, first, has_king = t.overtrump[c], t.king_first[c], (hand & KH_SET) != 0
-    out = xp.where(over & (led == g.trump), _above(follow, g.trick_cards & led_set), follow)
+    out, beat = follow, trumps
+    if t.overtrump.any():  # only a table with the option needs the "beat the trick" sets
+        out = xp.where(over & (led == g.trump), _above(follow, g.trick_cards & led_set), follow)
+        beat = xp.where(over, _above(trumps, g.trick_cards & trump_set), trumps)
     out = xp.where(first & (led == 1) & has_king, KH_SET, out)
-    beat = xp.where(over, _above(trumps, g.trick_cards & trump_set), trumps)
     short = xp.where(t.trumps[c] & (trumps != 0), beat, xp.where(first & has_king, KH_SET, hand))
     legal: U64 = xp.where(follow != 0, out, short)
     return legal

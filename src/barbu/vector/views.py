@@ -12,7 +12,7 @@ import numpy as np
 
 from barbu.engine.game import Game
 from barbu.env.encoding import layout
-from barbu.vector.backend import U8, U64, Arr, Bool, Float, Int, bits_of, count, fill, mark, xp
+from barbu.vector.backend import U8, U64, Arr, Float, Int, bits_of, count, fill, mark, xp
 from barbu.vector.games import PLAY, Games
 from barbu.vector.tables import Tables
 
@@ -121,12 +121,12 @@ class Views:
         flat[base + off["current"]] = 1
         flat[base + off["declarer"] + (g.declarer - s) % n] = 1
         tricks_play = (g.phase == PLAY) & (g.contract >= 0) & (t.kind[c] == 0)
-        _one(flat, base + off["leader"] + (g.leader - s) % n, tricks_play)
-        _one(flat, base + off["last_leader"] + (g.last_leader - s) % n, g.last_leader >= 0)
-        _one(flat, base + off["contract"] + c, g.contract >= 0)
-        _one(flat, base + off["trump"] + g.trump, g.trump >= 0)
-        _one(flat, base + off["start_rank"] + g.start, g.start >= 0)
-        _one(flat, base + off["ace_extra"], g.ace_extra)
+        spare = base + self.nbits  # a count entry, overwritten below: where a one-hot has no entry
+        for name, at, valid in (("leader", (g.leader - s) % n, tricks_play),
+                                ("last_leader", (g.last_leader - s) % n, g.last_leader >= 0),
+                                ("contract", c, g.contract >= 0), ("trump", g.trump, g.trump >= 0),
+                                ("start_rank", g.start, g.start >= 0), ("ace_extra", 0, g.ace_extra)):
+            flat[xp.where(valid, base + off[name] + at, spare)] = 1
         bits[:, off["hand"]:off["hand"] + 52] = bits_of(g.hands[b, s])
         if (g.lo >= 0).any():
             bits[:, off["lines"]:off["lines"] + 52] = bits_of(_lines(g))
@@ -137,11 +137,6 @@ class Views:
         counts = [rel[:, 0], rel[:, 1], g.trick_no[:, None], rel[:, 2], rel[:, 3], g.hand_no[:, None]]
         out[:, self.nbits:] = xp.concatenate(counts, axis=1).astype(np.float32) * self.scales
         return out
-
-
-def _one(flat: U8, pos: Int, where: Bool) -> None:
-    """Set the entries ``pos`` of the rows where ``where`` holds."""
-    mark(flat, pos[where], 1)
 
 
 def _lines(g: Games) -> U64:
