@@ -8,6 +8,8 @@ random legal actions. BARBU_VECTOR_STEPS (default 1) multiplies the number of st
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -129,3 +131,9 @@ def test_the_first_deals_are_the_engine_s(players: int) -> None:
         assert v.games.hands[b].tolist() == state.hands, f"game {b}"
         assert int(v.games.set_aside[b]) == state.set_aside
         assert int(v.games.declarer[b]) == state.declarer
+
+
+def test_it_needs_numpy_alone() -> None:
+    code = "import sys, barbu.vector; print(sorted({m.split('.')[0] for m in sys.modules}))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
+    assert "numpy" in out.stdout and "pettingzoo" not in out.stdout and "gymnasium" not in out.stdout
