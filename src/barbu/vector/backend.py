@@ -1,9 +1,9 @@
 """The array namespace the batched rules are written against (NumPy here), and the card bit masks.
 
 The rules are xp.* calls on whole arrays (where, comparisons, shifts, gathers) with no Python
-loop over games. Two kinds of in-place write remain, each behind one helper of this module: the
-observation buffer's scatter (:func:`mark`, :func:`fill`) and the host-side deal; under JAX they
-would be ``.at[].set`` (the buffer) and a host callback or a jax.random deal.
+loop over games. The in-place writes they make (the observation buffer's :func:`mark` and
+:func:`fill`, and writes by game index where only a few games change: full tricks, the rare
+phases, the hands' ends and deals) would be ``.at[].set`` under JAX; docs/RL.md lists them.
 """
 
 from __future__ import annotations
