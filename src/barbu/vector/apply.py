@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
-from barbu.vector.backend import NO_CARDS, SUIT_SET, U64, Bool, Int, card_set, xp
+from barbu.vector.backend import NO_CARDS, U64, Bool, Int, card_set, xp
 from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games, put, take
 from barbu.vector.legal import ACE
 from barbu.vector.tables import Tables
@@ -252,5 +252,3 @@ class Rules:
         nxt = order[np.arange(g.batch), xp.argmax(holds, axis=1)]
         _set(g, "current", m & holds.any(axis=1), nxt)
 
-
-__all__ = ["SUIT_SET", "Rules"]

@@ -30,12 +30,6 @@ SUIT_SET = np.array([sum(1 << (13 * s + r) for r in range(13)) for s in range(4)
 NO_CARDS = np.uint64(0)
 
 
-def onehot(index: Int, size: int) -> Bool:
-    """Index ``i`` of each row as a row of ``size`` booleans (all false where ``i`` is -1)."""
-    result: Bool = index[..., None] == xp.arange(size, dtype=np.int32)
-    return result
-
-
 def bits_of(cards: U64) -> Bool:
     """A card set (any shape) as booleans over the 52 cards (a last axis of 52)."""
     # unpackbits reads the sets' bytes (little-endian): ten times faster than shifting 52 ways.
@@ -70,14 +64,6 @@ def rows(table: Arr, seat: Int) -> Arr:
     """Row ``seat[b]`` of ``table[b]`` for each game ``b`` (table shaped (B, n, ...))."""
     picked: Arr = table[xp.arange(table.shape[0]), seat]
     return picked
-
-
-def rotate(table: Arr, start: Int) -> Arr:
-    """The seat entries of ``table`` (B, n) from seat ``start[b]`` on: entry r is seat start + r."""
-    batch, n = table.shape
-    order = (start[:, None] + xp.arange(n, dtype=np.int32)) % n + (xp.arange(batch) * n)[:, None]
-    rotated: Arr = xp.ascontiguousarray(table).reshape(-1)[order]
-    return rotated
 
 
 def mark(buffer: U8, flat: Int, value: int) -> None:
