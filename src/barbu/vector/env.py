@@ -79,9 +79,10 @@ class VectorEnv:
     def step(self, actions: npt.ArrayLike) -> Step:
         """Each game's player to act takes its action id; games that end start again."""
         g = self.games
-        a = np.asarray(actions, dtype=np.int32).reshape(g.batch)
-        if not self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)].all() or (a < 0).any():
-            bad = int(np.flatnonzero(~self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)])[0])
+        a = np.asarray(actions).astype(np.int32).reshape(g.batch)
+        legal = (a >= 0) & (a < NUM_ACTIONS) & self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)]
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
         clock = time.perf_counter
         t0 = clock()
