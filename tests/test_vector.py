@@ -14,10 +14,12 @@ import sys
 import numpy as np
 import pytest
 
+from barbu.engine.game import CONTRACT, Game
 from barbu.engine.state import Phase, State
 from barbu.env.aec import BarbuEnv
-from barbu.env.encoding import decode
+from barbu.env.encoding import decode, encode
 from barbu.vector import VectorEnv
+from barbu.vector.deal import deal
 from barbu.vector.env import stream_seed
 
 SCALE = int(os.environ.get("BARBU_VECTOR_STEPS", "1"))
@@ -137,3 +139,50 @@ def test_it_needs_numpy_alone() -> None:
     code = "import sys, barbu.vector; print(sorted({m.split('.')[0] for m in sys.modules}))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
     assert "numpy" in out.stdout and "pettingzoo" not in out.stdout and "gymnasium" not in out.stdout
+
+
+def _family_king(game: Game) -> int:
+    return game.contract_index("king")
+
+
+def test_a_family_redeal_is_the_engine_s() -> None:
+    """K♥ set aside when King of Hearts is the chooser's last challenge: dealt again, as the engine does."""
+    v = VectorEnv("family", 6, batch=300, seed=1)
+    v.reset()
+    g, only_king = v.games, 127 & ~(1 << _family_king(v.game))
+    g.used[np.arange(300), g.declarer] = only_king
+    deal(g, v.tables, np.arange(300), v.game.hand_size)
+    redealt = 0
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        state.used[state.declarer] = only_king
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        assert (g.hands[b].tolist(), g.redeals[b]) == (state.hands, state.redeals), f"game {b}"
+        redealt += state.redeals > 0
+    assert redealt > 0
+
+
+def test_queens_with_every_queen_set_aside_end_before_the_first_card() -> None:
+    v = VectorEnv("family", 6, batch=2, seed=3, reward="hand")
+    v.reset()
+    g, queens = v.games, sum(1 << (13 * s + 10) for s in range(4))
+    others = [c for c in range(52) if not queens >> c & 1]
+    hands = [sum(1 << c for c in others[k::6]) for k in range(6)]
+    state = State(v.game, seed=int(v.seeds[0]))
+    state.deal(hands, queens)
+    g.hands[0], g.set_aside[0] = hands, queens
+    v.views.new_hand(g, np.array([0]))
+    obs, mask, _ = v._view()
+    assert np.array_equal(obs[0], encode(state.observe(state.current)))
+    queens_id = 53 + v.game.contract_index("queens")
+    assert mask[0, queens_id]
+    actions = np.array([queens_id, int(np.flatnonzero(mask[1])[0])])
+    obs, mask, player, rewards, done = v.step(actions)
+    state.apply(queens_id - 53 + CONTRACT)
+    while state.phase == Phase.DEAL:
+        state.deal_random()
+    assert state.hand_no == 1 and int(g.hand_no[0]) == 1
+    assert rewards[0].tolist() == [0.0] * 6 and not done[0]
+    assert int(player[0]) == state.current
+    assert np.array_equal(obs[0], encode(state.observe(state.current)))
