@@ -27,7 +27,8 @@ ALL_OPTIONS = ("heart-lead", "king-first", "overtrump", "dominoes-40")
 
 # (rules, players, options, hands, reward, batch, steps): short games with many resets, and a few
 # whole games (with the classic block of seven hands, its compulsory doubles and the game reward).
-CASES = [
+Case = tuple[str, int, tuple[str, ...], int | None, str, int, int]
+CASES: list[Case] = [
     ("classic", 4, (), 1, "hand", 160, 300),
     ("classic", 4, ALL_OPTIONS, 2, "hand", 96, 400),
     ("classic", 4, ("overtrump", "king-first"), 8, "game", 8, 500),
@@ -41,9 +42,9 @@ CASES = [
 ]
 
 
-def _id(case: tuple[object, ...]) -> str:
+def _id(case: Case) -> str:
     rules, players, options, hands = case[:4]
-    return f"{rules}{players}-{'+'.join(options) or 'plain'}-{hands or 'all'}"  # type: ignore[arg-type]
+    return f"{rules}{players}-{'+'.join(options) or 'plain'}-{hands or 'all'}"
 
 
 def _check_view(v: VectorEnv, ref: BarbuEnv, b: int, obs: np.ndarray, mask: np.ndarray,
@@ -60,11 +61,11 @@ def _check_view(v: VectorEnv, ref: BarbuEnv, b: int, obs: np.ndarray, mask: np.n
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
-def test_every_step_equals_the_reference(case: tuple[object, ...]) -> None:
+def test_every_step_equals_the_reference(case: Case) -> None:
     rules, players, options, hands, reward, batch, steps = case
     seed = 11
-    v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward)  # type: ignore[arg-type]
-    refs = [BarbuEnv(rules, players, options, reward=reward, hands=hands) for _ in range(batch)]  # type: ignore[arg-type]
+    v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward)
+    refs = [BarbuEnv(rules, players, options, reward=reward, hands=hands) for _ in range(batch)]
     for b, ref in enumerate(refs):
         ref.reset(seed=stream_seed(seed, b))
     obs, mask, player = v.reset()
@@ -72,7 +73,7 @@ def test_every_step_equals_the_reference(case: tuple[object, ...]) -> None:
     assert [r.game_state.seed for r in refs] == v.seeds.tolist()
     rng = np.random.default_rng(seed)
     finished = 0
-    for _ in range(steps * SCALE):  # type: ignore[operator]
+    for _ in range(steps * SCALE):
         for b, ref in enumerate(refs):
             _check_view(v, ref, b, obs, mask, player)
         actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
@@ -88,7 +89,7 @@ def test_every_step_equals_the_reference(case: tuple[object, ...]) -> None:
                 ref.reset()  # the next game of the stream, as the batch's auto-reset
                 assert ref.game_state.seed == int(v.seeds[b])
     assert finished > 0 or hands is None
-    print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")  # type: ignore[operator]
+    print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")
 
 
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
