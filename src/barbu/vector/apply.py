@@ -1,8 +1,8 @@
 """One action in every game at once: the engine's state machine written over arrays.
 
 Each game is in one phase, so each phase's update is computed for the games in it (a
-boolean mask) and merged with ``where``; the observation buffer is told of each event; the
-hands that end are returned for scoring.
+boolean mask) and merged, with ``where`` or, where few games change, by index; the
+observation buffer is told of each event; the hands that end are returned for scoring.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from barbu.vector.views import Views
 
 
 def _set(g: Games, name: str, where: Bool, value: Int | Bool | U64 | int | np.uint64) -> None:
+    """Field ``name`` takes ``value`` in the games ``where`` and keeps its own elsewhere."""
     old = getattr(g, name)
     setattr(g, name, xp.where(where.reshape((-1,) + (1,) * (old.ndim - 1)), value, old))
 
@@ -30,6 +31,7 @@ def _seat_set(g: Games, name: str, where: Bool, seat: Int, value: Int | U64) -> 
 
 
 def _none(g: Games) -> Bool:
+    """No game (a mask of B falses)."""
     none: Bool = xp.zeros(g.batch, dtype=np.bool_)
     return none
 
