@@ -17,7 +17,7 @@ from barbu.vector.backend import (
     rows,
     xp,
 )
-from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games
+from barbu.vector.games import CHOOSE, DOUBLE, PLAY, RANK, REDOUBLE, TRUMP, Games, take
 from barbu.vector.tables import Tables
 
 KH = 24  # the king of hearts' card number
@@ -35,14 +35,14 @@ def _card(suit: int, rank: Int) -> U64:
     return one
 
 
-def fitting(g: Games) -> U64:
+def fitting(lo: Int, hi: Int, start: Int) -> U64:
     """The cards that fit each Dominoes/Réussite layout (every card before Réussite's first)."""
-    fits = xp.zeros(g.batch, dtype=np.uint64)
+    fits = xp.zeros(len(start), dtype=np.uint64)
     for s in range(4):
-        lo, hi = g.lo[:, s], g.hi[:, s]
-        ends = _card(s, xp.where(lo > 0, lo - 1, -1)) | _card(s, xp.where(hi >= 0, hi + 1, -1))
-        fits = fits | xp.where(lo < 0, _card(s, g.start), ends)
-    every: U64 = xp.where(g.start < 0, FULL, fits)
+        low, high = lo[:, s], hi[:, s]
+        ends = _card(s, xp.where(low > 0, low - 1, -1)) | _card(s, xp.where(high >= 0, high + 1, -1))
+        fits = fits | xp.where(low < 0, _card(s, start), ends)
+    every: U64 = xp.where(start < 0, FULL, fits)
     return every
 
 
@@ -86,7 +86,11 @@ def cards(g: Games, t: Tables) -> tuple[U64, Bool]:
     c = xp.maximum(g.contract, 0)
     layout = t.kind[c] != 0
     tricks = xp.where(g.trick_len == 0, _leads(g, t, hand, c), _follows(g, t, hand, c))
-    placed = hand & fitting(g) if layout.any() else hand
+    placed = hand
+    if layout.any():  # a few games: their layouts alone (by index; under JAX, masked)
+        idx = xp.flatnonzero(layout)
+        placed = hand.copy()
+        placed[idx] = hand[idx] & fitting(g.lo[idx], g.hi[idx], g.start[idx])
     legal: U64 = xp.where(layout, placed, tricks)
     may_pass: Bool = layout & ((placed == 0) | g.ace_extra)
     return legal, may_pass
@@ -136,9 +140,11 @@ def legal_mask(g: Games, t: Tables) -> Bool:
     """The (B, 93) mask of barbu.env's ids legal for each game's player to act."""
     ph = g.phase[:, None]
     play, may_pass = cards(g, t)
-    none8 = xp.zeros((g.batch, 8), dtype=np.bool_)
-    doubling = t.king_idx < 0 and bool(((ph == DOUBLE) | (ph == REDOUBLE)).any())
-    dbl, redbl = doubles(g, t) if doubling else (none8, none8)
+    dbl, redbl = xp.zeros((g.batch, 8), dtype=np.bool_), xp.zeros((g.batch, 8), dtype=np.bool_)
+    doubling = (ph[:, 0] == DOUBLE) | (ph[:, 0] == REDOUBLE)
+    if t.king_idx < 0 and doubling.any():  # the few games doubling, on their own
+        idx = xp.flatnonzero(doubling)
+        dbl[idx], redbl[idx] = doubles(take(g, idx), t)
     parts = [
         bits_of(play) & (ph == PLAY), may_pass[:, None] & (ph == PLAY), choices(g, t) & (ph == CHOOSE),
         xp.broadcast_to(ph == TRUMP, (g.batch, 4)), xp.broadcast_to(ph == RANK, (g.batch, 13)),
