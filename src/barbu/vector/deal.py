@@ -1,0 +1,57 @@
+"""The deals, drawn per game with the engine's own Python random so that each equals State's for its seed.
+
+A deal happens once a hand, so seeding a generator per deal in Python costs little beside the
+hand's steps; the keys are then made and sorted into hands for every game dealt in a step at once.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from barbu.vector.backend import BIT, Bool, Int
+from barbu.vector.games import CHOOSE, Games
+from barbu.vector.legal import KH
+from barbu.vector.tables import Tables
+
+
+def _words(seed: int, hand_no: int, redeals: int) -> bytes:
+    """The 104 32-bit outputs of the generator State.deal_random draws its 52 sort keys from."""
+    # random() makes each key of two successive outputs a, b as ((a >> 5) * 2**26 + (b >> 6)) / 2**53,
+    # and getrandbits(32 * k) returns k successive outputs, the first lowest: the same keys, unscaled.
+    return random.Random(f"{seed}:{hand_no}:{redeals}").getrandbits(32 * 104).to_bytes(416, "little")
+
+
+def owners(words: list[bytes], hand_size: int) -> Int:
+    """Each card's place in the deck sorted by its key, divided by the hand size: its seat (≥ n: aside)."""
+    w = np.frombuffer(b"".join(words), dtype="<u4").reshape(len(words), 104).astype(np.uint64)
+    keys = (w[:, 0::2] >> np.uint64(5)) * np.uint64(1 << 26) + (w[:, 1::2] >> np.uint64(6))
+    place = np.argsort(np.argsort(keys, axis=1, kind="stable"), axis=1, kind="stable")
+    seat: Int = (place // hand_size).astype(np.int32)
+    return seat
+
+
+def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
+    """Games whose chooser has King of Hearts as the one challenge left (a K♥ set aside redeals)."""
+    if t.king_idx < 0 or not t.aside:
+        return np.zeros(len(idx), dtype=np.bool_)
+    only: Bool = g.used[idx, g.declarer[idx]] == 127 & ~(1 << t.king_idx)
+    return only
+
+
+def deal(g: Games, t: Tables, idx: Int, hand_size: int) -> None:
+    """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say."""
+    seats = np.arange(g.n)[None, :, None]
+    while len(idx):
+        seat = owners([_words(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx], hand_size)
+        again = _only_king_left(g, t, idx) & (seat[:, KH] >= g.n)
+        for b in idx[again]:
+            g.redeals[b] += 1
+        ok, seat = idx[~again], seat[~again]
+        # Host-side writes between hands (JAX would take the dealt arrays through a host callback).
+        g.hands[ok] = np.where(seat[:, None, :] == seats, BIT, 0).sum(axis=2, dtype=np.uint64)
+        g.set_aside[ok] = np.where(seat >= g.n, BIT, 0).sum(axis=1, dtype=np.uint64)
+        g.phase[ok] = CHOOSE
+        g.current[ok] = g.declarer[ok]
+        idx = idx[again]

@@ -1,0 +1,189 @@
+"""barbu.vector against the reference: every mask, observation, reward and reset equal to barbu.env's.
+
+Each batched game is shadowed by a BarbuEnv seeded with the same stream, so the comparison is
+with the engine's State, its observe() and barbu.env's encoding and rewards, step by step, under
+random legal actions. BARBU_VECTOR_STEPS (default 1) multiplies the number of steps, for a long run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from barbu.engine.game import CONTRACT, Game
+from barbu.engine.state import Phase, State
+from barbu.env.aec import BarbuEnv
+from barbu.env.encoding import decode, encode
+from barbu.vector import VectorEnv
+from barbu.vector.deal import deal
+from barbu.vector.env import stream_seed
+
+SCALE = int(os.environ.get("BARBU_VECTOR_STEPS", "1"))
+ALL_OPTIONS = ("heart-lead", "king-first", "overtrump", "dominoes-40")
+
+# (rules, players, options, hands, reward, batch, steps): short games with many resets, and a few
+# whole games (with the classic block of seven hands, its compulsory doubles and the game reward).
+Case = tuple[str, int, tuple[str, ...], int | None, str, int, int]
+CASES: list[Case] = [
+    ("classic", 4, (), 1, "hand", 160, 300),
+    ("classic", 4, ALL_OPTIONS, 2, "hand", 96, 400),
+    ("classic", 4, ("overtrump", "king-first"), 8, "game", 8, 500),
+    ("classic", 4, ("heart-lead", "dominoes-40"), None, "game", 2, 1700),
+    ("family", 3, (), 1, "hand", 160, 250),
+    ("family", 4, (), 2, "hand", 96, 300),
+    ("family", 5, (), 3, "game", 64, 300),
+    ("family", 6, (), 1, "hand", 160, 200),
+    ("family", 6, (), None, "game", 2, 2100),
+    ("family", 3, (), None, "hand", 2, 1500),
+]
+
+
+def _id(case: Case) -> str:
+    rules, players, options, hands = case[:4]
+    return f"{rules}{players}-{'+'.join(options) or 'plain'}-{hands or 'all'}"
+
+
+def _check_view(v: VectorEnv, ref: BarbuEnv, b: int, obs: np.ndarray, mask: np.ndarray,
+                player: np.ndarray) -> None:
+    agent = ref.agent_selection
+    assert int(player[b]) == ref.possible_agents.index(agent)
+    want = ref.observe(agent)
+    assert np.array_equal(mask[b], want["action_mask"].astype(bool)), (
+        f"game {b}: mask {np.flatnonzero(mask[b])} != {np.flatnonzero(want['action_mask'])}")
+    if not np.array_equal(obs[b], want["observation"]):
+        got, exp = decode(obs[b], ref.game), decode(want["observation"], ref.game)
+        diff = {k: (got[k], exp[k]) for k in got if got[k] != exp[k]}
+        raise AssertionError(f"game {b}: observation differs: {diff}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_every_step_equals_the_reference(case: Case) -> None:
+    rules, players, options, hands, reward, batch, steps = case
+    seed = 11
+    v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward)
+    refs = [BarbuEnv(rules, players, options, reward=reward, hands=hands) for _ in range(batch)]
+    for b, ref in enumerate(refs):
+        ref.reset(seed=stream_seed(seed, b))
+    obs, mask, player = v.reset()
+    assert obs.shape == (batch, v.obs_size) and obs.dtype == np.float32 and mask.shape == (batch, 93)
+    assert [r.game_state.seed for r in refs] == v.seeds.tolist()
+    rng = np.random.default_rng(seed)
+    finished = 0
+    for _ in range(steps * SCALE):
+        for b, ref in enumerate(refs):
+            _check_view(v, ref, b, obs, mask, player)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+        obs, mask, player, rewards, done = v.step(actions)
+        for b, ref in enumerate(refs):
+            ref.step(int(actions[b]))
+            want = [ref.rewards[a] for a in ref.possible_agents]
+            assert rewards[b].tolist() == want, f"game {b}: rewards {rewards[b]} != {want}"
+            over = all(ref.terminations.values())
+            assert bool(done[b]) == over
+            if over:
+                finished += 1
+                ref.reset()  # the next game of the stream, as the batch's auto-reset
+                assert ref.game_state.seed == int(v.seeds[b])
+    assert finished > 0 or hands is None
+    print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")
+
+
+def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
+    v, twin = VectorEnv("family", 4, batch=3, seed=2), VectorEnv("family", 4, batch=3, seed=2)
+    _, mask, _ = v.reset()
+    twin.reset()
+    good = np.array([int(np.flatnonzero(row)[0]) for row in mask])
+    bad = good.copy()
+    bad[1] = int(np.flatnonzero(~mask[1])[0])
+    with pytest.raises(ValueError, match="game 1"):
+        v.step(bad)
+    after, want = v.step(good), twin.step(good)
+    assert all(np.array_equal(x, y) for x, y in zip(after, want, strict=True))
+
+
+def test_seeds_repeat_and_differ() -> None:
+    a, b = VectorEnv(batch=4, seed=5), VectorEnv(batch=4, seed=6)
+    a.reset(), b.reset()
+    first = a.seeds.tolist()
+    assert first != b.seeds.tolist() and len(set(first)) == 4
+    a.reset(seed=5)
+    assert a.seeds.tolist() == first
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError):
+        VectorEnv("classic", 5)
+    with pytest.raises(ValueError):
+        VectorEnv(reward="trick")
+    with pytest.raises(ValueError):
+        VectorEnv(hands=29)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_first_deals_are_the_engine_s(players: int) -> None:
+    v = VectorEnv("family", players, batch=200, seed=players)
+    v.reset()
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        assert v.games.hands[b].tolist() == state.hands, f"game {b}"
+        assert int(v.games.set_aside[b]) == state.set_aside
+        assert int(v.games.declarer[b]) == state.declarer
+
+
+def test_it_needs_numpy_alone() -> None:
+    code = "import sys, barbu.vector; print(sorted({m.split('.')[0] for m in sys.modules}))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
+    assert "numpy" in out.stdout and "pettingzoo" not in out.stdout and "gymnasium" not in out.stdout
+
+
+def _family_king(game: Game) -> int:
+    return game.contract_index("king")
+
+
+def test_a_family_redeal_is_the_engine_s() -> None:
+    """K♥ set aside when King of Hearts is the chooser's last challenge: dealt again, as the engine does."""
+    v = VectorEnv("family", 6, batch=300, seed=1)
+    v.reset()
+    g, only_king = v.games, 127 & ~(1 << _family_king(v.game))
+    g.used[np.arange(300), g.declarer] = only_king
+    deal(g, v.tables, np.arange(300), v.game.hand_size)
+    redealt = 0
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        state.used[state.declarer] = only_king
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        assert (g.hands[b].tolist(), g.redeals[b]) == (state.hands, state.redeals), f"game {b}"
+        redealt += state.redeals > 0
+    assert redealt > 0
+
+
+def test_queens_with_every_queen_set_aside_end_before_the_first_card() -> None:
+    v = VectorEnv("family", 6, batch=2, seed=3, reward="hand")
+    v.reset()
+    g, queens = v.games, sum(1 << (13 * s + 10) for s in range(4))
+    others = [c for c in range(52) if not queens >> c & 1]
+    hands = [sum(1 << c for c in others[k::6]) for k in range(6)]
+    state = State(v.game, seed=int(v.seeds[0]))
+    state.deal(hands, queens)
+    g.hands[0], g.set_aside[0] = hands, queens
+    v.views.new_hand(g, np.array([0]))
+    obs, mask, _ = v._view()
+    assert np.array_equal(obs[0], encode(state.observe(state.current)))
+    queens_id = 53 + v.game.contract_index("queens")
+    assert mask[0, queens_id]
+    actions = np.array([queens_id, int(np.flatnonzero(mask[1])[0])])
+    obs, mask, player, rewards, done = v.step(actions)
+    state.apply(queens_id - 53 + CONTRACT)
+    while state.phase == Phase.DEAL:
+        state.deal_random()
+    assert state.hand_no == 1 and int(g.hand_no[0]) == 1
+    assert rewards[0].tolist() == [0.0] * 6 and not done[0]
+    assert int(player[0]) == state.current
+    assert np.array_equal(obs[0], encode(state.observe(state.current)))
