@@ -1,0 +1,241 @@
+"""Every seat's encoded observation kept up to date action by action, instead of encoded afresh.
+
+:func:`barbu.env.encoding.encode` builds a seat's array from its whole ``Observation``: about
+60 µs with the engine's ``observe``. During the play of a hand an action changes a handful of
+entries (a card leaves a hand and joins a trick, a seat to act, at a trick's end the captures
+and the counts), so a :class:`Tracker` keeps one *public* array, every seat's fields in
+absolute seat order, and writes only those entries after each card. Anything rarer (a deal, a
+contract, a double, a hand's end) rebuilds the public array from the engine's observation of
+seat 0 (seats relative to seat 0 are the absolute seats).
+
+What feeds it is what every seat sees: the public actions, and after each of them the public
+counters that every seat's ``Observation`` shows alike (the trick's leader, tricks and points,
+the Dominoes lines, the order of going out). A seat's own cards are kept in a block of their
+own, read from its hand alone. A seat's array is then one gather (:meth:`Tracker.encode`):
+its fields picked from the public array in its relative seat order, and its own hand block.
+``tests/test_env_tracker.py`` checks that it equals ``encode(state.observe(seat))`` for every
+seat at every step of random games on every table.
+
+>>> from barbu.engine.game import Game
+>>> from barbu.engine.state import State
+>>> from barbu.env.encoding import encode
+>>> s = State(Game.classic(), seed=2)
+>>> _ = s.deal_random()
+>>> t = Tracker(s)
+>>> s.apply(s.legal_actions()[0]); t.update()
+>>> bool((t.encode(1) == encode(s.observe(1))).all())
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from barbu.engine.cards import CARD_BITS
+from barbu.engine.contracts import Kind
+from barbu.engine.game import PASS
+from barbu.engine.hand import Phase
+from barbu.engine.state import State
+from barbu.env.encoding import LINE_BITS, Array, Layout, encode, layout
+
+IntArray = npt.NDArray[np.intp]
+
+# Fields whose entries are per seat (one-hot seats, or one row per seat), and the two seat × seat
+# matrices whose columns are seats as well.
+_SEAT_ROWS = frozenset({
+    "current", "declarer", "leader", "last_leader", "played", "trick", "last_trick", "captured",
+    "voids", "available", "compulsory", "owed", "out_order", "hand_sizes", "tricks_won", "points",
+    "totals"})
+_SEAT_MATRICES = frozenset({"doubled", "redoubled"})
+_PLAY, _DEAL, _OVER = Phase.PLAY, Phase.DEAL, Phase.GAME_OVER
+
+
+def _bits52(mask: int) -> list[float]:
+    return [float(mask >> c & 1) for c in range(52)]
+
+
+def gather_tables(lay: Layout) -> list[IntArray]:
+    """Per observer seat, the index of each of its array's entries in the public array.
+
+    The public array is the layout relative to seat 0 (so in absolute seats), followed by one
+    52-entry block per seat for its own cards; the observer's ``hand`` field points at its block.
+    """
+    n = lay.game.players
+    tables = []
+    for seat in range(n):
+        index = np.arange(lay.size, dtype=np.intp)
+        for name, f in lay.fields.items():
+            at = np.arange(f.offset, f.end, dtype=np.intp).reshape(f.shape)
+            if name == "hand":
+                at = lay.size + 52 * seat + np.arange(52, dtype=np.intp)
+            elif name in _SEAT_ROWS:
+                at = np.roll(at, -seat, axis=0)
+            elif name in _SEAT_MATRICES:
+                at = np.roll(np.roll(at, -seat, axis=0), -seat, axis=1)
+            index[f.offset:f.end] = at.reshape(-1)
+        tables.append(index)
+    return tables
+
+
+class Tracker:
+    """The public array of one game and every seat's own cards, kept in step with the state.
+
+    Call :meth:`update` after every action applied to the state (and after dealing);
+    :meth:`encode` gives a seat's array. A state changed behind its back (another hand, actions
+    it was not told of) is noticed and rebuilt from; its own cards are read at each
+    :meth:`encode`, so they are never stale.
+    """
+
+    def __init__(self, state: State) -> None:
+        self.lay = lay = layout(state.game)
+        self.n = n = state.game.players
+        self.size = lay.size
+        self.public: Array = np.zeros(lay.size + 52 * n, dtype=np.float32)
+        self.gather = gather_tables(lay)
+        off = lay.off
+        self._current, self._leader = off["current"], off["leader"]
+        self._last_leader = off["last_leader"]
+        self._played, self._trick, self._last_trick = off["played"], off["trick"], off["last_trick"]
+        self._captured, self._voids, self._lines = off["captured"], off["voids"], off["lines"]
+        self._sizes, self._won, self._trick_no = off["hand_sizes"], off["tricks_won"], off["trick_no"]
+        self._points, self._out, self._ace = off["points"], off["out_order"], off["ace_extra"]
+        self._start = off["start_rank"]
+        inv = lay.inverse_scales
+        self._points_scale = inv[self._points - lay.nbits:self._points - lay.nbits + n]
+        per_card = np.float32(inv[self._sizes - lay.nbits])
+        self._per_card = [float(np.float32(k) * per_card) for k in range(53)]
+        self._line_rows = [[np.array(_bits52(LINE_BITS[lo][hi])[:13], dtype=np.float32)
+                            for hi in range(13)] for lo in range(13)]
+        self.rebuild(state)
+
+    # -- keeping up -------------------------------------------------------------
+
+    def rebuild(self, state: State) -> None:
+        """The public array from the engine's observation of seat 0, and every seat's cards."""
+        self.state = state
+        pub = self.public
+        pub[:self.size] = encode(state.observe(0))
+        in_hand = state.phase not in (_DEAL, _OVER)
+        self.hands = [h if in_hand else 0 for h in state.hands]
+        for s, h in enumerate(self.hands):
+            pub[self.size + 52 * s:self.size + 52 * (s + 1)] = _bits52(h)
+        self._mark(state)
+
+    def _mark(self, state: State) -> None:
+        """What :meth:`update` compares the next state with."""
+        self.hand_no, self.phase, self.seen = state.hand_no, state.phase, len(state.actions)
+        self.current, self.leader = state.current, state.leader
+        self.points = list(state.points)
+        self.out = len(state.out_order)
+        self.ace_extra, self.start_rank = state.ace_extra, state.start_rank
+        self.lines = list(zip(state.lo, state.hi, strict=True))
+
+    def update(self) -> None:
+        """Bring the arrays up to the state after one more action (or a deal, or anything else)."""
+        state = self.state
+        if (state.phase != _PLAY or self.phase != _PLAY or state.hand_no != self.hand_no
+                or len(state.actions) != self.seen + 1):
+            self.rebuild(state)
+            return
+        c = state.contract
+        assert c is not None
+        if c.kind == Kind.TRICKS:
+            self._card_in_trick(state)
+        else:
+            self._card_in_layout(state)
+        self._mark(state)
+
+    def _card_left(self, seat: int, card: int) -> None:
+        """``seat`` played ``card``: out of its hand, into its played cards, one card fewer."""
+        pub = self.public
+        self.hands[seat] &= ~CARD_BITS[card]
+        pub[self.size + 52 * seat + card] = 0.0
+        pub[self._played + 52 * seat + card] = 1.0
+        pub[self._sizes + seat] = self._per_card[self.state.hands[seat].bit_count()]
+
+    def _turn(self, state: State) -> None:
+        pub = self.public
+        pub[self._current + self.current] = 0.0
+        pub[self._current + state.current] = 1.0
+
+    def _card_in_trick(self, state: State) -> None:
+        pub = self.public
+        seat, card = state.actors[-1], state.actions[-1]
+        self._card_left(seat, card)
+        trick = state.trick
+        if trick:  # the trick goes on: the card joins it, and may show a void
+            pub[self._trick + 52 * seat + card] = 1.0
+            if len(trick) > 1:
+                led = trick[0] // 13
+                if card // 13 != led:
+                    pub[self._voids + 4 * seat + led] = 1.0
+                    if state.trump >= 0 and card // 13 != state.trump:
+                        pub[self._voids + 4 * seat + state.trump] = 1.0
+        else:
+            self._trick_over(state)
+        self._turn(state)
+
+    def _trick_over(self, state: State) -> None:
+        """The last card of a trick: the trick becomes the last trick and goes to its winner."""
+        pub, n = self.public, self.n
+        seats, cards = state.actors[-n:], state.actions[-n:]
+        led = cards[0] // 13
+        seat, card = seats[-1], cards[-1]
+        if card // 13 != led:
+            pub[self._voids + 4 * seat + led] = 1.0
+            if state.trump >= 0 and card // 13 != state.trump:
+                pub[self._voids + 4 * seat + state.trump] = 1.0
+        pub[self._trick:self._trick + 52 * n] = 0.0
+        pub[self._last_trick:self._last_trick + 52 * n] = 0.0
+        winner = state.leader
+        for s, x in zip(seats, cards, strict=True):
+            pub[self._last_trick + 52 * s + x] = 1.0
+            pub[self._captured + 52 * winner + x] = 1.0
+        pub[self._last_leader:self._last_leader + n] = 0.0
+        pub[self._last_leader + seats[0]] = 1.0
+        pub[self._leader + self.leader] = 0.0
+        pub[self._leader + winner] = 1.0
+        pub[self._won + winner] = self._per_card[state.tricks_won[winner]]
+        pub[self._trick_no] = self._per_card[state.trick_no]
+        self._points_changed(state)
+
+    def _points_changed(self, state: State) -> None:
+        if state.points != self.points:
+            pub = self.public
+            pub[self._points:self._points + self.n] = state.points
+            pub[self._points:self._points + self.n] *= self._points_scale
+
+    def _card_in_layout(self, state: State) -> None:
+        """A Dominoes/Réussite action: a card placed on its line, or a pass."""
+        pub = self.public
+        seat, action = state.actors[-1], state.actions[-1]
+        if action != PASS:
+            self._card_left(seat, action)
+        for suit in range(4):  # a Réussite start also opens the lines of set-aside cards
+            lo, hi = state.lo[suit], state.hi[suit]
+            if (lo, hi) != self.lines[suit]:
+                at = self._lines + 13 * suit
+                pub[at:at + 13] = self._line_rows[lo][hi] if lo >= 0 else 0.0
+        if state.start_rank != self.start_rank:
+            if self.start_rank >= 0:
+                pub[self._start + self.start_rank] = 0.0
+            pub[self._start + state.start_rank] = 1.0
+        if state.ace_extra != self.ace_extra:
+            pub[self._ace] = float(state.ace_extra)
+        n = self.n
+        for place in range(self.out, len(state.out_order)):
+            pub[self._out + n * state.out_order[place] + place] = 1.0
+        self._points_changed(state)
+        self._turn(state)
+
+    # -- reading ----------------------------------------------------------------
+
+    def encode(self, seat: int) -> Array:
+        """``seat``'s array, equal to ``encode(state.observe(seat))`` (a new array each call)."""
+        state = self.state
+        if state.phase not in (_DEAL, _OVER) and state.hands[seat] != self.hands[seat]:
+            h = self.hands[seat] = state.hands[seat]  # changed behind our back (a test's swap)
+            self.public[self.size + 52 * seat:self.size + 52 * (seat + 1)] = _bits52(h)
+        out: Array = self.public[self.gather[seat]]
+        return out
