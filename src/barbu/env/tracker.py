@@ -29,17 +29,27 @@ True
 
 from __future__ import annotations
 
+from typing import Protocol, cast
+
 import numpy as np
 import numpy.typing as npt
 
 from barbu.engine.cards import CARD_BITS
 from barbu.engine.contracts import Kind
+from barbu.engine.doubling import split_doubles
 from barbu.engine.game import PASS
 from barbu.engine.hand import Phase
 from barbu.engine.state import State
-from barbu.env.encoding import LINE_BITS, Array, Layout, encode, layout
+from barbu.env.encoding import LINE_BITS, OWED_BITS, OWED_LEVELS, Array, Layout, encode, layout
 
 IntArray = npt.NDArray[np.intp]
+
+
+class _Floats(Protocol):
+    """A float32 buffer's items (typeshed's memoryview takes ints only)."""
+
+    def __setitem__(self, index: int, value: float, /) -> None: ...
+
 
 # Fields whose entries are per seat (one-hot seats, or one row per seat), and the two seat × seat
 # matrices whose columns are seats as well.
@@ -49,10 +59,20 @@ _SEAT_ROWS = frozenset({
     "totals"})
 _SEAT_MATRICES = frozenset({"doubled", "redoubled"})
 _PLAY, _DEAL, _OVER = Phase.PLAY, Phase.DEAL, Phase.GAME_OVER
+_DOUBLING = (Phase.DOUBLE, Phase.REDOUBLE)
+_NAMING = (Phase.CHOOSE, Phase.TRUMP, Phase.START_RANK)
+# What naming a contract, a trump or a rank, or a double or a redouble leads to.
+_AFTER = (Phase.TRUMP, Phase.START_RANK, Phase.DOUBLE, Phase.REDOUBLE, Phase.PLAY)
 
 
-def _bits52(mask: int) -> list[float]:
-    return [float(mask >> c & 1) for c in range(52)]
+def _bits(mask: int, count: int) -> npt.NDArray[np.uint8]:
+    """The ``count`` low bits of ``mask``, lowest first."""
+    raw = np.frombuffer(mask.to_bytes((count + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=count, bitorder="little")
+
+
+def _bits52(mask: int) -> npt.NDArray[np.uint8]:
+    return _bits(mask, 52)
 
 
 def gather_tables(lay: Layout) -> list[IntArray]:
@@ -92,6 +112,8 @@ class Tracker:
         self.n = n = state.game.players
         self.size = lay.size
         self.public: Array = np.zeros(lay.size + 52 * n, dtype=np.float32)
+        # Its items written through a memoryview: a third quicker than numpy's item assignment.
+        self.mv = cast("_Floats", memoryview(self.public.data))
         self.gather = gather_tables(lay)
         off = lay.off
         self._current, self._leader = off["current"], off["leader"]
@@ -105,7 +127,7 @@ class Tracker:
         self._points_scale = inv[self._points - lay.nbits:self._points - lay.nbits + n]
         per_card = np.float32(inv[self._sizes - lay.nbits])
         self._per_card = [float(np.float32(k) * per_card) for k in range(53)]
-        self._line_rows = [[np.array(_bits52(LINE_BITS[lo][hi])[:13], dtype=np.float32)
+        self._line_rows = [[_bits52(LINE_BITS[lo][hi])[:13].astype(np.float32)
                             for hi in range(13)] for lo in range(13)]
         self.rebuild(state)
 
@@ -126,14 +148,26 @@ class Tracker:
         """What :meth:`update` compares the next state with."""
         self.hand_no, self.phase, self.seen = state.hand_no, state.phase, len(state.actions)
         self.current, self.leader = state.current, state.leader
-        self.points = list(state.points)
-        self.out = len(state.out_order)
-        self.ace_extra, self.start_rank = state.ace_extra, state.start_rank
-        self.lines = list(zip(state.lo, state.hi, strict=True))
+        self.points = state.points[:]
+        c = state.contract
+        if c is not None and c.kind != Kind.TRICKS:  # what only Dominoes and Réussite change
+            self.out = len(state.out_order)
+            self.ace_extra, self.start_rank = state.ace_extra, state.start_rank
+            self.lines = list(zip(state.lo, state.hi, strict=True))
 
     def update(self) -> None:
         """Bring the arrays up to the state after one more action (or a deal, or anything else)."""
         state = self.state
+        # Naming and doubling write what they change from the state itself; no card is played.
+        if state.hand_no == self.hand_no and state.phase in _AFTER and len(state.actions) == self.seen:
+            if self.phase in _DOUBLING:
+                self._doubling_step(state)
+                self._mark(state)
+                return
+            if self.phase in _NAMING:
+                self._naming_step(state)
+                self._mark(state)
+                return
         if (state.phase != _PLAY or self.phase != _PLAY or state.hand_no != self.hand_no
                 or len(state.actions) != self.seen + 1):
             self.rebuild(state)
@@ -146,32 +180,67 @@ class Tracker:
             self._card_in_layout(state)
         self._mark(state)
 
+    def _phase_changed(self, state: State) -> None:
+        """The phase and the turn; the trick's leader as trick play begins."""
+        at = self.lay.off["phase"]
+        self.mv[at + self.phase] = 0.0
+        self.mv[at + state.phase] = 1.0
+        if state.phase == _PLAY and state.contract is not None \
+                and state.contract.kind == Kind.TRICKS:
+            self.mv[self._leader + state.leader] = 1.0
+        self._turn(state)
+
+    def _naming_step(self, state: State) -> None:
+        """A contract, a trump suit or a starting rank named: its one-hot entry, the obligations."""
+        pub, off, c = self.public, self.lay.off, state.contract
+        assert c is not None
+        if self.phase == Phase.CHOOSE:
+            pub[off["contract"] + self.lay.contract_index[c.id]] = 1.0
+        if state.trump >= 0:
+            pub[off["trump"] + state.trump] = 1.0
+        if state.start_rank >= 0:
+            self.mv[self._start + state.start_rank] = 1.0
+        for s in range(self.n):
+            if state.forced >> s & 1:  # fixed as the doubles begin (classic)
+                pub[off["compulsory"] + s] = 1.0
+        self._phase_changed(state)
+
+    def _doubling_step(self, state: State) -> None:
+        """A double or a redouble: the two seat matrices, the doubles owed, the turn, the phase."""
+        pub, n, off = self.public, self.n, self.lay.off
+        doubled, redoubled = split_doubles(state.doubles_list(), state.declarer, n)
+        rows = self.lay.row_bits[0]
+        bits = sum(rows[a][m] for a, m in enumerate(doubled))
+        bits |= sum(rows[a][m] for a, m in enumerate(redoubled)) << (n * n)
+        pub[off["doubled"]:off["doubled"] + 2 * n * n] = _bits(bits, 2 * n * n)
+        owed = [OWED_BITS[state.owed_doubles(s)] >> k & 1 for s in range(n)
+                for k in range(OWED_LEVELS)]
+        pub[off["owed"]:off["owed"] + OWED_LEVELS * n] = owed
+        self._phase_changed(state)
+
     def _card_left(self, seat: int, card: int) -> None:
         """``seat`` played ``card``: out of its hand, into its played cards, one card fewer."""
-        pub = self.public
         self.hands[seat] &= ~CARD_BITS[card]
-        pub[self.size + 52 * seat + card] = 0.0
-        pub[self._played + 52 * seat + card] = 1.0
-        pub[self._sizes + seat] = self._per_card[self.state.hands[seat].bit_count()]
+        self.mv[self.size + 52 * seat + card] = 0.0
+        self.mv[self._played + 52 * seat + card] = 1.0
+        self.mv[self._sizes + seat] = self._per_card[self.state.hands[seat].bit_count()]
 
     def _turn(self, state: State) -> None:
-        pub = self.public
-        pub[self._current + self.current] = 0.0
-        pub[self._current + state.current] = 1.0
+        self.mv[self._current + self.current] = 0.0
+        self.mv[self._current + state.current] = 1.0
 
     def _card_in_trick(self, state: State) -> None:
-        pub = self.public
         seat, card = state.actors[-1], state.actions[-1]
         self._card_left(seat, card)
         trick = state.trick
         if trick:  # the trick goes on: the card joins it, and may show a void
-            pub[self._trick + 52 * seat + card] = 1.0
+            self.mv[self._trick + 52 * seat + card] = 1.0
             if len(trick) > 1:
                 led = trick[0] // 13
                 if card // 13 != led:
-                    pub[self._voids + 4 * seat + led] = 1.0
+                    self.mv[self._voids + 4 * seat + led] = 1.0
                     if state.trump >= 0 and card // 13 != state.trump:
-                        pub[self._voids + 4 * seat + state.trump] = 1.0
+                        self.mv[self._voids + 4 * seat + state.trump] = 1.0
         else:
             self._trick_over(state)
         self._turn(state)
@@ -183,21 +252,21 @@ class Tracker:
         led = cards[0] // 13
         seat, card = seats[-1], cards[-1]
         if card // 13 != led:
-            pub[self._voids + 4 * seat + led] = 1.0
+            self.mv[self._voids + 4 * seat + led] = 1.0
             if state.trump >= 0 and card // 13 != state.trump:
-                pub[self._voids + 4 * seat + state.trump] = 1.0
+                self.mv[self._voids + 4 * seat + state.trump] = 1.0
         pub[self._trick:self._trick + 52 * n] = 0.0
         pub[self._last_trick:self._last_trick + 52 * n] = 0.0
         winner = state.leader
         for s, x in zip(seats, cards, strict=True):
-            pub[self._last_trick + 52 * s + x] = 1.0
-            pub[self._captured + 52 * winner + x] = 1.0
+            self.mv[self._last_trick + 52 * s + x] = 1.0
+            self.mv[self._captured + 52 * winner + x] = 1.0
         pub[self._last_leader:self._last_leader + n] = 0.0
         pub[self._last_leader + seats[0]] = 1.0
-        pub[self._leader + self.leader] = 0.0
-        pub[self._leader + winner] = 1.0
-        pub[self._won + winner] = self._per_card[state.tricks_won[winner]]
-        pub[self._trick_no] = self._per_card[state.trick_no]
+        self.mv[self._leader + self.leader] = 0.0
+        self.mv[self._leader + winner] = 1.0
+        self.mv[self._won + winner] = self._per_card[state.tricks_won[winner]]
+        self.mv[self._trick_no] = self._per_card[state.trick_no]
         self._points_changed(state)
 
     def _points_changed(self, state: State) -> None:
@@ -219,10 +288,10 @@ class Tracker:
                 pub[at:at + 13] = self._line_rows[lo][hi] if lo >= 0 else 0.0
         if state.start_rank != self.start_rank:
             if self.start_rank >= 0:
-                pub[self._start + self.start_rank] = 0.0
-            pub[self._start + state.start_rank] = 1.0
+                self.mv[self._start + self.start_rank] = 0.0
+            self.mv[self._start + state.start_rank] = 1.0
         if state.ace_extra != self.ace_extra:
-            pub[self._ace] = float(state.ace_extra)
+            self.mv[self._ace] = float(state.ace_extra)
         n = self.n
         for place in range(self.out, len(state.out_order)):
             pub[self._out + n * state.out_order[place] + place] = 1.0
@@ -237,5 +306,5 @@ class Tracker:
         if state.phase not in (_DEAL, _OVER) and state.hands[seat] != self.hands[seat]:
             h = self.hands[seat] = state.hands[seat]  # changed behind our back (a test's swap)
             self.public[self.size + 52 * seat:self.size + 52 * (seat + 1)] = _bits52(h)
-        out: Array = self.public[self.gather[seat]]
+        out: Array = self.public.take(self.gather[seat])
         return out
