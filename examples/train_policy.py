@@ -88,7 +88,7 @@ class Learner:
         net, n = self.net, len(x)
         base = x @ self.value[:-1] + self.value[-1]
         err = base - g
-        self.vopt.step([np.append(x.T @ err, err.sum()).astype(np.float32) / n])
+        self.vopt.step([(np.append(x.T @ err, err.sum()) / n).astype(np.float32)])
         adv = g - base
         adv = (adv - adv.mean()) / (adv.std() + 1e-6)
         h, z = masked_logits(net, x, mask)
@@ -138,7 +138,7 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
             pending[i].append((obs[i], mask[i], int(actions[i]), int(player[i])))
         obs, mask, player, rewards, done = env.step(actions)
         steps += env.num_envs
-        for i in np.flatnonzero(done):
+        for i in np.flatnonzero(done).tolist():
             hands += 1
             for x, m, a, seat in pending[i]:
                 xs.append(x)
