@@ -177,7 +177,7 @@ def print_rows(rows: Sequence[Row], extra: Sequence[Row] = ()) -> None:
         ratio = f"{r.steps_per_second / ref:9.1f}" if ref else f"{'-':>9s}"
         print(f"  {r.name:36s} {r.steps_per_second:10,.0f} {ratio}   {_parts(r.parts)}")
     if ref is None:
-        print("  OpenSpiel Hearts not installed (pip install open_spiel): no reference")
+        print("  no OpenSpiel Hearts row (not measured, or open_spiel not installed): no ratio")
 
 
 def run(args: argparse.Namespace) -> int:
