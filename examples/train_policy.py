@@ -66,10 +66,9 @@ def masked_logits(net: Network, x: F32, mask: npt.NDArray[np.bool_]) -> tuple[F3
     return h, z
 
 
-def sample(p: F32, rng: np.random.Generator) -> npt.NDArray[np.int64]:
-    """One id per row, drawn from the row's probabilities."""
-    u = rng.random((len(p), 1))
-    out: npt.NDArray[np.int64] = (p.cumsum(axis=1) < u).sum(axis=1).clip(0, p.shape[1] - 1)
+def sample(z: F32, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """One id per row drawn from softmax(z): the Gumbel-max trick, which never picks a masked id."""
+    out: npt.NDArray[np.int64] = np.argmax(z + rng.gumbel(size=z.shape), axis=1)
     return out
 
 
@@ -133,7 +132,7 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
     deadline = start + 60 * args.minutes
     while time.perf_counter() < deadline:
         _, z = masked_logits(net, obs, mask)
-        actions = sample(softmax(z), rng)
+        actions = sample(z, rng)
         for i in range(env.num_envs):
             pending[i].append((obs[i], mask[i], int(actions[i]), int(player[i])))
         obs, mask, player, rewards, done = env.step(actions)
