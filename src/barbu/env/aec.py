@@ -160,12 +160,15 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
         if self._paid:  # rewards are zero but on the step that ends a hand: clear only then
             self._clear_rewards()
             self._paid = False
-        if state.hand_no > before:
+        over = False
+        if state.hand_no > before:  # only then can the game end or cards be dealt
             self._pay(before)
-        if self.is_over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self._deal()
+            over = self.is_over
+            if over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self._deal()
+        if not over:
             self.agent_selection = self.possible_agents[state.current]
             if self.max_cycles is not None and self._acted[state.current] >= self.max_cycles:
                 self.truncations = dict.fromkeys(self.agents, True)

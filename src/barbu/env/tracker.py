@@ -158,26 +158,24 @@ class Tracker:
     def update(self) -> None:
         """Bring the arrays up to the state after one more action (or a deal, or anything else)."""
         state = self.state
+        if (state.phase == _PLAY and self.phase == _PLAY and state.hand_no == self.hand_no
+                and len(state.actions) == self.seen + 1):  # one card (or pass) more: the hot path
+            c = state.contract
+            assert c is not None
+            if c.kind == Kind.TRICKS:
+                self._card_in_trick(state)  # notes what it changed itself: quicker than _mark
+                return
+            self._card_in_layout(state)
         # Naming and doubling write what they change from the state itself; no card is played.
-        if state.hand_no == self.hand_no and state.phase in _AFTER and len(state.actions) == self.seen:
-            if self.phase in _DOUBLING:
-                self._doubling_step(state)
-                self._mark(state)
-                return
-            if self.phase in _NAMING:
-                self._naming_step(state)
-                self._mark(state)
-                return
-        if (state.phase != _PLAY or self.phase != _PLAY or state.hand_no != self.hand_no
-                or len(state.actions) != self.seen + 1):
+        elif (state.hand_no == self.hand_no and state.phase in _AFTER
+              and len(state.actions) == self.seen and self.phase in _DOUBLING):
+            self._doubling_step(state)
+        elif (state.hand_no == self.hand_no and state.phase in _AFTER
+              and len(state.actions) == self.seen and self.phase in _NAMING):
+            self._naming_step(state)
+        else:
             self.rebuild(state)
             return
-        c = state.contract
-        assert c is not None
-        if c.kind == Kind.TRICKS:
-            self._card_in_trick(state)
-        else:
-            self._card_in_layout(state)
         self._mark(state)
 
     def _phase_changed(self, state: State) -> None:
@@ -244,6 +242,8 @@ class Tracker:
         else:
             self._trick_over(state)
         self._turn(state)
+        self.current = state.current
+        self.seen += 1
 
     def _trick_over(self, state: State) -> None:
         """The last card of a trick: the trick becomes the last trick and goes to its winner."""
@@ -268,6 +268,8 @@ class Tracker:
         self.mv[self._won + winner] = self._per_card[state.tricks_won[winner]]
         self.mv[self._trick_no] = self._per_card[state.trick_no]
         self._points_changed(state)
+        self.leader = winner
+        self.points = state.points[:]
 
     def _points_changed(self, state: State) -> None:
         if state.points != self.points:
