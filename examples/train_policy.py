@@ -19,17 +19,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread, set before NumPy loads: for products this small, OpenBLAS's threads spend far
+# more time waiting on each other than they save, and on a shared machine 50× more.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # after the thread settings
 import numpy.typing as npt
 
 from barbu.bots.learned import Network
 from barbu.cli import main as barbu
+from barbu.engine.game import Game
+from barbu.env.encoding import layout
 
 F32 = npt.NDArray[np.float32]
 NEG = np.float32(-1e9)  # the logit of an illegal action: never drawn, no weight in the softmax
@@ -107,6 +116,23 @@ class Learner:
         return float(np.abs(g - base).mean())
 
 
+def returns(so_far: list[float], final: float, gamma: float) -> list[float]:
+    """Each decision's discounted return, from the seat's points so far at its decisions.
+
+    The points a seat gains between two of its decisions are the reward of the first (mostly
+    the trick it just played to); the hand's final score less the points at its last decision is
+    the reward of the last (doubles settle there). Undiscounted, decision ``t`` gets the final
+    score less the points it already had, which its action cannot change.
+    """
+    rewards = [b - a for a, b in itertools.pairwise(so_far)]
+    rewards.append(final - so_far[-1] if so_far else 0.0)
+    out, g = [], 0.0
+    for r in reversed(rewards[:len(so_far)]):
+        g = r + gamma * g
+        out.append(g)
+    return out[::-1]
+
+
 def env_class(path: str) -> Any:
     """The batched environment class named ``module:Class``."""
     module, _, name = path.partition(":")
@@ -120,7 +146,11 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
                               seed=args.seed, hands=1, reward="hand")
     net = Network.initial(args.rules, args.players, args.hidden, rng)
     learner = Learner(net, args.lr, args.entropy)
-    scale = np.float32(1 / args.score_scale)
+    scale = 1 / args.score_scale
+    # The seat's own contract points so far (relative seat 0 of the "points" field), as scored.
+    lay = layout(Game(args.rules, args.players))
+    at, per_point = lay.fields["points"].offset, lay.fields["points"].scale
+    sign = 1.0 if args.rules == "classic" else -1.0  # the env pays family scores negated
     obs, mask, player = env.reset()
     pending: list[list[tuple[F32, npt.NDArray[np.bool_], int, int]]] = [[] for _ in range(env.num_envs)]
     xs: list[F32] = []
@@ -139,11 +169,15 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
         steps += env.num_envs
         for i in np.flatnonzero(done).tolist():
             hands += 1
-            for x, m, a, seat in pending[i]:
-                xs.append(x)
-                ms.append(m)
-                acts.append(a)
-                gs.append(float(rewards[i, seat] * scale))
+            for seat in range(env.num_players):
+                mine = [d for d in pending[i] if d[3] == seat]
+                so_far = [sign * per_point * float(x[at]) for x, _, _, _ in mine]
+                for (x, m, a, _), g in zip(mine, returns(so_far, float(rewards[i, seat]),
+                                                         args.gamma), strict=True):
+                    xs.append(x)
+                    ms.append(m)
+                    acts.append(a)
+                    gs.append(g * scale)
             pending[i] = []
         if len(xs) >= args.update:
             learner.update(np.stack(xs), np.stack(ms), np.array(acts), np.array(gs, np.float32))
@@ -184,6 +218,8 @@ def main() -> None:
     p.add_argument("--entropy", type=float, default=0.01, help="entropy bonus (default 0.01)")
     p.add_argument("--update", type=int, default=4096, help="decisions per update (default 4096)")
     p.add_argument("--score-scale", type=float, default=100.0, help="scores divided by this")
+    p.add_argument("--gamma", type=float, default=0.9,
+                   help="discount between a seat's decisions (default 0.9)")
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
     p.add_argument("--arena-seed", type=int, default=1, help="seed of the arena match (default 1)")
     args = p.parse_args()
