@@ -55,3 +55,12 @@ def test_a_policy_bot_plays_its_best_legal_action(tmp_path: Path) -> None:
     classic.deal_random()
     with pytest.raises(ValueError, match="trained for family with 3 players"):
         bot.act(classic.observe(classic.current))
+
+
+def test_the_arena_refuses_a_policy_it_cannot_load(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from barbu.cli import main
+
+    bots = f"policy:{tmp_path / 'missing.npz'},random,random,random"
+    assert main(["arena", "--bots", bots, "--deals", "1", "--no-records", "--quiet"]) == 2
+    assert "cannot load 'policy:" in capsys.readouterr().err
