@@ -75,7 +75,7 @@ def masked_logits(net: Network, x: F32, mask: npt.NDArray[np.bool_]) -> tuple[F3
     return h, z
 
 
-def sample(z: F32, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+def sample(z: npt.NDArray[np.floating[Any]], rng: np.random.Generator) -> npt.NDArray[np.int64]:
     """One id per row drawn from softmax(z): the Gumbel-max trick, which never picks a masked id."""
     out: npt.NDArray[np.int64] = np.argmax(z + rng.gumbel(size=z.shape), axis=1)
     return out
@@ -151,6 +151,8 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
     lay = layout(Game(args.rules, args.players))
     at, per_point = lay.fields["points"].offset, lay.fields["points"].scale
     sign = 1.0 if args.rules == "classic" else -1.0  # the env pays family scores negated
+    # Against random: game i's learner is seat i mod players, so that every seat is learnt.
+    seats = None if args.opponents == "self" else np.arange(env.num_envs) % env.num_players
     obs, mask, player = env.reset()
     pending: list[list[tuple[F32, npt.NDArray[np.bool_], int, int]]] = [[] for _ in range(env.num_envs)]
     xs: list[F32] = []
@@ -163,7 +165,10 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
     while time.perf_counter() < deadline:
         _, z = masked_logits(net, obs, mask)
         actions = sample(z, rng)
-        for i in range(env.num_envs):
+        learns = np.ones(env.num_envs, dtype=np.bool_) if seats is None else player == seats
+        if seats is not None:  # the other seats play uniformly random legal actions
+            actions = np.where(learns, actions, sample(np.where(mask, 0.0, NEG), rng))
+        for i in np.flatnonzero(learns).tolist():
             pending[i].append((obs[i], mask[i], int(actions[i]), int(player[i])))
         obs, mask, player, rewards, done = env.step(actions)
         steps += env.num_envs
@@ -218,6 +223,9 @@ def main() -> None:
     p.add_argument("--entropy", type=float, default=0.01, help="entropy bonus (default 0.01)")
     p.add_argument("--update", type=int, default=4096, help="decisions per update (default 4096)")
     p.add_argument("--score-scale", type=float, default=100.0, help="scores divided by this")
+    p.add_argument("--opponents", choices=("random", "self"), default="random",
+                   help="who the other seats are while training: random legal actions (default), "
+                        "or the network itself")
     p.add_argument("--gamma", type=float, default=0.9,
                    help="discount between a seat's decisions (default 0.9)")
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
