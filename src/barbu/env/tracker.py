@@ -138,6 +138,8 @@ class Tracker:
         self.state = state
         pub = self.public
         pub[:self.size] = encode(state.observe(0))
+        hand = self.lay.fields["hand"]
+        pub[hand.offset:hand.end] = 0.0  # seat 0's cards: never read there (each seat has its block)
         in_hand = state.phase not in (_DEAL, _OVER)
         self.hands = [h if in_hand else 0 for h in state.hands]
         for s, h in enumerate(self.hands):
