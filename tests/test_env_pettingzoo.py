@@ -1,20 +1,23 @@
-"""barbu.env as a PettingZoo AEC environment: PettingZoo's own checks, rewards, masks, seeds, leaks.
+"""barbu.env as a PettingZoo environment: PettingZoo's own checks, rewards, masks, seeds, leaks.
 
-PettingZoo's ``max_cycles_test`` is not run: it samples actions without the mask (illegal in
-almost every Barbu position), needs a parallel environment, and counts on every agent acting
-once per cycle, which bidding and trick-taking do not do. The cap it checks, each agent acting
-at most ``max_cycles`` times before everyone is truncated, is tested here instead.
+PettingZoo's ``max_cycles_test`` samples actions without the mask and counts on every agent
+stepping once per cycle: it runs on the parallel form (``illegal="replace"``) and on its
+``parallel_to_aec`` round, where that holds. The AEC env's own cap, each agent acting at most
+``max_cycles`` times before everyone is truncated, is tested directly.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+import types
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, seed_test
+from pettingzoo.utils.conversions import parallel_to_aec
 
 import barbu.env as benv
 from barbu.engine.errors import IllegalActionError
@@ -231,6 +234,7 @@ def test_bad_arguments_are_refused() -> None:
     bad: list[dict[str, Any]] = [{"rules": "classic", "players": 3}, {"rules": "family", "players": 7},
                                  {"rules": "family", "options": ("overtrump",)}, {"rules": "poker"},
                                  {"reward": "trick"}, {"hands": 0}, {"max_cycles": 0},
+                                 {"illegal": "ignore"},
                                  {"render_mode": "rgb_array"}]
     for kwargs in bad:
         with pytest.raises(ValueError):
@@ -244,3 +248,57 @@ def test_render_shows_the_table() -> None:
     assert isinstance(text, str)
     assert "player_2" in text and "hand 1/21" in text
     assert benv.aec_env("family", 3).render() is None
+
+
+@pytest.mark.parametrize(("rules", "players"), TABLES, ids=IDS)
+def test_pettingzoo_max_cycles_test(rules: str, players: int) -> None:
+    par = functools.partial(benv.parallel_env, rules, players, illegal="replace")
+    max_cycles_test(types.SimpleNamespace(
+        parallel_env=par, env=lambda **kwargs: parallel_to_aec(par(**kwargs))))
+
+
+@pytest.mark.parametrize(("rules", "players"), TABLES, ids=IDS)
+@DICT_OBSERVATION
+def test_pettingzoo_parallel_api_test(rules: str, players: int) -> None:
+    parallel_api_test(benv.parallel_env(rules, players, hands=1, illegal="replace"), num_cycles=200)
+
+
+def test_in_a_parallel_step_only_the_agent_to_act_plays() -> None:
+    """The parallel game, the others handing in junk, is the AEC game of the actors' actions."""
+    par = benv.parallel_env("classic", hands=2)
+    obs, infos = par.reset(seed=6)
+    rng = random.Random(6)
+    played = []
+    while par.agents:
+        actor = infos["player_0"]["active_agent"]
+        assert actor == f"player_{par.aec.game_state.current}"
+        assert all(obs[a]["action_mask"].any() == (a == actor) for a in par.agents)
+        action = rng.choice(np.flatnonzero(obs[actor]["action_mask"]).tolist())
+        played.append(action)
+        obs, _, _, _, infos = par.step({a: action if a == actor else 92 for a in par.agents})
+    env = benv.aec_env("classic", hands=2)
+    env.reset(seed=6)
+    for action in played:
+        env.step(action)
+    assert env.is_over and env.game_state.history == par.aec.game_state.history
+
+
+def test_replace_plays_a_legal_action_instead_and_says_so() -> None:
+    games = []
+    for _ in range(2):
+        env = benv.aec_env("family", 4, hands=2, illegal="replace")
+        env.reset(seed=12)
+        replaced = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+            env.step(bad)
+            given, played = env.infos[agent]["replaced"]
+            assert given == bad and obs["action_mask"][played] == 1
+            replaced += 1
+        games.append(env.game_state.history)
+        assert replaced > 20
+    assert games[0] == games[1]  # drawn from the env's generator, seeded by reset

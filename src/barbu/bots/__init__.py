@@ -32,8 +32,18 @@ def levels(cheats: bool = False) -> list[str]:
     return [name for name in _FACTORIES if cheats or name not in _CHEATS]
 
 
+POLICY = "policy:"  # the level of a trained network: policy:PATH (barbu.bots.learned)
+
+
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new bot of the level ``name``; ValueError for an unknown level."""
+    """A new bot of the level ``name``; ValueError for an unknown level.
+
+    ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned).
+    """
+    if name.startswith(POLICY):
+        from barbu.bots.learned import policy_bot
+
+        return policy_bot(name.removeprefix(POLICY), seed)
     _load_all()
     try:
         return _FACTORIES[name](seed)

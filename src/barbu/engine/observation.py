@@ -187,6 +187,25 @@ def _last_trick(state: Observed) -> tuple[tuple[int, int], ...]:
     return tuple(zip(state.actors[done - n:done], cards, strict=True))
 
 
+# A finished hand's summary never changes, so each is made once: observe() used to spend half its
+# time rebuilding the whole score sheet. Keyed by the record's identity, checked on each hit (an id
+# is reused only once its record is gone), and emptied when it grows past a few games of hands.
+_SUMMARIES: dict[int, tuple[HandRecord, HandSummary]] = {}
+_SUMMARIES_KEPT = 4096
+
+
+def _summary(r: HandRecord) -> HandSummary:
+    hit = _SUMMARIES.get(id(r))
+    if hit is not None and hit[0] is r:
+        return hit[1]
+    if len(_SUMMARIES) >= _SUMMARIES_KEPT:
+        _SUMMARIES.clear()
+    made = HandSummary(r.hand_no, r.declarer, r.contract, r.trump, r.start_rank, r.doubles,
+                       r.contract_scores, r.scores)
+    _SUMMARIES[id(r)] = (r, made)
+    return made
+
+
 def observe(state: Observed, seat: int) -> Observation:
     """The view of ``seat``: its own hand and everything played face up, nothing else."""
     n = state.game.players
@@ -213,9 +232,7 @@ def observe(state: Observed, seat: int) -> Observation:
         lines=tuple(zip(state.lo, state.hi, strict=True)),
         out_order=tuple(state.out_order), ace_extra=state.ace_extra,
         history=tuple(zip(state.actors, state.actions, strict=True)),
-        results=tuple(HandSummary(r.hand_no, r.declarer, r.contract, r.trump, r.start_rank,
-                                  r.doubles, r.contract_scores, r.scores)
-                      for r in state.history),
+        results=tuple(map(_summary, state.history)),
         totals=tuple(state.totals),
         legal=tuple(state.legal_actions()) if state.current == seat else (),
     )

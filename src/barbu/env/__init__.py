@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from pettingzoo import AECEnv
 
     from barbu.env.aec import BarbuEnv
+    from barbu.env.parallel import BarbuParallelEnv
 
     raw_env = BarbuEnv
 
-__all__ = ["BarbuEnv", "aec_env", "env", "raw_env"]
+__all__ = ["BarbuEnv", "BarbuParallelEnv", "aec_env", "env", "parallel_env", "raw_env"]
 
 
 def __getattr__(name: str) -> object:
@@ -28,23 +29,37 @@ def __getattr__(name: str) -> object:
         from barbu.env.aec import BarbuEnv
 
         return BarbuEnv
+    if name == "BarbuParallelEnv":
+        from barbu.env.parallel import BarbuParallelEnv
+
+        return BarbuParallelEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def aec_env(rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
             reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
-            render_mode: str | None = None) -> BarbuEnv:
+            render_mode: str | None = None, illegal: str = "raise") -> BarbuEnv:
     """The unwrapped AEC environment (see :class:`~barbu.env.aec.BarbuEnv`)."""
     from barbu.env.aec import BarbuEnv
 
-    return BarbuEnv(rules, players, options, reward, hands, max_cycles, render_mode)
+    return BarbuEnv(rules, players, options, reward, hands, max_cycles, render_mode, illegal)
 
 
 def env(rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
         reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
-        render_mode: str | None = None) -> AECEnv[str, dict[str, Any], Any]:
+        render_mode: str | None = None, illegal: str = "raise") -> AECEnv[str, dict[str, Any], Any]:
     """The environment inside PettingZoo's usual checks: actions in range, calls in order."""
     from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
-    inner = aec_env(rules, players, options, reward, hands, max_cycles, render_mode)
+    inner = aec_env(rules, players, options, reward, hands, max_cycles, render_mode, illegal)
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(inner))
+
+
+def parallel_env(rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
+                 reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
+                 render_mode: str | None = None, illegal: str = "raise") -> BarbuParallelEnv:
+    """The parallel form: every agent steps at once, the one to act acts, the others wait."""
+    from barbu.env.parallel import BarbuParallelEnv
+
+    return BarbuParallelEnv(rules, players, options, reward, hands, max_cycles, render_mode,
+                            illegal)

@@ -19,14 +19,18 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from barbu.engine.cards import card_str, mask_str
+from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
 from barbu.engine.hand import Phase
 from barbu.engine.state import State
 from barbu.env.actions import NUM_ACTIONS, legal_ids, to_engine
-from barbu.env.encoding import encode, layout
+from barbu.env.encoding import layout
+from barbu.env.tracker import Tracker
 
 Obs = dict[str, Any]  # "observation" and "action_mask", both numpy arrays
 REWARDS = ("hand", "game")
+ILLEGAL = ("raise", "replace")
+_NO_ACTION = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
 def observation_space(game: Game) -> spaces.Dict:
@@ -51,8 +55,10 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
     at the end. Classic scores are paid as scored; family scores are negated (lowest wins there),
     so that more is always better. ``hands``: end the game (terminated) after its first
     ``hands`` hands, for short episodes. ``max_cycles``: every agent acts at most this many
-    times, and then the game is truncated. An illegal action raises the engine's
-    IllegalActionError and changes nothing.
+    times, and then the game is truncated. ``illegal="raise"``: an illegal action raises the
+    engine's IllegalActionError and changes nothing; ``"replace"``: it is replaced by a legal
+    action drawn uniformly from the env's own random generator (seeded by ``reset``), and the
+    acting agent's info says so (``"replaced": [given id, id played]``).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it as a plain attribute)
@@ -60,7 +66,7 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
 
     def __init__(self, rules: str = "classic", players: int = 4, options: tuple[str, ...] = (),
                  reward: str = "hand", hands: int | None = None, max_cycles: int | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, illegal: str = "raise") -> None:
         # No super().__init__(): AECEnv's does nothing (and, unannotated, would need an ignore).
         if reward not in REWARDS:
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
@@ -68,6 +74,9 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
             raise ValueError(f"unknown render mode {render_mode!r} (ansi or human)")
         self.game = Game(rules, players, frozenset(options))  # refuses tables the rules do not allow
         self.reward_mode = reward
+        if illegal not in ILLEGAL:
+            raise ValueError(f"unknown illegal {illegal!r} (raise or replace)")
+        self.illegal = illegal
         if hands is not None and not 1 <= hands <= self.game.num_hands:
             raise ValueError(f"hands must be 1 to {self.game.num_hands}, not {hands}")
         self.hands = hands if hands is not None else self.game.num_hands
@@ -77,12 +86,16 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in range(self.game.players)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         obs_space, act_space = observation_space(self.game), spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._seeds = random.Random()
+        self._rng = random.Random()  # draws the legal action that replaces an illegal one
         self.game_state = State(self.game, seed=0)
+        self.tracker = Tracker(self.game_state)
         self._acted = [0] * self.game.players
+        self._paid = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -98,7 +111,10 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
         if seed is not None:
             self._seeds = random.Random(seed)
         self.game_state = State(self.game, seed=self._seeds.randrange(2**63))
+        self._rng.seed(self._seeds.randrange(2**63))
         self._deal()
+        self.tracker.rebuild(self.game_state)
+        self._paid = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -114,13 +130,19 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
             self.game_state.deal_random()
 
     def observe(self, agent: str) -> Obs:
-        """The agent's encoded view and its action mask, both from the engine's observation alone."""
-        seat = self.possible_agents.index(agent)
-        obs = self.game_state.observe(seat)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if obs.legal:
-            mask[legal_ids(obs.legal, seat, self.game)] = 1
-        return {"observation": encode(obs), "action_mask": mask}
+        """The agent's encoded view and its action mask, both from what its seat may see.
+
+        The array is the :class:`~barbu.env.tracker.Tracker`'s, equal to
+        ``encode(game_state.observe(seat))``; the mask is the engine's legal actions, for the
+        seat to act only.
+        """
+        seat = self._seat[agent]
+        state = self.game_state
+        mask = _NO_ACTION.copy()
+        if seat == state.current:
+            for i in legal_ids(state.legal_actions(), seat, self.game):
+                mask[i] = 1  # item by item: quicker than fancy indexing for a dozen ids
+        return {"observation": self.tracker.encode(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -132,26 +154,50 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
         state = self.game_state
         seat = state.current
         before = state.hand_no
-        state.apply(to_engine(int(action), seat, self.game))
+        self._apply(int(action), seat, agent)
         self._acted[seat] += 1
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        if state.hand_no > before:
+        if self._paid:  # rewards are zero but on the step that ends a hand: clear only then
+            self._clear_rewards()
+            self._paid = False
+        over = False
+        if state.hand_no > before:  # only then can the game end or cards be dealt
             self._pay(before)
-        if self.is_over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self._deal()
+            over = self.is_over
+            if over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self._deal()
+        if not over:
             self.agent_selection = self.possible_agents[state.current]
             if self.max_cycles is not None and self._acted[state.current] >= self.max_cycles:
                 self.truncations = dict.fromkeys(self.agents, True)
-        self._accumulate_rewards()
+        self.tracker.update()
+        if self._paid:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _apply(self, action_id: int, seat: int, agent: str) -> None:
+        """Apply the agent's action, or with ``illegal="replace"`` a legal one in its place."""
+        state = self.game_state
+        if self.infos[agent]:
+            self.infos[agent] = {}
+        try:
+            state.apply(to_engine(action_id, seat, self.game))
+            return
+        except (IllegalActionError, ValueError):
+            if self.illegal == "raise":
+                raise
+        legal = state.legal_actions()
+        played = legal[int(self._rng.random() * len(legal))]
+        self.infos[agent] = {"replaced": [action_id, legal_ids([played], seat, self.game)[0]]}
+        state.apply(played)
 
     def _pay(self, first_hand: int) -> None:
         """The rewards of the hands finished since ``first_hand`` (per hand, or the totals at the end)."""
         state = self.game_state
+        self._paid = True
         if self.reward_mode == "hand":
             for record in state.history[first_hand:]:
                 for s, score in enumerate(record.scores):

@@ -48,7 +48,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from barbu.bots import Bot, levels, make_bot
+from barbu.bots import POLICY, Bot, levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -524,7 +524,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--bots", required=True,
-                   help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}), "
+                   help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}, "
+                        f"or {POLICY}PATH: a network trained by examples/train_policy.py), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
@@ -549,8 +550,11 @@ def config_of(args: argparse.Namespace) -> Config:
     bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
     known = levels(cheats=True)
     for b in bots:
-        if b not in known:
-            raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)})")
+        if b.startswith(POLICY):
+            _check_policy(b)
+        elif b not in known:
+            raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)}, "
+                             f"or {POLICY}PATH)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
@@ -564,6 +568,14 @@ def config_of(args: argparse.Namespace) -> Config:
     except ValueError as e:
         raise ArenaError(str(e)) from e
     return cfg
+
+
+def _check_policy(level: str) -> None:
+    """A ``policy:PATH`` level whose network cannot be loaded is refused before any play."""
+    try:
+        make_bot(level)
+    except (OSError, ValueError, KeyError, ImportError) as e:
+        raise ArenaError(f"cannot load {level!r}: {e}") from e
 
 
 def _default_out() -> str:

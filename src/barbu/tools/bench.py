@@ -9,6 +9,8 @@ Figures, each from random legal play in this one process:
 * the same full-deal playout of OpenSpiel's Hearts driven from Python, when the
   ``open_spiel`` package is installed, and the ratios of the rates.
 
+``--env`` measures the learning environment instead (:mod:`barbu.tools.envbench`).
+
 The header says which build of the engine modules ran: compiled with mypyc, or the pure
 Python source (``BARBU_PURE=1``, or no compiled build); the figures differ by about 2×.
 
@@ -136,6 +138,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measurements per figure, best kept (default 5)")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the random deals and actions, the same on both sides (default 1)")
+    parser.add_argument("--env", action="store_true",
+                        help="measure the learning environment (barbu.env, needs the rl extra) "
+                             "beside OpenSpiel Hearts with its tensors instead")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.env:
+        from barbu.tools import envbench  # numpy and PettingZoo: only for --env
+
+        return envbench.run(args)
     rng = random.Random(args.seed)
     rounds = args.rounds
     print(f"barbu engine benchmark — Python {platform.python_version()} on {platform.machine()}, "
