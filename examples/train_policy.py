@@ -1,16 +1,18 @@
-"""Train a small policy network for Barbu by self-play, then match it against random in barbu arena.
+"""Train a small policy network for Barbu on batched games, then match it against random in barbu arena.
 
     .venv/bin/python examples/train_policy.py [--rules classic] [--minutes 10] [--deals 300]
-                                              [--out policy.npz] [--env barbu.env.loop:LoopEnv]
+                                              [--out policy.npz] [--env barbu.vector:VectorEnv]
 
 NumPy only: a one-hidden-layer network (barbu.bots.learned.Network) over the encoded
 observation of the seat to act, a softmax over its legal action ids, trained by REINFORCE with
-a learned linear baseline and hand-written gradients (Adam). Every seat of a batch of one-hand
-games plays the same network; each decision is credited with its seat's score for the hand
-(classic as scored, family negated: more is better), less the baseline. The batched games come
-from the class named by ``--env`` (``module:Class`` with the interface of
-``barbu.vector.VectorEnv``; ``barbu.env.loop:LoopEnv`` runs it as a loop over ``barbu.env``
-games). After training, the network is saved and played as the level ``policy:PATH`` in a
+a learned linear baseline and hand-written gradients (Adam). In each one-hand game of the batch
+one seat (game i: seat i mod players) plays the network against random legal actions, or with
+``--opponents self`` every seat plays it; each decision is credited with the discounted points
+its seat takes from then on (classic as scored, family negated: more is better), less the
+baseline. The batched games come
+from the class named by ``--env``: by default ``barbu.vector:VectorEnv``, the batched engine;
+``barbu.env.loop:LoopEnv`` has the same interface as a loop over ``barbu.env`` games. After
+training, the network is saved and played as the level ``policy:PATH`` in a
 duplicate arena match against three ``random`` bots, and the policy's edge over random is
 printed with its 95% interval.
 """
@@ -169,7 +171,8 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
         if seats is not None:  # the other seats play uniformly random legal actions
             actions = np.where(learns, actions, sample(np.where(mask, 0.0, NEG), rng))
         for i in np.flatnonzero(learns).tolist():
-            pending[i].append((obs[i], mask[i], int(actions[i]), int(player[i])))
+            # copies: a batched env may reuse its output arrays at the next step
+            pending[i].append((obs[i].copy(), mask[i].copy(), int(actions[i]), int(player[i])))
         obs, mask, player, rewards, done = env.step(actions)
         steps += env.num_envs
         for i in np.flatnonzero(done).tolist():
@@ -215,8 +218,8 @@ def main() -> None:
     p.add_argument("--minutes", type=float, default=10.0, help="training time (default 10)")
     p.add_argument("--deals", type=int, default=300, help="arena deals afterwards (default 300)")
     p.add_argument("--out", default="policy.npz", help="where the network is saved")
-    p.add_argument("--env", default="barbu.env.loop:LoopEnv",
-                   help="batched environment class, module:Class (default barbu.env.loop:LoopEnv)")
+    p.add_argument("--env", default="barbu.vector:VectorEnv",
+                   help="batched environment class, module:Class (default barbu.vector:VectorEnv)")
     p.add_argument("--batch", type=int, default=64, help="games stepped together (default 64)")
     p.add_argument("--hidden", type=int, default=128, help="hidden units (default 128)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam step size (default 0.001)")

@@ -25,13 +25,17 @@ def rows_of(text: str) -> dict[str, re.Match[str]]:
 
 
 def test_bench_env_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--env", "--seconds", "0.2", "--rounds", "1"]) == 0
+    assert main(["bench", "--env", "--seconds", "0.2", "--rounds", "1", "--batches", "1,16"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("barbu.env benchmark")
     rows = rows_of(out)
     names = [f"barbu.env {t} (AEC)" for t in ("classic", "family4", "family6")]
     hearts = importlib.util.find_spec("pyspiel") is not None
-    assert list(rows) == names + ([REFERENCE] if hearts else [])
+    batched = ["barbu.vector classic, 1 game", "barbu.vector classic, 16 games"]
+    assert list(rows) == names + ([REFERENCE] if hearts else []) + batched
+    for name in batched:
+        assert rows[name]["parts"].split()[::2] == ["apply", "deal", "mask", "obs"], name
+        assert int(rows[name]["rate"].replace(",", "")) > 0
     for name in names:
         parts = rows[name]["parts"].split()
         assert parts[::2] == ["last", "choose", "step", "apply", "track"], name

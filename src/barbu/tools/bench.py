@@ -141,6 +141,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="store_true",
                         help="measure the learning environment (barbu.env, needs the rl extra) "
                              "beside OpenSpiel Hearts with its tensors instead")
+    parser.add_argument("--batches", type=_batches, default=(1, 64, 1024, 4096),
+                        help="with --env: batch sizes of barbu.vector, comma-separated "
+                             "(default 1,64,1024,4096)")
+
+
+def _batches(text: str) -> tuple[int, ...]:
+    """``1,64,1024``: the batch sizes to measure barbu.vector at, each 1 or more."""
+    whole = at_least(1)
+    return tuple(whole(part) for part in text.split(","))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

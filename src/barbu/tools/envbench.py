@@ -9,8 +9,10 @@ mask's ones, ``apply_action``; its chance steps (the deal) take their time but a
 as steps. Figures alternate round by round, the best round of each kept, so that a change in
 the machine's load touches them alike. A second column splits a step's time into its parts.
 
-Rows are :class:`Row` values printed by :func:`print_rows`; another batch of rows (the batched
-engine's, say) is printed beside these by passing them in ``extra``.
+Rows are :class:`Row` values printed by :func:`print_rows`; the batched engine's rows
+(:mod:`barbu.vector` at each batch size of ``--batches``: B games stepped together, each game's
+action a step) are printed beside them in ``extra``, with their time split into the rules
+(``apply``), scoring and dealing (``deal``), masks and observations.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 
 import barbu
 from barbu.env.aec import BarbuEnv
+from barbu.wording import plural
 
 TABLES = (("classic", 4), ("family", 4), ("family", 6))
 REFERENCE = "OpenSpiel Hearts (tensor + mask)"
@@ -187,5 +190,21 @@ def run(args: argparse.Namespace) -> int:
           f"engine {build}, {args.seconds:g} s per figure, best of {args.rounds}, seed {args.seed}")
     print("  barbu.env step = last() + random id from the mask + step(); step's parts: apply "
           "(engine), track (arrays); Hearts: tensor + mask read into NumPy, apply")
-    print_rows(env_rows(args.seconds, args.rounds, args.seed))
+    print("  barbu.vector: B games stepped together (each game's action a step), random legal "
+          "actions; parts: apply (rules), deal (scoring, resets, deals), mask, obs")
+    rows = env_rows(args.seconds, args.rounds, args.seed)
+    print_rows(rows, extra=vector_rows(args.seconds, args.batches))
     return 0
+
+
+def vector_rows(seconds: float, batches: Sequence[int]) -> list[Row]:
+    """barbu.vector at each batch size on the classic table: steps/s and µs per step by part."""
+    from barbu.vector.speed import PARTS, rates
+
+    rows = []
+    for r in rates("classic", 4, batches, seconds):
+        per_step = 1e6 / r["steps_per_s"] if r["steps_per_s"] else 0.0
+        parts = {p: r[p] * per_step for p in PARTS}
+        games = plural(int(r["batch"]), "game").replace(str(int(r["batch"])), f"{int(r['batch']):,}")
+        rows.append(Row(f"barbu.vector classic, {games}", r["steps_per_s"], parts))
+    return rows
