@@ -24,6 +24,7 @@ USED_BY = {
     # Starlette's TestClient imports httpx2 (and only falls back to httpx with a deprecation warning).
     "httpx2": r"^\s*from starlette\.testclient\b",
     "playwright": r"^\s*from playwright\b",
+    "axe-playwright-python": r"^\s*from axe_playwright_python\b",
     "reportlab": r"^\s*from reportlab\b",
     "pytest": r"^\s*import pytest\b",
     "hypothesis": r"^\s*from hypothesis\b",
