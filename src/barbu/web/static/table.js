@@ -412,6 +412,7 @@ function kindOf(v) { return v && v.contract ? contractInfo(v.contract).kind : "t
 async function onState(msg) {
   const old = T.view;
   const view = msg.view;
+  const ended = Boolean(old) && view.hand_no !== old.hand_no;
   const last = msg.last && isCard(msg.last.action) && old && msg.last.hand_no === old.hand_no ? msg.last : null;
   const from = last ? originOf(last) : null;
   let done = null;
@@ -420,15 +421,15 @@ async function onState(msg) {
     done = lt.length && lt[lt.length - 1][1] === last.action ? lt : old.trick.concat([[last.seat, last.action]]);
     if (done.length !== msg.table.players) done = null;
   }
-  const ended = old && view.hand_no !== old.hand_no;
-  if (ended) T.finalView = finalPicture(old, msg.last);
   T.meta = msg.table;
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = done;
   T.shownCaption = done && !ended ? t("table.taken-by", { name: seatName(view.leader) })
     : done ? t("table.last-trick-of", { n: old.hand_no + 1 }) : null;
-  T.view = view;
+  if (ended) T.finalView = finalPicture(old, msg.last);
+  // A finished hand stays on the table as its last card left it until its summary is closed.
+  T.view = ended ? closingView(old, last) : view;
   render();
   announce(old, msg);
   if (last) await Motion.travel(document.querySelector(`#center [data-card="${last.action}"]`), from);
@@ -438,14 +439,24 @@ async function onState(msg) {
       Settings.beep("trick");
       await Motion.gather([...document.querySelectorAll("#trick .played")], seatRect(view.leader));
     }
+  }
+  if (ended && !T.meta.over && T.results && T.results.length) await openSummary(view.hand_no);
+  if (done || ended) {
     T.shownTrick = null;
+    T.view = view;
     render();
   }
-  if (ended && !T.meta.over && T.summary === null && T.results && T.results.length) await openSummary();
   if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
     T.resultsSeen = T.results.length;
     openSheet();
   }
+}
+
+// The hand just finished, as its last card left it: nobody to act, the card gone from its hand.
+function closingView(old, last) {
+  const sizes = old.hand_sizes.map((n, s) => (last && s === last.seat ? n - 1 : n));
+  const hand = old.hand.filter((c) => !last || c !== last.action);
+  return { ...old, closing: true, current: -1, legal: [], trick: [], hand, hand_sizes: sizes, lines: T.finalView.lines };
 }
 
 // Only watching (or a computer plays your seat): the short pause; playing: your own.
@@ -650,6 +661,8 @@ function renderStatus(v) {
     text = t("table.read-only");
   } else if (m.over) {
     text = t("table.game-over", { winners: winnersText(m.winners) });
+  } else if (v.closing) {
+    text = t("table.hand-over", { n: v.hand_no + 1 });
   } else if (v.current < 0) {
     text = t("table.dealing");
   } else if (v.current === T.you) {
@@ -899,14 +912,17 @@ function renderMe(v, force = false) {
   let index = 0;
   fill($("hand"), ...groups.map((g) => h("div", { class: "suit-group" }, g.map((c) => {
     const ok = legal.has(c);
-    const el = cardEl(c, { button: true, cls: playing ? (ok ? "legal" : "dim") : "",
-      onclick: () => { if (ok && T.online) act(c); }, label: `${cardName(c)}, ${t(ok ? "table.playable" : "table.not-playable")}` });
-    if (!ok || !usable) el.setAttribute("aria-disabled", "true");
+    const el = cardEl(c, { button: playing, cls: playing ? (ok ? "legal" : "dim") : "",
+      onclick: () => { if (ok && T.online) act(c); },
+      label: playing ? `${cardName(c)}, ${t(ok ? "table.playable" : "table.not-playable")}` : null });
+    if (playing && (!ok || !usable)) el.setAttribute("aria-disabled", "true");
     el.dataset.index = index++;
-    el.tabIndex = -1;
+    if (playing) el.tabIndex = -1;
     return el;
   }))));
-  rove(Math.min(T.handFocus, index - 1), hadFocus);
+  // Your turn to play with nothing else in hand: the keyboard starts on your cards.
+  const idle = !document.activeElement || document.activeElement === document.body;
+  rove(Math.min(T.handFocus, index - 1), hadFocus || (usable && idle && !document.querySelector("dialog[open]")));
   const acts = [];
   if (playing && legal.has("pass")) {
     acts.push(h("button", { type: "button", class: "primary", "data-action": "pass", disabled: !usable,
@@ -917,7 +933,7 @@ function renderMe(v, force = false) {
 
 // The hand is one tab stop: the arrow keys move across it (roving tabindex), Enter or Space plays.
 function rove(i, focus) {
-  const cards = [...$("hand").querySelectorAll(".card")];
+  const cards = [...$("hand").querySelectorAll("button.card")];
   if (!cards.length) return;
   const legal = cards.findIndex((c) => c.classList.contains("legal"));
   const at = i >= 0 && i < cards.length ? i : Math.max(0, legal);
@@ -927,7 +943,7 @@ function rove(i, focus) {
 }
 
 function handKeys(ev) {
-  const cards = [...$("hand").querySelectorAll(".card")];
+  const cards = [...$("hand").querySelectorAll("button.card")];
   const i = cards.indexOf(document.activeElement);
   if (i < 0) return;
   const moves = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: cards.length - 1 };
@@ -965,10 +981,11 @@ function onlyComputers() {
   return T.meta.seats.every((s, i) => i === T.you || s.kind === "bot");
 }
 
-async function openSummary() {
+// Shown between hands; closing it says "ready" for the next hand (``hand``, from 0) to the server.
+async function openSummary(hand) {
   const r = T.results[T.results.length - 1];
   const dlg = $("summary-dialog");
-  T.summary = { hand: T.view.hand_no, timer: null, closed: null };
+  T.summary = { hand, timer: null, closed: null };
   renderSummary(r);
   if (!dlg.open) dlg.showModal();
   $("summary-next").focus();
