@@ -1,4 +1,4 @@
-"""The card table in Chromium: whole hands by mouse, touch and keyboard, the summary, motion, the phone, axe."""
+"""The card table in Chromium: whole hands by mouse, touch and keyboard, the summary, the phone, axe."""
 
 from __future__ import annotations
 
@@ -87,12 +87,12 @@ def open_table(context: Any, server: str, ruleset: str = "classic", lang: str = 
     return page
 
 
-NEXT = """() => document.querySelector('#summary-dialog[open]')
-  || document.querySelector('#decision:not([hidden]) button, #hand button.card.legal:not([aria-disabled]), #hand-actions button')"""
+NEXT = """() => document.querySelector('#summary-dialog[open]') || document.querySelector(
+  '#decision:not([hidden]) button, #hand button.card.legal:not([aria-disabled]), #hand-actions button')"""
 
 
 def next_target(page: Any) -> Any:
-    """What the page asks of Ann now: a trick contract, no double, a legal card, a pass; None at the summary."""
+    """What the page asks of Ann now: a trick contract, no double, a card, a pass (None: the summary)."""
     for _ in range(100):
         page.wait_for_function(NEXT, timeout=30000)
         if page.locator("#summary-dialog[open]").count():
@@ -110,7 +110,7 @@ def next_target(page: Any) -> Any:
 
 
 def play_to_summary(page: Any, press: Any, mid_trick: Any = None) -> int:
-    """Act (``press`` a target) until the hand's summary opens; ``mid_trick`` runs once, when cards lie on the trick."""
+    """Act (``press`` a target) until the hand's summary opens; ``mid_trick`` runs once, mid-trick."""
     cards = 0
     deadline = time.monotonic() + 150
     while time.monotonic() < deadline:
@@ -146,8 +146,9 @@ def test_a_classic_hand_by_clicking_with_its_summary_and_the_next_hand(server: s
     lines = page.locator("#decision button[data-action] .c-desc").all_inner_texts()
     assert len(lines) == 7 and all(lines)
     seen_lead: list[bool] = []
+    leads = "#others .badge.lead, #me .badge.lead"
     cards = play_to_summary(page, lambda el: el.click(),
-                            lambda: seen_lead.append(page.locator("#others .badge.lead, #me .badge.lead").count() == 1))
+                            lambda: seen_lead.append(page.locator(leads).count() == 1))
     assert cards == 13 and seen_lead == [True]
     summary_matches_sheet(page)
     assert "last trick" in page.inner_text("#summary-body").lower()
