@@ -160,6 +160,7 @@ def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None
         if page.evaluate("T.results.length") > 0:
             if screenshot is not None and not screenshot.exists():
                 page.screenshot(path=str(screenshot))
+            page.click("#summary-dialog[open] #summary-next")  # the hand's summary: on to the next
             return clicks
         if screenshot is not None and not screenshot.exists() and page.locator("#hand .card.dim").count() \
                 and page.locator("#trick .played").count():
