@@ -458,8 +458,10 @@ async function onState(msg) {
 function closingView(old, last, next) {
   const sizes = old.hand_sizes.map((n, s) => (last && s === last.seat ? n - 1 : n));
   const hand = old.hand.filter((c) => !last || c !== last.action);
+  const r = T.results && T.results.length ? T.results[T.results.length - 1] : null;
+  const points = r && r.hand_no === old.hand_no ? r.contract_scores : old.points;
   return { ...old, closing: true, current: -1, legal: [], trick: [], hand, hand_sizes: sizes, lines: T.finalView.lines,
-    totals: next.totals };
+    totals: next.totals, points };
 }
 
 // Only watching (or a computer plays your seat): the short pause; playing: your own.
