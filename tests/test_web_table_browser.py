@@ -183,6 +183,9 @@ def test_a_family_hand_by_tapping_on_a_phone(server: str, phone: Any) -> None:
     page = open_table(phone, server, "family")
     assert "lowest total wins" in page.inner_text("#info-title")
     tap_area_ok(page)
+    page.set_viewport_size({"width": PHONE["height"], "height": PHONE["width"]})  # on its side
+    tap_area_ok(page)
+    page.set_viewport_size(PHONE)
     checked: list[bool] = []
 
     def mid() -> None:

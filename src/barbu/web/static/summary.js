@@ -31,7 +31,7 @@ function renderSummary(r) {
   const rows = m.seats.map((s, i) => h("tr", {}, h("th", { scope: "row" }, s.name),
     h("td", { class: "num" }, signed(r.contract_scores[i])),
     doubled ? h("td", { class: "num" }, signed(r.scores[i])) : null, h("td", { class: "num total" }, signed(running[i]))));
-  let title = `${t("table.hand-of", { n: r.hand_no + 1, total: m.num_hands })}: ${contractName(r.contract)}`;
+  let title = t("summary.title", { n: r.hand_no + 1, total: m.num_hands, contract: contractName(r.contract) });
   if (r.trump) title += ` ${SUIT_SYMBOL[r.trump]}`;
   $("summary-title").textContent = title;
   const f = T.finalView;
