@@ -831,7 +831,7 @@ function renderDecision(v) {
   }
   box.dataset.key = key;
   if (v.phase === "choose") {
-    fill(box, h("h3", { id: "decision-title" }, t("table.choose-title")), h("div", { class: "choices" }, v.legal.map((id) => {
+    fill(box, h("h3", { id: "decision-title" }, t("table.choose-title")), h("div", { class: "choices contracts" }, v.legal.map((id) => {
       const c = contractInfo(id);
       return h("button", { type: "button", class: `contract${c.positive ? " positive" : ""}`, "data-action": id,
         onclick: () => act(id) }, h("span", { class: "c-name" }, contractName(id)),
