@@ -1029,7 +1029,11 @@ function renderSheet() {
 // ---------------------------------------------------------------- start
 
 async function main() {
-  await I18N.load();
+  try {
+    await I18N.load();
+  } catch (e) {
+    console.error(e); // no catalogue: the page still works, showing each string's key
+  }
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
   else showLobby();
