@@ -33,6 +33,10 @@ PHONE = {"width": 390, "height": 844}
 FAST = ("if (!localStorage.getItem('barbu.settings')) "
         "localStorage.setItem('barbu.settings', JSON.stringify({trickPause: 0.6, watchPause: 0.6}));")
 TRICK_CONTRACTS = ("no-tricks", "no-last-two", "tricks", "last-trick")
+# Counts the Web Animations the page starts: a card's travel or a trick's gathering is one each.
+COUNT_MOTION = ("window.motions = 0; const animate = Element.prototype.animate;"
+                "Element.prototype.animate = function (...a) {"
+                " window.motions++; return animate.apply(this, a); };")
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +82,7 @@ def open_table(context: Any, server: str, ruleset: str = "classic", lang: str = 
         "ruleset": ruleset, "players": players, "name": "Ann", "seed": first_seat(ruleset, players, seat),
         "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * (players - 1)})
     page = context.new_page()
-    page.add_init_script(FAST + f"localStorage.setItem('barbu.lang', '{lang}');")
+    page.add_init_script(FAST + COUNT_MOTION + f"localStorage.setItem('barbu.lang', '{lang}');")
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors
@@ -150,6 +154,7 @@ def test_a_classic_hand_by_clicking_with_its_summary_and_the_next_hand(server: s
     cards = play_to_summary(page, lambda el: el.click(),
                             lambda: seen_lead.append(page.locator(leads).count() == 1))
     assert cards == 13 and seen_lead == [True]
+    assert page.evaluate("window.motions") >= 13  # every card played travelled to the trick
     summary_matches_sheet(page)
     assert "last trick" in page.inner_text("#summary-body").lower()
     # The computers wait for Ann: nothing happens at the table until she says she is ready.
@@ -329,4 +334,30 @@ def test_screenshots_of_the_table_the_summary_and_the_sheet(server: str, desktop
     both("sheet")
     untranslated = page.evaluate("document.body.innerText.match(/\\[(table|summary|settings)\\.[^\\]]*\\]/g)")
     assert untranslated is None
+    page.close()
+
+
+def test_reduced_motion_shows_every_play_without_travel(server: str, chrome: Any) -> None:
+    context = chrome.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    try:
+        page = open_table(context, server)
+        assert page.evaluate("Motion.reduced()")
+        assert play_to_summary(page, lambda el: el.click()) == 13
+        assert page.evaluate("window.motions") == 0  # the same hand, shown without any travel
+    finally:
+        context.close()
+
+
+def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, desktop: Any) -> None:
+    made = post(server + "/api/tables", {"ruleset": "family", "players": 5,
+                                         "seats": [{"kind": "bot", "level": "random"}] * 5})
+    page = desktop.new_page()
+    page.add_init_script(FAST)
+    page.goto(f"{server}/table/{made['id']}")
+    page.wait_for_selector("#others .seat")
+    sides = page.locator("#others .seat").evaluate_all("els => els.map(e => [e.dataset.seat, e.className])")
+    assert len(sides) == 5 and sides[0][0] == "0" and "side-bottom" in sides[0][1]
+    assert page.locator("#me").is_hidden() and not page.locator("#hand .card").count()
+    label = page.locator("#others .seat[data-seat='1']").get_attribute("aria-label")
+    assert label.startswith("Computer 2, computer (random), ") and "cards" in label
     page.close()
