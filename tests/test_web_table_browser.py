@@ -361,3 +361,29 @@ def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, deskto
     label = page.locator("#others .seat[data-seat='1']").get_attribute("aria-label")
     assert label.startswith("Computer 2, computer (random), ") and "cards" in label
     page.close()
+
+
+def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop: Any, tmp_path: Path) -> None:
+    port, db = free_port(), tmp_path / "idle.db"
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, db, "--idle", "4")
+    try:
+        made = post(url + "/api/tables", {"name": "Ann", "seats": [
+            {"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]})
+        ben = next(s for s in made["seats"] if s["seat"] == 1)
+        page = desktop.new_page()
+        page.goto(url + ben["link"])
+        page.fill("#seat-name", "Ben")
+        page.click("#name-form button")
+        page.wait_for_function("T.view && T.meta && (T.view.current === 0 || T.view.current === 1)")
+        if page.evaluate("T.view.current") == 1:  # Ben's own turn: the status counts down for him
+            page.wait_for_function("$('status').textContent.includes('before the others may let')")
+        else:  # Ann's turn, and she never comes: her seat counts down, then may be handed over
+            countdown = page.locator(".seat[data-seat='0'] .countdown")
+            countdown.wait_for(timeout=15000)
+            assert "computer may take over" in countdown.inner_text()
+            page.wait_for_selector(".seat[data-seat='0'] button.takeover", timeout=15000)
+            assert not countdown.count()
+        page.close()
+    finally:
+        stop_server(proc)
