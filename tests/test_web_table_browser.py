@@ -387,3 +387,28 @@ def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop:
         page.close()
     finally:
         stop_server(proc)
+
+
+def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    page.click("#decision button[data-action=dominoes]")
+    passes_seen = 0
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        page.wait_for_function(NEXT, timeout=30000)
+        if page.locator("#summary-dialog[open]").count():
+            break
+        logged = page.evaluate("""() => [T.view.history.filter(([s, a]) => a === 'pass').length,
+          [...document.querySelectorAll('#log-list li')].map(li => li.textContent).join(' ')
+            .split(/passes: no card fits|stops/).length - 1]""")
+        assert logged[0] == logged[1]  # each pass of the hand is written in the history
+        passes_seen = max(passes_seen, logged[0])
+        target = page.locator("#decision:not([hidden]) button:not(.sent), #hand-actions button:not(.sent), "
+                              "#hand button.card.legal:not([aria-disabled])").first
+        handle = target.element_handle()
+        target.click()
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    assert page.locator("#summary-dialog[open]").count()
+    assert passes_seen > 0
+    assert page.locator("#summary-body .layout-row").count() == 4  # the final rows
+    page.close()
