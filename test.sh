@@ -18,6 +18,12 @@ if ! command -v pdftoppm > /dev/null; then
   echo "== installing poppler-utils for the PDF export test"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q poppler-utils
 fi
+if ! command -v fc-list > /dev/null || [ -z "$(fc-list :lang=my)" ] || [ -z "$(fc-list :lang=zh-cn)" ]; then
+  # The pages in Burmese and Chinese are drawn with Noto Sans Myanmar (fonts-noto-core) and Noto Sans
+  # CJK (fonts-noto-cjk): installed here, so that the browser test renders them without any fetch.
+  echo "== installing the Noto fonts for the Burmese and Chinese pages"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fontconfig fonts-noto-core fonts-noto-cjk
+fi
 if ! command -v cc > /dev/null; then
   echo "== installing a C compiler for the compiled engine"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc

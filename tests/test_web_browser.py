@@ -22,6 +22,7 @@ from tests.conftest import ROOT
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
+from barbu.web.rules import figures
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -190,7 +191,8 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server: str, browser: Any
     sheet.locator("tr.hand-row").first.wait_for()
     text = sheet.inner_text()
     assert ("No Last Two" in text or "No Tricks" in text) and "by Ann" in text
-    scores = [int(x) for x in sheet.locator("tr.totals td.num").all_inner_texts()]
+    totals = sheet.locator("tr.totals td.num").all_inner_texts()
+    scores = [int(x.replace("−", "-")) for x in totals]  # the sheet writes a true minus sign
     assert len(scores) == 4 and sum(scores) in (-26, -30)
     page.screenshot(path=str(ARTIFACTS / "score-sheet.png"))
     page.click("#sheet-close")
@@ -215,7 +217,7 @@ def test_the_doubles_dialog_then_a_hand_on_a_phone_screen(server: str, browser: 
     assert clicks["double"] >= 1 and clicks["card"] >= 1  # a redouble dialog may follow
     page.click("#btn-sheet")
     page.locator("#sheet tr.hand-row").first.wait_for()
-    assert "Ann→" in page.inner_text("#sheet")  # a phone's short doubles: "Ann→C2"
+    assert "Ann × " in page.inner_text("#sheet")  # a phone's short doubles: "Ann × C2"
     page.click("#sheet-close")
     # Narrow screen: nothing runs off the side.
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -346,7 +348,7 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
         stop_server(proc)
 
 
-def test_each_contract_button_says_what_it_scores_in_the_engines_words(server: str, browser: Any) -> None:
+def test_each_contract_button_says_what_it_scores_with_the_engines_figures(server: str, browser: Any) -> None:
     game = Game("family", 5)
     seed = next(s for s in range(1000) if State(game, seed=s).first_declarer == 0)
     made = post(server + "/api/tables", {"ruleset": "family", "players": 5, "name": "Ann", "seed": seed,
@@ -357,7 +359,10 @@ def test_each_contract_button_says_what_it_scores_in_the_engines_words(server: s
         page.wait_for_selector("#decision:not([hidden]) button[data-action]")
         shown = {b.get_attribute("data-action"): b.locator(".c-desc").inner_text()
                  for b in page.locator("#decision button[data-action]").all()}
-        assert shown == {c.id: c.description for c in game.contracts} and all(shown.values())
+        # One line each, from the catalogue, with the figures the engine scores in it.
+        assert set(shown) == {c.id for c in game.contracts} and all(shown.values())
+        for c in game.contracts:
+            assert all(str(abs(v)) in shown[c.id] for v in figures(c).values()), (c.id, shown[c.id])
     finally:
         page.close()
 
@@ -393,5 +398,6 @@ def test_the_score_sheet_shows_every_player_at_once_on_a_phone(server: str, brow
             box = cell.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
         assert "C6: Computer 6" in page.inner_text("#sheet .legend")
+        assert page.locator("#sheet svg polyline.line").count() == 6  # the running totals, a line each
     finally:
         page.close()

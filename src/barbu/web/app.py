@@ -36,8 +36,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
+from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import (
@@ -228,7 +230,8 @@ class Server:
         if len(recent) >= self.config.sheets_per_minute:
             n = self.config.sheets_per_minute
             why = f"you have started {plural(n, 'score sheet')} in the last minute: please wait a little"
-            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429)
+            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429,
+                             args={"n": n})
         sheet, batch = self.sheets.plan_create(doc)
         await self._store_sheet(sheet.id, batch)
         recent.append(time.monotonic())
@@ -292,10 +295,12 @@ class Server:
         if len(recent) >= c.tables_per_minute:
             why = f"you have created {plural(c.tables_per_minute, 'table')} in the last minute: please wait"
             why += " a little"
-            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429)
+            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429,
+                             args={"n": c.tables_per_minute})
         if self.tables.open_tables() >= c.max_open_tables:
             why = f"the server already has {plural(c.max_open_tables, 'open table')}: please come back later"
-            raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429)
+            raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429,
+                             args={"n": c.max_open_tables})
         if any(s["kind"] == "human" for s in setup.seats):
             return
         if c.max_bot_tables <= 0:
@@ -303,11 +308,13 @@ class Server:
         if self.tables.open_tables(computers_only=True) >= c.max_bot_tables:
             running = "is" if c.max_bot_tables == 1 else "are"
             raise TableError("too-many-bot-tables", f"{plural(c.max_bot_tables, 'table')} of computer "
-                             f"players only {running} already running: please come back later", 429)
+                             f"players only {running} already running: please come back later", 429,
+                             args={"n": c.max_bot_tables})
         slow = sorted({s["level"] for s in setup.seats} - set(c.bot_table_levels))
         if slow:
             raise TableError("bot-level-refused", f"a table of computer players only may use the levels "
-                             f"{', '.join(c.bot_table_levels) or '(none)'}, not {', '.join(slow)}", 403)
+                             f"{', '.join(c.bot_table_levels) or '(none)'}, not {', '.join(slow)}", 403,
+                             args={"allowed": ", ".join(c.bot_table_levels), "refused": ", ".join(slow)})
 
 
     async def _decide(self, move: AutoMove) -> int:
@@ -345,6 +352,13 @@ def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
 def client_of(conn: Request | WebSocket) -> str:
     """Who is asking, for the per-client limits: the IP address (as uvicorn's proxy settings give it)."""
     return conn.client.host if conn.client is not None else "?"
+
+
+def _ruleset_of(request: Request) -> str:
+    ruleset = str(request.path_params["ruleset"])
+    if ruleset not in RULESETS:
+        raise TableError("no-such-rules", "there are two rule sets: classic and family", 404)
+    return ruleset
 
 
 def _error(e: TableError) -> JSONResponse:
@@ -417,7 +431,7 @@ def build_app(config: Config) -> Starlette:
         setup = Setup.parse(await _json_body(request))
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
-                             "for a game of one person against computer players")
+                             "for a game of one person against computer players", args={"variant": "seed"})
         table = await server.create(setup, client_of(request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
         mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
@@ -447,7 +461,8 @@ def build_app(config: Config) -> Starlette:
         if token:
             seat = table.seat_of_token(token)
             if seat is None:
-                raise TableError("bad-token", "this token gives no seat at this table", 403)
+                raise TableError("bad-token", "this token gives no seat at this table", 403,
+                                 args={"variant": "record"})
         body = json.dumps(table.public_record(seat), indent=1, ensure_ascii=False)
         return Response(body + "\n", media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="barbu-{table.id}.json"'})
@@ -457,6 +472,13 @@ def build_app(config: Config) -> Starlette:
 
     async def score_page(request: Request) -> Response:
         return FileResponse(STATIC / "score.html", headers={"Cache-Control": "no-cache"})
+
+    async def rules_page(request: Request) -> Response:
+        _ruleset_of(request)
+        return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
+
+    async def rules_api(request: Request) -> Response:
+        return JSONResponse(rules_info(_ruleset_of(request)))
 
     routes = [
         Route("/", page),
@@ -470,6 +492,8 @@ def build_app(config: Config) -> Starlette:
         WebSocketRoute("/ws/{table_id}", ws_endpoint),
         Route("/score", score_page),
         Route("/score/{sheet_id}", score_page),
+        Route("/rules/{ruleset}", _refusals(rules_page)),
+        Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -485,7 +509,8 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     who = client_of(ws)
     if server.sockets[who] >= server.config.sockets_per_client:
         most = plural(server.config.sockets_per_client, "connection")
-        await _refuse(ws, TableError("too-many-sockets", f"at most {most} at once from one address", 429),
+        await _refuse(ws, TableError("too-many-sockets", f"at most {most} at once from one address", 429,
+                                     args={"n": server.config.sockets_per_client}),
                       CLOSE_TOO_MANY)
         return
     server.sockets[who] += 1
@@ -522,7 +547,8 @@ async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
                 text = await _receive(ws, None if conn.greeted else deadline - time.monotonic())
             except TimeoutError:
                 conn.send_text(json.dumps(TableError("hello-timeout", "no hello came in "
-                               f"{server.config.hello_timeout:g} s: closing").event()))
+                               f"{server.config.hello_timeout:g} s: closing",
+                               args={"seconds": f"{server.config.hello_timeout:g}"}).event()))
                 close_code = CLOSE_NO_HELLO
                 break
             if text is None:
@@ -617,7 +643,8 @@ def sheet_routes(server: Server) -> list[Route]:
         sheet = server.sheets.get(request.path_params["sheet_id"])
         token = request.headers.get("x-barbu-token")
         if token and not sheet.may_write(token):
-            raise TableError("bad-token", "this link's secret does not open this sheet for writing", 403)
+            raise TableError("bad-token", "this link's secret does not open this sheet for writing", 403,
+                             args={"variant": "sheet"})
         if write and not token:
             raise TableError("read-only", "this link only shows the sheet: open the link with its secret "
                              "(#k=…) to enter hands", 403)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from barbu.engine import doubling, scoresheet
+from barbu.engine.cards import RANKS, SUITS
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import SheetError
 from barbu.engine.game import Game, seats_of
@@ -50,10 +51,12 @@ def parse_setup(body: object) -> dict[str, Any]:
     game = _game_of(body)
     names = body.get("names")
     if not isinstance(names, list) or len(names) != game.players:
-        raise TableError("bad-setup", f"give the names of the {game.players} players", field="names")
+        raise TableError("bad-setup", f"give the names of the {game.players} players", field="names",
+                         args={"variant": "names", "n": game.players})
     clean = [clean_name(n) for n in names]
     if len({n.casefold() for n in clean}) < len(clean):
-        raise TableError("bad-setup", "give each player a different name", field="names")
+        raise TableError("bad-setup", "give each player a different name", field="names",
+                         args={"variant": "same-names"})
     first = body.get("first_declarer")
     if first == "random":
         first = secrets.randbelow(game.players)  # drawn here, so that no device has to be trusted
@@ -116,7 +119,7 @@ class Sheet:
         """The document after ``op`` (``kind`` add / edit / undo, ``hand``, ``data``); TableError if not."""
         if self.damaged is not None:
             raise TableError("damaged", f"this sheet cannot be read back ({self.damaged}): it is read-only",
-                             409)
+                             409, args={"variant": "sheet"})
         kind, k = op["kind"], op["hand"]
         count = len(self.hands)
         try:
@@ -143,7 +146,8 @@ class Sheet:
     def check(self, k: object, hand: object) -> dict[str, Any]:
         """Whether ``hand`` fits as hand ``k`` (the next one, or one to edit), and what it would score."""
         if self.result is None:
-            raise TableError("damaged", "this sheet cannot be read back: it is read-only", 409)
+            raise TableError("damaged", "this sheet cannot be read back: it is read-only", 409,
+                             args={"variant": "sheet"})
         count = len(self.hands)
         k = count if k is None else k
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= count:
@@ -163,7 +167,7 @@ class Sheet:
         """What the form asks to edit hand ``k``: the engine's question at that hand, and the hand."""
         hands = self.hands
         if self.result is None or not 0 <= k < len(hands):
-            raise TableError("no-hand", f"there is no hand {k + 1} to edit", 404)
+            raise TableError("no-hand", f"there is no hand {k + 1} to edit", 404, args={"hand": k + 1})
         before = scoresheet.replay_sheet({**self.doc, "hands": hands[:k]})
         frame = annotate(scoresheet.next_hand(before.state), self.names)
         return {"hand": k, "data": hands[k], "frame": frame}
@@ -171,7 +175,8 @@ class Sheet:
 
 def _conflict(k: int, count: int) -> TableError:
     return TableError("conflict", f"this entry was made for hand {k + 1}, but the sheet now has "
-                      f"{plural(count, 'hand')}: it was changed elsewhere; reload it", 409)
+                      f"{plural(count, 'hand')}: it was changed elsewhere; reload it", 409,
+                      args={"hand": k + 1, "n": count})
 
 
 def clean_hand(obj: object) -> dict[str, Any]:
@@ -275,6 +280,8 @@ def rows(game: Game, r: ReplayResult, names: Sequence[str]) -> list[dict[str, An
     for h in r.hands:
         totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
         out.append({"hand": h.hand_no, "declarer": h.declarer, "contract": h.contract,
+                    "trump": None if h.trump is None else SUITS[h.trump],
+                    "start_rank": None if h.start_rank is None else RANKS[h.start_rank],
                     "label": contract_label(game, h), "doubles": pair_settlements(h, game.players),
                     "contract_scores": list(h.contract_scores), "scores": list(h.scores),
                     "totals": totals})

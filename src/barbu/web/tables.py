@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from barbu.bots import Bot, levels, make_bot
+from barbu.engine.cards import SUITS, card_pretty
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
+from barbu.web.rules import figures
 from barbu.web.store import Batch, Event, SeatRow, Store
 from barbu.wording import plural, say, seat_label
 
@@ -40,25 +42,35 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
 class TableError(Exception):
-    """A request the table refuses; ``code`` is a short machine-readable reason."""
+    """A request the table refuses; ``code`` is a short machine-readable reason.
+
+    ``message`` is English; ``args`` holds the values it names (numbers, names, cards, rules),
+    so that a page can say the same in the reader's language from its catalogue's ``error.<code>``.
+    """
 
     def __init__(self, code: str, message: str, status: int = 400, *, field: str | None = None,
-                 hand: int | None = None) -> None:
+                 hand: int | None = None, args: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.field = field  # the part of the request it is about (a score sheet's entry form), if any
         self.hand = hand  # the sheet's hand it is about (from 0), if any
+        self.slots = args or {}  # Exception.args is taken: the JSON still calls them args
 
     def event(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": self.message}
+        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
+        if self.slots:
+            out["args"] = self.slots
+        return out
 
     def body(self) -> dict[str, Any]:
         """The refusal as an HTTP answer's JSON body."""
         error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
         if self.hand is not None:
             error["hand"] = self.hand
+        if self.slots:
+            error["args"] = self.slots
         return {"error": error}
 
 
@@ -82,7 +94,7 @@ def clean_name(value: object) -> str:
         raise TableError("bad-name", "a name is a piece of text")
     name = " ".join("".join(ch for ch in value if ch.isprintable()).split())[:MAX_NAME]
     if not name:
-        raise TableError("bad-name", "please give a name")
+        raise TableError("bad-name", "please give a name", args={"variant": "empty"})
     return name
 
 
@@ -235,7 +247,7 @@ class Table:
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
-                           "description": c.description} for c in self.game.contracts]
+                           "description": c.description, "figures": figures(c)} for c in self.game.contracts]
 
     # -- creating and loading ------------------------------------------------------
 
@@ -362,7 +374,8 @@ class Table:
     def _writable(self) -> None:
         if self.damaged is not None:
             raise TableError("damaged", f"this table is damaged ({damage_text(self.damaged)}): it is kept "
-                             "as it was before that, and nothing more can be played on it", 409)
+                             "as it was before that, and nothing more can be played on it", 409,
+                             args={"variant": "table"})
 
     def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
         """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
@@ -463,7 +476,8 @@ class Table:
             return Change(Batch(self.id), lambda: self._welcome(client, None))  # a watcher is not waited for
         seat = self.seat_of_token(token)
         if seat is None:
-            raise TableError("bad-token", "this link does not give a seat at this table", 403)
+            raise TableError("bad-token", "this link does not give a seat at this table", 403,
+                             args={"variant": "link"})
         row = self.seats[seat].row
         if row.claimed:
             return Change(Batch(self.id), lambda: self._welcome(client, seat, None, pace))
@@ -530,7 +544,8 @@ class Table:
     def plan_act(self, client: Client, text: object) -> Change:
         seat = client.seat
         if seat is None:
-            raise TableError("not-seated", "you are watching this table: only players act")
+            raise TableError("not-seated", "you are watching this table: only players act",
+                             args={"variant": "act"})
         if not isinstance(text, str) or len(text) > 40:
             raise TableError("bad-action", "an action is a short text such as \"QS\" or \"no-queens\"")
         self._writable()
@@ -541,7 +556,8 @@ class Table:
         if self.state.current != seat:
             who = self.state.current
             raise TableError("not-your-turn", f"it is not your turn: {self.seats[who].row.name} is to act"
-                             if who >= 0 else "it is not your turn")
+                             if who >= 0 else "it is not your turn",
+                             args={"name": self.seats[who].row.name} if who >= 0 else {"variant": "nobody"})
         try:
             action = self.game.parse_action(text)
         except ValueError as e:
@@ -550,7 +566,32 @@ class Table:
             return self._plan_apply(seat, action)
         except IllegalActionError as e:
             # Told to the player who tried it, other seats by name (the engine's text counts from 0).
-            raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True)) from e
+            raise TableError(f"illegal:{e.rule or 'illegal'}", say(e.said, self.names(), by_name=True),
+                             args=self._illegal_args(seat, action, e.rule)) from e
+
+    def _illegal_args(self, seat: int, action: int, rule: str | None) -> dict[str, Any]:
+        """What a refused action's message names, as values a page puts into its own words.
+
+        ``contract`` is an id and ``led``/``trump`` suit letters: the page says them in its language;
+        an action out of its phase names the phase (``variant``: what it is time to do).
+        """
+        s, g = self.state, self.game
+        args: dict[str, Any] = {"ruleset": g.ruleset, "declarer": self.seats[s.declarer].row.name}
+        if rule == "wrong-phase":
+            args["variant"] = s.phase.name.lower()
+        if 0 <= action < 52:
+            args["card"] = card_pretty(action)
+        if s.contract is not None:
+            args["contract"] = s.contract.id
+            if s.trick:
+                args["led"] = SUITS[s.trick[0] // 13]
+            if s.trump >= 0:
+                args["trump"] = SUITS[s.trump]
+        if s.phase == Phase.DOUBLE:
+            args["owed"], args["left"] = s.owed_doubles(seat), s.hands_left_for_declarer()
+        if s.start_rank >= 0:
+            args["rank"] = card_pretty(s.start_rank)[:-1]
+        return args
 
     def _plan_apply(self, seat: int, action: int) -> Change:
         """An action applied to a copy of the game (raises before anything is stored or sent)."""
@@ -596,12 +637,14 @@ class Table:
     def plan_ready(self, client: Client, hand: object) -> Change:
         """A person says they are ready for hand ``hand`` (counted from 0): the computers may go on."""
         if client.seat is None:
-            raise TableError("not-seated", "you are watching this table: only players say they are ready")
+            raise TableError("not-seated", "you are watching this table: only players say they are ready",
+                             args={"variant": "ready"})
         if not isinstance(hand, int) or isinstance(hand, bool):
             raise TableError("bad-hand", "\"hand\" is the number of the hand you are ready for, from 0")
         if hand != self.state.hand_no:
             raise TableError("not-this-hand",
-                             f"the table is at hand {self.state.hand_no + 1}, not {hand + 1}")
+                             f"the table is at hand {self.state.hand_no + 1}, not {hand + 1}",
+                             args={"hand": self.state.hand_no + 1})
         seat = client.seat
 
         def ready() -> None:
@@ -654,22 +697,25 @@ class Table:
     def plan_takeover(self, client: Client, target: object, level: object = None) -> Change:
         """Hand an idle person's seat to a computer player (asked by another player at the table)."""
         if client.seat is None:
-            raise TableError("not-seated", "only the players at the table may hand a seat to the computer")
+            raise TableError("not-seated", "only the players at the table may hand a seat to the computer",
+                             args={"variant": "handover"})
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(self.seats):
             raise TableError("bad-seat", "no such seat")
         if target == client.seat:
-            raise TableError("bad-seat", "you cannot hand your own seat to the computer")
+            raise TableError("bad-seat", "you cannot hand your own seat to the computer",
+                             args={"variant": "own"})
         lvl = default_level() if level is None else level
         if not isinstance(lvl, str) or lvl not in levels():
             raise TableError("bad-level", f"unknown computer level {str(lvl)[:40]!r}")
         self._writable()
         seat = self.seats[target]
         if seat.is_bot:
-            raise TableError("not-idle", "a computer already plays that seat")
+            raise TableError("not-idle", "a computer already plays that seat", args={"variant": "bot"})
         waited = self.clock() - self.turn_since
         if seat.row.claimed and (self.state.current != target or waited < self.idle_seconds):
             raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "
-                             f"after {self.idle_seconds:g} s waiting on its turn")
+                             f"after {self.idle_seconds:g} s waiting on its turn",
+                             args={"name": seat.row.name, "seconds": f"{self.idle_seconds:g}"})
         by = client.seat
 
         def handed() -> None:
@@ -684,7 +730,7 @@ class Table:
     def plan_reclaim(self, client: Client) -> Change:
         """A player takes back from the computer the seat that was handed over."""
         if client.seat is None:
-            raise TableError("not-seated", "you are watching this table")
+            raise TableError("not-seated", "you are watching this table", args={"variant": "act"})
         self._writable()
         seat = self.seats[client.seat]
         if not seat.is_bot:
@@ -713,7 +759,7 @@ class Table:
         """
         if self.damaged is not None and self.damaged["kind"] == "setup":
             raise TableError("damaged", "this table has no record to download: its stored setup cannot be "
-                             "read, so its game cannot be rebuilt", 409)
+                             "read, so its game cannot be rebuilt", 409, args={"variant": "record"})
         doc = to_record(self.state, self.names(), public=True)
         if self.state.is_over:
             return doc

@@ -49,7 +49,7 @@ const I18N = (() => {
     return String(text).replace(/\{(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
   }
 
-  // t("key", {slot: value}); a key with plural forms takes its count from args.n.
+  // t(key, {slot: value}); a key with plural forms takes its count from args.n.
   function t(key, args) {
     let value = key in words ? words[key] : english[key];
     if (value === undefined) return `[${key}]`;
@@ -62,6 +62,34 @@ const I18N = (() => {
   }
 
   function has(key) { return key in english; }
+
+  // A figure as a score sheet writes it: a true minus sign, and "+" where a sign is expected.
+  function points(n, signed) {
+    if (n < 0) return `\u2212${-n}`;
+    return signed && n > 0 ? `+${n}` : String(n);
+  }
+
+  // What a contract scores, in one line: its catalogue text with the engine's figures in the slots
+  // (figures come from the server: a table's meta().contracts[i].figures, or /api/rules/<ruleset>).
+  function line(ruleset, id, figures) {
+    const args = {};
+    for (const [k, v] of Object.entries(figures || {})) args[k] = points(v, ruleset === "classic");
+    return t(`contract.${ruleset}.${id}.line`, args);
+  }
+
+  // A refusal from the server ({code, message, args}) in the reader's words: error.<code>, or
+  // error.<code>.<variant> when args.variant says which of a code's messages it is. A code without
+  // a catalogue entry (an API-only one) keeps the server's English message.
+  function error(err) {
+    if (!err) return "";
+    const args = Object.assign({}, err.args || {});
+    const key = args.variant ? `error.${err.code}.${args.variant}` : `error.${err.code}`;
+    if (!err.code || !has(key)) return err.message || String(err.code || "");
+    // The server names contracts by id and suits by letter: say them in this language.
+    if (args.contract && args.ruleset) args.contract = t(`contract.${args.ruleset}.${args.contract}.name`);
+    for (const k of ["led", "trump"]) if (args[k]) args[k] = t(`suit.${args[k]}`);
+    return t(key, args);
+  }
 
   // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
   function apply(root) {
@@ -94,6 +122,6 @@ const I18N = (() => {
     return sel;
   }
 
-  return { LANGUAGES, load, t, has, apply, switcher, get lang() { return lang; } };
+  return { LANGUAGES, load, t, has, points, line, error, apply, switcher, get lang() { return lang; } };
 })();
 const t = I18N.t;

@@ -6,7 +6,7 @@
 const $ = id => document.getElementById(id);
 const SUITS = [["S", "♠", "spades"], ["H", "♥", "hearts"], ["D", "♦", "diamonds"], ["C", "♣", "clubs"]];
 const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
-const COLOURS = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"];
+const COLOURS = SheetView.COLOURS;
 const LS_SHEETS = "barbu-score-sheets";
 const RETRY_MS = 2000;
 
@@ -29,7 +29,6 @@ function el(tag, attrs = {}, ...kids) {
 }
 
 function signed(x) { return x > 0 ? `+${x}` : x < 0 ? `−${-x}` : "0"; }
-function plural(n, noun) { return `${n} ${noun}${n === 1 ? "" : "s"}`; }
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
 }
@@ -37,12 +36,12 @@ function store(key, value) { localStorage.setItem(key, JSON.stringify(value)); }
 
 let toastTimer = null;
 function toast(text, kind = "error") {
-  const t = $("toast");
-  t.textContent = text;
-  t.className = `toast ${kind}`;
-  t.hidden = false;
+  const box = $("toast");
+  box.textContent = text;
+  box.className = `toast ${kind}`;
+  box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { t.hidden = true; }, 5000);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 5000);
 }
 
 // Ids for entries: one client id per device and a counter, so that a resend is known as such.
@@ -82,14 +81,14 @@ function renderMySheets() {
   const ul = $("my-sheets");
   ul.replaceChildren();
   const list = mySheets();
-  if (!list.length) ul.append(el("li", { class: "muted" }, "None yet: the sheets you start or open are kept here."));
+  if (!list.length) ul.append(el("li", { class: "muted" }, t("score.none-yet")));
   for (const s of list) {
     const link = `/score/${s.id}` + (s.token ? `#k=${s.token}` : "");
     const when = new Date(s.at).toLocaleDateString();
     ul.append(el("li", {},
       el("span", { class: "who" }, el("b", {}, s.names.join(", ")), el("br"),
-         el("span", { class: "muted small" }, `${when} · ${plural(s.hands, "hand")}${s.token ? "" : " · read only"}`)),
-      el("a", { class: "button", href: link }, "Open")));
+         el("span", { class: "muted small" }, `${when} · ${t("score.hands", { n: s.hands })}${s.token ? "" : ` · ${t("score.read-only")}`}`)),
+      el("a", { class: "button", href: link }, t("score.open"))));
   }
 }
 
@@ -100,25 +99,37 @@ function startForm() {
   const players = () => form.ruleset.value === "classic" ? 4 : Number($("start-players").value);
   const redraw = () => {
     $("players-row").hidden = form.ruleset.value === "classic";
+    $("family-note").hidden = form.ruleset.value === "classic";
     $("options-row").hidden = form.ruleset.value !== "classic";
     const box = $("name-inputs");
     const old = [...box.querySelectorAll("input")].map(i => i.value);
     box.replaceChildren(...Array.from({ length: players() }, (_, i) =>
-      el("input", { "aria-label": `Player ${i + 1}`, placeholder: `Player ${i + 1}`, maxlength: 24,
+      el("input", { "aria-label": t("score.player", { n: i + 1 }), placeholder: t("score.player", { n: i + 1 }), maxlength: 24,
                     required: true, value: old[i] || "", on: { input: redrawFirst } })));
     redrawFirst();
   };
   const redrawFirst = () => {
     const sel = $("start-first");
     const keep = sel.value;
-    const names = [...$("name-inputs").querySelectorAll("input")].map((x, i) => x.value.trim() || `Player ${i + 1}`);
-    sel.replaceChildren(el("option", { value: "random" }, "Draw at random"),
+    const names = [...$("name-inputs").querySelectorAll("input")].map((x, i) => x.value.trim() || t("score.player", { n: i + 1 }));
+    sel.replaceChildren(el("option", { value: "random" }, t("score.draw")),
                         ...names.map((n, i) => el("option", { value: String(i) }, n)));
     if ([...sel.options].some(o => o.value === keep)) sel.value = keep;
   };
   form.addEventListener("change", e => { if (e.target.name === "ruleset" || e.target.id === "start-players") redraw(); });
   form.addEventListener("submit", e => { e.preventDefault(); startSheet(players()); });
   redraw();
+  optionText();
+}
+
+// The one option that changes the count, with the figures it pays (the engine's, from the server).
+async function optionText() {
+  try {
+    const rules = await (await fetch("/api/rules/classic")).json();
+    const figures = rules.options["dominoes-40"].dominoes;
+    const args = Object.fromEntries(Object.entries(figures).map(([k, n]) => [k, I18N.points(n, true)]));
+    $("opt-dominoes-40-text").textContent = t("option.dominoes-40", args);
+  } catch { /* offline: the flag's name stays */ }
 }
 
 async function startSheet(players) {
@@ -132,9 +143,9 @@ async function startSheet(players) {
   };
   let res;
   try { res = await api("POST", "/api/sheets", body); } catch {
-    return showStartError("The server cannot be reached: a sheet is started on the server. Try again when online.");
+    return showStartError(t("score.start-offline"));
   }
-  if (!res.ok) return showStartError(res.data?.error?.message || `refused (${res.status})`);
+  if (!res.ok) return showStartError(res.data?.error ? I18N.error(res.data.error) : t("score.refused-status", { status: res.status }));
   S.token = res.data.token;
   remember(res.data.view);
   location.href = res.data.link;
@@ -204,9 +215,9 @@ function showConn(why) {
   const c = $("conn");
   let text = "";
   if (S.offline) {
-    text = why && !/reach/.test(why) ? `server trouble — ${why}` : "offline";
-    if (waiting) text += ` — ${plural(waiting, "hand")} waiting to be sent`;
-  } else if (waiting) text = `sending ${plural(waiting, "hand")}…`;
+    text = why && !/reach/.test(why) ? t("score.server-trouble", { why }) : t("score.offline");
+    if (waiting) text += ` — ${t("score.waiting-n", { n: waiting })}`;
+  } else if (waiting) text = t("score.sending", { n: waiting });
   c.textContent = text;
   c.hidden = !text;
   c.classList.toggle("offline", S.offline);
@@ -228,10 +239,10 @@ async function reload(quiet = false) {
     S.retryTimer = setTimeout(retry, RETRY_MS * 2);
     if (!S.view) S.view = load(`barbu-score-view-${S.id}`, null);
     if (S.view && !quiet) renderAll(true);
-    if (!S.view) $("rows").replaceChildren(el("tr", {}, el("td", {}, "Offline, and this sheet was never opened here.")));
+    if (!S.view) $("rows").replaceChildren(el("p", {}, t("score.never-opened")));
     return;
   }
-  if (!res.ok) { toast(res.data?.error?.message || "this sheet cannot be opened"); return; }
+  if (!res.ok) { toast(res.data?.error ? I18N.error(res.data.error) : t("score.cannot-open")); return; }
   setOffline(false);
   setView(res.data);
   await flush();
@@ -247,7 +258,7 @@ function renderAll(freshEntry) {
   $("readonly-note").hidden = v.writable;
   $("undo").hidden = !v.writable || !v.rows?.length;
   $("over").hidden = !v.complete;
-  $("over").textContent = v.winner_text || "";
+  $("over").textContent = v.complete ? t(`sheet.winners.${v.ruleset}`, { n: v.winners.length, names: v.winners.map(s => v.names[s]).join(", ") }) : "";
   if (freshEntry) startEntry();
   showConn();
 }
@@ -258,31 +269,28 @@ function renderScorebar(v) {
   const d = currentDeclarer();
   $("scorebar").replaceChildren(...v.names.map((n, s) => el("div", { class: "p" + (s === d ? " dec" : "") },
     el("div", { class: "n" }, el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), n),
-    el("div", { class: "t" }, signed((v.totals || [])[s] || 0)))));
+    el("div", { class: "t" }, I18N.points((v.totals || [])[s] || 0, v.ruleset === "classic")))));
 }
 
-function doublesLine(row, names) {
-  return row.doubles.map(p => `${names[p.from]} ${p.redoubled ? "××" : "×"} ${names[p.to]}: ` +
-                              `${names[p.from]} ${signed(p.gain)}`).join(" · ");
+// The keeper's hands in the shared sheet's form (sheetview.js): the same drawing as at the table.
+function sheetModel(v) {
+  const rows = (v.rows || []).map(r => ({ ...r, doubles: r.doubles.map(p => [p.from, p.to, p.redoubled]) }));
+  return { ruleset: v.ruleset, names: v.names, rows, totals: v.totals || v.names.map(() => 0),
+           winners: v.winners || [], over: !!v.complete, hands: v.rotation?.length || 28 };
+}
+
+function editButton(k) {
+  return el("button", { type: "button", class: "edit", "aria-label": t("score.edit-hand", { n: k + 1 }),
+                        on: { click: () => editHand(k) } }, "✎");
 }
 
 function renderRows(v) {
-  const names = v.names;
-  const t = $("rows");
-  const head = el("tr", {}, el("th", {}, "#"), el("th", {}, "Contract"), ...names.map(n => el("th", {}, n)));
-  const body = (v.rows || []).map(r => el("tr", { class: "hand-row", "data-hand": r.hand },
-    el("td", {}, v.writable ? el("button", { type: "button", class: "edit", "aria-label": `Edit hand ${r.hand + 1}`,
-                                             on: { click: () => editHand(r.hand) } }, `${r.hand + 1} ✎`) : String(r.hand + 1)),
-    el("td", { class: "what" }, r.label, el("span", { class: "dbl" }, `${names[r.declarer]}` +
-                                            (r.doubles.length ? ` · ${doublesLine(r, names)}` : ""))),
-    ...r.scores.map((s, i) => el("td", { class: "num" }, signed(s), el("span", { class: "tot" }, signed(r.totals[i]))))));
   const pending = queue().filter(op => op.kind === "add").map(op => el("tr", { class: "pending" },
-    el("td", {}, String(op.k + 1)), el("td", { class: "what" }, op.label,
-      el("span", { class: "dbl" }, op.refused ? `refused: ${op.refused.message}` : "waiting to be sent")),
-    ...names.map(() => el("td", { class: "num" }, "…"))));
-  const totals = el("tr", { class: "totals" }, el("td", {}), el("td", {}, "Totals"),
-    ...names.map((_, i) => el("td", { class: "num" }, signed((v.totals || [])[i] || 0))));
-  t.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body, ...pending, totals));
+    el("th", { class: "sv-what", scope: "row" }, `${op.k + 1}. ${op.label}`,
+      el("span", { class: "sv-by" }, op.refused ? t("score.refused", { why: I18N.error(op.refused) }) : t("score.waiting"))),
+    ...v.names.map(() => el("td", { class: "num" }, "…"))));
+  const [grid, legend] = SheetView.table(sheetModel(v), { edit: v.writable ? editButton : null, extra: pending });
+  $("rows").replaceChildren(grid, legend);
 }
 
 function renderExports(v) {
@@ -292,45 +300,10 @@ function renderExports(v) {
   $("share-write").parentElement.hidden = !S.token;
 }
 
-// -- the chart of the running totals: an SVG drawn here from the server's totals ------------------
+// -- the chart of the running totals: the shared one (sheetview.js), drawn from the server's totals --
 
 function renderChart(v) {
-  const box = $("chart");
-  const rows = v.rows || [];
-  const n = v.names.length, hands = v.rotation?.length || 28;
-  const series = v.names.map((_, s) => [0, ...rows.map(r => r.totals[s])]);
-  const all = series.flat();
-  const lo = Math.min(0, ...all), hi = Math.max(lo + 1, 0, ...all);
-  const W = 600, H = 260, L = 44, R = 10, T = 10, B = 26;
-  const x = k => L + (W - L - R) * k / hands;
-  const y = t => T + (H - T - B) * (hi - t) / (hi - lo || 1);
-  const svg = (tag, attrs) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-    Object.entries(attrs).forEach(([k, val]) => e.setAttribute(k, val)); return e; };
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Running totals by hand", id: "chart-svg" });
-  root.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#fff", rx: 8 }));
-  const step = v.ruleset === "family" ? n : 7;
-  for (let k = 0; k <= hands; k += step) {
-    root.append(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, stroke: "#e5e7eb" }));
-    const lab = svg("text", { x: x(k), y: H - 8, "text-anchor": "middle", "font-size": 12, fill: "#6b7280" });
-    lab.textContent = String(k);
-    root.append(lab);
-  }
-  // Gridlines at the lowest, zero and the highest total; a label too close to zero's is left out.
-  for (const t of [...new Set([lo, 0, hi])].filter(t => t === 0 || Math.abs(y(t) - y(0)) > 14)) {
-    root.append(svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), stroke: t === 0 ? "#9ca3af" : "#f3f4f6" }));
-    const lab = svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "font-size": 12, fill: "#6b7280" });
-    lab.textContent = signed(t);
-    root.append(lab);
-  }
-  series.forEach((pts, s) => {
-    root.append(svg("polyline", { points: pts.map((t, k) => `${x(k)},${y(t)}`).join(" "), fill: "none",
-                                   stroke: COLOURS[s % 6], "stroke-width": 2.5, "stroke-linejoin": "round",
-                                   class: "line", "data-seat": s }));
-    root.append(svg("circle", { cx: x(pts.length - 1), cy: y(pts[pts.length - 1]), r: 4, fill: COLOURS[s % 6] }));
-  });
-  const legend = el("div", { class: "legend" }, ...v.names.map((nm, s) => el("span", {},
-    el("span", { class: "swatch", style: `background:${COLOURS[s % 6]}` }), `${nm} ${signed(series[s].at(-1))}`)));
-  box.replaceChildren(root, legend);
+  $("chart").replaceChildren(SheetView.chart(sheetModel(v), "chart-svg"));
 }
 
 // -- the entry form ------------------------------------------------------------------------
@@ -374,10 +347,10 @@ function contractOf(id) { return (S.frame?.contracts || S.view.contracts).find(c
 
 function renderEntry() {
   const f = S.frame, v = S.view, names = v.names;
-  const title = S.mode === "edit" ? `Edit hand ${S.k + 1}` : `Hand ${S.k + 1} of ${v.rotation.length}`;
-  $("entry-title").textContent = `${title} — ${names[f.declarer]} ${v.declares}`;
+  const title = S.mode === "edit" ? t("score.edit-title", { n: S.k + 1 }) : t("score.hand-of", { n: S.k + 1, of: v.rotation.length });
+  $("entry-title").textContent = `${title} — ${t(`score.declares.${v.ruleset}`, { name: names[f.declarer] })}`;
   $("entry-cancel").hidden = S.mode !== "edit" && !S.refusedOp;
-  $("entry-cancel").textContent = S.refusedOp ? "Discard this hand" : "Cancel";
+  $("entry-cancel").textContent = S.refusedOp ? t("score.discard") : t("score.cancel");
   renderOwes(f, names);
   renderContracts(f);
   renderAsk();
@@ -388,12 +361,13 @@ function renderEntry() {
 
 function renderOwes(f, names) {
   const ul = $("owes");
-  const items = (f.owes || []).map(text => {
-    const seat = names.findIndex(n => text.startsWith(n + " "));
-    return el("li", { class: f.compulsory.includes(seat) ? "must" : "" },
-              text + (f.compulsory.includes(seat) ? " — compulsory now" : ""));
-  });
-  if (f.provisional && f.may_double) items.push(el("li", {}, "Offline: the doubles still owed are checked when this hand is sent."));
+  const declarer = names[f.declarer];
+  const hands = f.hands_left === 1 ? t("score.owes-last", { declarer }) : t("score.owes-left", { declarer, left: f.hands_left });
+  const owing = f.may_double === null || f.may_double === undefined ? [] : (f.owed_doubles || [])
+    .map((k, seat) => [k, seat]).filter(([k]) => k);
+  const items = owing.map(([k, seat]) => el("li", { class: f.compulsory.includes(seat) ? "must" : "" },
+    t("score.owes", { name: names[seat], declarer, n: k, hands }) + (f.compulsory.includes(seat) ? ` — ${t("score.compulsory-now")}` : "")));
+  if (f.provisional && f.may_double) items.push(el("li", {}, t("score.owes-offline")));
   ul.replaceChildren(...items);
   ul.hidden = !items.length;
 }
@@ -403,7 +377,8 @@ function renderContracts(f) {
   const offered = f.contracts.filter(c => c.open || c.id === S.draft.contract);
   box.replaceChildren(...offered.map(c => el("button", {
     type: "button", class: "pick" + (S.draft.contract === c.id ? " on" : ""), "data-contract": c.id,
-    "aria-pressed": String(S.draft.contract === c.id), on: { click: () => chooseContract(c.id) } }, c.name)));
+    "aria-pressed": String(S.draft.contract === c.id), on: { click: () => chooseContract(c.id) } },
+    I18N.has(`contract.${S.view.ruleset}.${c.id}.name`) ? t(`contract.${S.view.ruleset}.${c.id}.name`) : c.name)));
 }
 
 function chooseContract(id) {
@@ -437,12 +412,12 @@ function renderAsk() {
   $("step-ask").hidden = !ask;
   $("step-ask").dataset.field = ask || "";
   if (!ask) return;
-  $("ask-title").textContent = ask === "trump" ? "Trump suit" : "Starting rank";
+  $("ask-title").textContent = ask === "trump" ? t("score.trump-suit") : t("score.start-rank");
   const box = $("ask-buttons");
   box.className = "pick-grid" + (ask === "trump" ? " suits" : " ranks");
   const opts = ask === "trump" ? SUITS.map(([id, sym, name]) => [id, el("span", { class: id === "H" || id === "D" ? "red" : "" },
-                                                                           el("b", {}, sym), el("small", {}, name))])
-                               : RANKS.map(r => [r, r === "T" ? "10" : r]);
+                                                                           el("b", {}, sym), el("small", {}, t(`suit.${id}`)))])
+                               : RANKS.map(r => [r, t(`rank.${r}`)]);
   box.replaceChildren(...opts.map(([id, label]) => el("button", {
     type: "button", class: "pick" + (S.draft[ask] === id ? " on" : ""), [`data-${ask === "trump" ? "trump" : "rank"}`]: id,
     on: { click: () => { S.draft[ask] = id; renderAsk(); scheduleCheck(); } } }, label)));
@@ -509,13 +484,13 @@ function matrixCell(a, b, dec) {
   const st = cellState(a, b), names = S.view.names;
   const locked = st === "on" && isLocked(a, b);
   const label = { on: "×", re: "××", "may-re": "", may: "", no: "" }[st];
-  const what = st === "re" || st === "may-re" ? "redoubles" : "doubles";
+  const what = t(st === "re" || st === "may-re" ? "score.cell-redoubles" : "score.cell-doubles", { a: names[a], b: names[b] });
+  const said = locked ? `${what} (${t("score.compulsory-now")})` : what;
   return el("td", {}, el("button", {
     type: "button", class: `cell ${st}${locked ? " must" : ""}`, "data-from": a, "data-to": b,
-    disabled: st === "no" || locked, title: `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
-    "aria-label": `${names[a]} ${what} ${names[b]}${locked ? " (compulsory)" : ""}`,
+    disabled: st === "no" || locked, title: said, "aria-label": said,
     "aria-pressed": String(st === "on" || st === "re"),
-    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, "must")] : label || { "may-re": "↩", no: "–" }[st] || ""));
+    on: { click: () => tapCell(a, b) } }, locked ? ["×", el("small", {}, t("score.must"))] : label || { "may-re": "↩", no: "–" }[st] || ""));
 }
 
 // -- the result, entered as people count it ------------------------------------------------------
@@ -525,30 +500,30 @@ function renderResult() {
   const c = S.draft.contract && contractOf(S.draft.contract);
   box.hidden = !c;
   if (!c) return;
-  box.replaceChildren(el("h3", {}, "Result"), ...c.result.map(f => resultField(f, c)));
+  box.replaceChildren(el("h3", {}, t("score.result")), ...c.result.map(f => resultField(f, c)));
 }
 
 function resultField(f, c) {
   const names = S.view.names, r = S.draft.result, classic = S.view.ruleset === "classic";
   const wrap = (title, ...kids) => el("div", { class: "step", "data-field": `result.${f}` }, el("div", { class: "sub" }, title), ...kids);
-  if (f === "tricks") return wrap(`Tricks each (${S.view.hand_size} in all${S.view.set_aside_count ? "" : ""})`, counts(f));
-  if (f === "hearts") return wrap(classic ? "Hearts each (the A♥ counts as one)" : "Hearts each (K♥ and Q♥ count too)", counts(f));
+  if (f === "tricks") return wrap(t("score.tricks-each", { n: S.view.hand_size }), counts(f));
+  if (f === "hearts") return wrap(classic ? t("score.hearts-each.classic") : t("score.hearts-each.family"), counts(f));
   if (f === "queens") {
-    return wrap("Who took each queen", ...SUITS.map(([s, sym]) =>
-      el("div", { class: "pick-line" }, el("div", { class: "small" + (s === "H" || s === "D" ? " red" : "") }, `Q${sym}`),
+    return wrap(t("score.who-queen"), ...SUITS.map(([s, sym]) =>
+      el("div", { class: "pick-line" }, el("div", { class: "small" + (s === "H" || s === "D" ? " red" : "") }, `${t("rank.Q")}${sym}`),
          namePicks(r.queens[s], seat => { r.queens[s] = seat; }, `queen-${s}`, S.view.set_aside_count > 0))));
   }
-  if (f === "ace_of_hearts") return wrap("Who took the A♥", namePicks(r[f], seat => { r[f] = seat; }, "ace"));
+  if (f === "ace_of_hearts") return wrap(t("score.who-ace"), namePicks(r[f], seat => { r[f] = seat; }, "ace"));
   if (f === "king_of_hearts") {
-    return wrap("Who took the K♥", namePicks(r[f], seat => { r[f] = seat; }, "king", c.id === "salad" && S.view.set_aside_count > 0));
+    return wrap(t("score.who-king"), namePicks(r[f], seat => { r[f] = seat; }, "king", c.id === "salad" && S.view.set_aside_count > 0));
   }
   if (f === "last_tricks") {
-    const labels = classic ? ["Trick 12", "Trick 13"] : ["The last trick"];
-    return wrap(classic ? "Who took the last two tricks" : "Who took the last trick", ...labels.map((lab, i) =>
+    const labels = classic ? [t("score.trick-n", { n: 12 }), t("score.trick-n", { n: 13 })] : [t("score.the-last-trick")];
+    return wrap(classic ? t("score.who-last-two") : t("score.who-last"), ...labels.map((lab, i) =>
       el("div", { class: "pick-line" }, el("div", { class: "small" }, lab),
          namePicks(r[f][i], seat => { r[f][i] = seat; }, `last-${i}`))));
   }
-  if (f === "out") return wrap("Going out: tap the players in the order they went out", outPicks());
+  if (f === "out") return wrap(t("score.going-out"), outPicks());
   return wrap(f);
 }
 
@@ -556,10 +531,10 @@ function counts(f) {
   const r = S.draft.result;
   return el("div", { class: "counts" }, ...S.view.names.map((nm, s) => el("div", { class: "count-row" },
     el("span", { class: "who" }, nm),
-    el("button", { type: "button", "aria-label": `${nm} one less`, "data-count": `${f}-${s}-minus`,
+    el("button", { type: "button", "aria-label": t("score.one-less", { name: nm }), "data-count": `${f}-${s}-minus`,
                    on: { click: () => bump(f, s, -1) } }, "−"),
     el("output", { "data-count-value": `${f}-${s}` }, String(r[f][s])),
-    el("button", { type: "button", "aria-label": `${nm} one more`, "data-count": `${f}-${s}-plus`,
+    el("button", { type: "button", "aria-label": t("score.one-more", { name: nm }), "data-count": `${f}-${s}-plus`,
                    on: { click: () => bump(f, s, 1) } }, "+"))));
 }
 
@@ -572,7 +547,7 @@ function bump(f, s, by) {
 
 function namePicks(current, set, key, setAside = false) {
   const opts = S.view.names.map((nm, s) => [s, nm]);
-  if (setAside) opts.push(["aside", "set aside"]);
+  if (setAside) opts.push(["aside", t("score.set-aside")]);
   return el("div", { class: "pick-grid names" }, ...opts.map(([s, label]) => {
     const on = s === "aside" ? current === null && S.draft.result.__aside?.[key] : current === s;
     return el("button", { type: "button", class: "pick" + (on ? " on" : ""), "data-pick": `${key}-${s}`,
@@ -595,13 +570,13 @@ function setPick(set, key, s) {
 
 function outPicks() {
   const out = S.draft.result.out;
-  const ord = ["1st", "2nd", "3rd", "4th", "5th", "6th"];
+  const ord = [1, 2, 3, 4, 5, 6].map(n => t("score.place", { n }));
   return el("div", {}, el("div", { class: "pick-grid names" }, ...S.view.names.map((nm, s) => {
     const at = out.indexOf(s);
     return el("button", { type: "button", class: "pick" + (at >= 0 ? " on" : ""), "data-out": s,
       on: { click: () => { if (at >= 0) out.splice(at, 1); else out.push(s); renderResult(); scheduleCheck(); } } },
       at >= 0 ? el("span", { class: "place" }, ord[at]) : null, at >= 0 ? " " : null, nm);
-  })), el("p", { class: "muted small" }, "Tap a player again to take them out of the order."));
+  })), el("p", { class: "muted small" }, t("score.tap-again")));
 }
 
 // -- checking as you type (the server's engine) and saving ----------------------------------------
@@ -618,7 +593,7 @@ function handData() {
 function showCheck(kind, text, field) {
   const box = $("check");
   box.className = `check ${kind}`;
-  box.textContent = text.charAt(0).toUpperCase() + text.slice(1);  // the engine's messages start small
+  box.textContent = text.charAt(0).toLocaleUpperCase(I18N.lang) + text.slice(1);  // the engine's messages start small
   document.querySelectorAll("#entry [data-bad]").forEach(e => e.removeAttribute("data-bad"));
   if (field) {
     const target = document.querySelector(`#entry [data-field="${field}"]`) ||
@@ -632,12 +607,12 @@ function scheduleCheck() {
   S.ok = false;
   const seq = ++S.checkSeq;
   $("save").disabled = true;
-  if (!S.draft?.contract) return showCheck("wait", "Choose the contract.");
+  if (!S.draft?.contract) return showCheck("wait", t("score.choose-contract"));
   if (S.offline || S.frame.provisional) {
     $("save").disabled = false;
-    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+    return showCheck("wait", t("score.kept-offline"));
   }
-  showCheck("wait", "Checking…");
+  showCheck("wait", t("score.checking"));
   S.checkTimer = setTimeout(() => runCheck(seq), 250);
 }
 
@@ -649,19 +624,19 @@ async function runCheck(seq) {
     setOffline(true);
     S.retryTimer = S.retryTimer || setTimeout(retry, RETRY_MS);
     $("save").disabled = false;
-    return showCheck("wait", "Offline: this hand is kept on this device and checked when it is sent.");
+    return showCheck("wait", t("score.kept-offline"));
   }
-  if (!res.ok) return showCheck("bad", res.data?.error?.message || `refused (${res.status})`);
-  if (!res.data.ok) return showCheck("bad", res.data.error.message, res.data.error.field);
+  if (!res.ok) return showCheck("bad", res.data?.error ? I18N.error(res.data.error) : t("score.refused-status", { status: res.status }));
+  if (!res.data.ok) return showCheck("bad", I18N.error(res.data.error), res.data.error.field);
   S.ok = true;
   $("save").disabled = false;
   const names = S.view.names;
-  showCheck("good", "It adds up: " + res.data.scores.map((x, i) => `${names[i]} ${signed(x)}`).join(" · "));
+  showCheck("good", t("score.adds-up") + " " + res.data.scores.map((x, i) => `${names[i]} ${signed(x)}`).join(" · "));
 }
 
 async function save() {
   const data = handData();
-  const label = contractOf(data.contract).name;
+  const label = SheetView.contractLabel(S.view.ruleset, { contract: data.contract, label: contractOf(data.contract).name });
   const body = { entry: nextEntry(), data };
   let q = queue();
   if (S.refusedOp) {
@@ -677,7 +652,7 @@ async function save() {
   S.mode = "add"; S.frame = null; S.refusedOp = null; S.draft = null;
   $("save").disabled = true;
   await flush();
-  if (!S.offline && !queue().length) toast(edited ? `Hand ${op.k + 1} changed: every later hand rescored` : `Hand ${op.k + 1} saved`, "info");
+  if (!S.offline && !queue().length) toast(edited ? t("score.changed", { n: op.k + 1 }) : t("score.saved", { n: op.k + 1 }), "info");
   renderAll(true);
 }
 
@@ -690,7 +665,7 @@ function openRefused(op) {
   S.draft = draftOf(op.body.data);
   $("entry").hidden = false;
   renderEntry();
-  showCheck("bad", `Not stored: ${op.refused.message}. Fix it and save again.`, op.refused.field);
+  showCheck("bad", t("score.not-stored", { why: I18N.error(op.refused) }), op.refused.field);
 }
 
 function draftOf(data) {
@@ -699,10 +674,10 @@ function draftOf(data) {
 }
 
 async function editHand(k, refusedOp = null) {
-  if (queue().some(op => !op.refused) || S.offline) return toast("Editing needs the connection: wait until the hands waiting are sent.");
+  if (queue().some(op => !op.refused) || S.offline) return toast(t("score.edit-needs-wait"));
   let res;
   try { res = await api("GET", `/api/sheets/${S.id}/hands/${k}`); } catch { res = null; }
-  if (!res?.ok) return toast(res?.data?.error?.message || "Editing needs the connection.");
+  if (!res?.ok) return toast(res?.data?.error ? I18N.error(res.data.error) : t("score.edit-needs"));
   S.mode = "edit";
   S.k = k;
   S.frame = res.data.frame;
@@ -714,16 +689,16 @@ async function editHand(k, refusedOp = null) {
 }
 
 async function undo() {
-  if (queue().length || S.offline) return toast("Undo needs the connection: wait until the hands waiting are sent.");
+  if (queue().length || S.offline) return toast(t("score.undo-needs-wait"));
   const k = S.view.rows.length - 1;
   let res;
   try { res = await api("POST", `/api/sheets/${S.id}/undo`, { entry: nextEntry(), hand: k }); } catch { res = null; }
-  if (!res?.ok) return toast(res?.data?.error?.message || "Undo needs the connection.");
+  if (!res?.ok) return toast(res?.data?.error ? I18N.error(res.data.error) : t("score.undo-needs"));
   setView(res.data);
   S.mode = "add";
   S.frame = null;
   S.draft = null;
-  toast(`Hand ${k + 1} taken back`, "info");
+  toast(t("score.taken-back", { n: k + 1 }), "info");
   renderAll(true);
 }
 
@@ -738,7 +713,11 @@ function cancelEntry() {
 
 // -- start ---------------------------------------------------------------------------------
 
-function main() {
+// The page's words first (the reader's language), then the start form or the sheet.
+async function main() {
+  await I18N.load();
+  $("lang-slot").append(I18N.switcher());
+  document.title = t("score.title");
   const m = location.pathname.match(/^\/score\/([A-Za-z0-9_-]+)$/);
   if (!m) {
     $("home").hidden = false;

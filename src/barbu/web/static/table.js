@@ -61,7 +61,8 @@ async function api(path, body) {
   };
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error((data.error && data.error.message) || `${res.status} ${res.statusText}`);
+  // A refusal reaches the reader in the reader's words (error.<code>), else in the server's.
+  if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
   return data;
 }
 
@@ -74,16 +75,16 @@ function recall(key) {
 
 // ---------------------------------------------------------------- lobby
 
-const lobby = { info: null };
+const lobby = { info: null, rules: null };
 
 async function showLobby() {
   $("lobby").hidden = false;
   const saved = recall("barbu.name");
   if (saved) $("create-name").value = saved;
   try {
-    lobby.info = await api("/api/info");
+    [lobby.info, lobby.rules] = await Promise.all([api("/api/info"), api("/api/rules/classic")]);
   } catch (e) {
-    toast(`Cannot reach the server: ${e.message}`);
+    toast(t("lobby.unreachable", { why: e.message }));
     return;
   }
   renderCreateForm();
@@ -96,27 +97,56 @@ async function showLobby() {
 
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
 
+function levelName(level) { return I18N.has(`level.${level}.name`) ? t(`level.${level}.name`) : level; }
+function levelLine(level) { return I18N.has(`level.${level}.line`) ? t(`level.${level}.line`) : ""; }
+
+// The chosen rule set's rules page and, for family Barbu, who wins: said where the rules are chosen.
+function renderRulesetNotes(family) {
+  $("family-note").hidden = !family;
+  $("ruleset-rules").href = `/rules/${family ? "family" : "classic"}`;
+  $("ruleset-rules").textContent = t("lobby.read-rules-of", { ruleset: t(`ruleset.${family ? "family" : "classic"}`) });
+}
+
+function renderOptions(box) {
+  if (box.querySelector("input")) return;
+  for (const o of lobby.info.options) {
+    // An option that changes a contract's figures (dominoes-40) names the new ones.
+    const changed = Object.values(lobby.rules.options[o.id] || {})[0] || {};
+    const args = Object.fromEntries(Object.entries(changed).map(([k, n]) => [k, I18N.points(n, true)]));
+    const help = I18N.has(`option.${o.id}`) ? t(`option.${o.id}`, args) : o.help;
+    box.append(h("label", { class: "option" }, h("input", { type: "checkbox", name: "option", value: o.id }),
+      ` ${o.id}`, h("span", { class: "help" }, help)));
+  }
+}
+
+// One seat's choice: a computer of some level or a friend, with what the chosen level does.
+function seatChoice(i, value) {
+  const id = `seat-${i}`;
+  const help = h("p", { class: "help level-line", id: `${id}-help`, "aria-live": "polite" });
+  const sel = h("select", { "data-seat": i, id, "aria-describedby": `${id}-help` },
+    lobby.info.levels.map((l) => h("option", { value: `bot:${l}` }, t("lobby.computer", { level: levelName(l) }))),
+    h("option", { value: "human" }, t("lobby.friend")));
+  sel.value = value;
+  const explain = () => {
+    help.textContent = sel.value === "human" ? t("lobby.friend-line") : levelLine(sel.value.slice(4));
+  };
+  sel.addEventListener("change", explain);
+  explain();
+  return h("div", { class: "seat-choice" }, h("label", { for: id }, t("lobby.seat", { n: i + 1 })), sel, help);
+}
+
 function renderCreateForm() {
   const family = ruleset() === "family";
   $("players-label").hidden = !family;
+  renderRulesetNotes(family);
   const players = family ? Number($("create-players").value) : 4;
   const opts = $("options-box");
   opts.hidden = family;
-  if (!opts.querySelector("input")) {
-    for (const o of lobby.info.options) {
-      opts.append(h("label", { title: o.help }, h("input", { type: "checkbox", name: "option", value: o.id }), ` ${o.id}`));
-    }
-  }
+  renderOptions(opts);
   const box = $("seats-box");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
-  fill(box, h("legend", {}, "The other seats"));
-  for (let i = 1; i < players; i++) {
-    const sel = h("select", { "data-seat": i, "aria-label": `Seat ${i + 1}` },
-      lobby.info.levels.map((l) => h("option", { value: `bot:${l}` }, `Computer (${l})`)),
-      h("option", { value: "human" }, "A friend (invitation link)"));
-    sel.value = before[i - 1] || `bot:${lobby.info.default_level}`;
-    box.append(h("label", { class: "seat-choice" }, `Seat ${i + 1} `, sel));
-  }
+  fill(box, h("legend", {}, t("lobby.other-seats")));
+  for (let i = 1; i < players; i++) box.append(seatChoice(i, before[i - 1] || `bot:${lobby.info.default_level}`));
 }
 
 async function createTable(ev) {
@@ -142,8 +172,8 @@ async function createTable(ev) {
     if (!links.length) { location.href = url; return; }
     const box = $("invites");
     box.hidden = false;
-    fill(box, h("h3", {}, "Send these links to your friends"),
-      inviteList(links), h("a", { class: "button primary", href: url }, "Go to the table"));
+    fill(box, h("h3", {}, t("lobby.send-links")),
+      inviteList(links), h("a", { class: "button primary", href: url }, t("lobby.go")));
   } catch (e) {
     toast(e.message);
   } finally {
@@ -154,11 +184,13 @@ async function createTable(ev) {
 function inviteList(links) {
   return h("ul", { class: "invites" }, links.map((l) => {
     const seat = T.meta && T.meta.seats[l.seat];
-    if (seat && seat.claimed) return h("li", {}, `Seat ${l.seat + 1}: taken by ${seat.name}`);
+    if (seat && seat.claimed) return h("li", {}, t("lobby.seat-taken", { n: l.seat + 1, name: seat.name }));
     const full = new URL(l.link, location.href).href;
-    return h("li", {}, `Seat ${l.seat + 1}: `, h("input", { class: "link", value: full, readonly: true,
+    const label = t("lobby.seat", { n: l.seat + 1 });
+    return h("li", {}, `${label}: `, h("input", { class: "link", value: full, readonly: true, "aria-label": label,
       onclick: (e) => e.target.select() }),
-      h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) }, "Copy"));
+      h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) },
+        t("lobby.copy")));
   }));
 }
 
@@ -166,41 +198,40 @@ async function refreshTables() {
   const box = $("table-list");
   try {
     const { tables } = await api("/api/tables");
-    if (!tables.length) { fill(box, h("p", { class: "muted" }, "No table yet: create one.")); return; }
+    if (!tables.length) { fill(box, h("p", { class: "muted" }, t("lobby.no-tables"))); return; }
     fill(box, h("ul", { class: "tables" }, tables.map(tableItem)));
   } catch (e) {
-    fill(box, h("p", { class: "muted" }, `Cannot list the tables: ${e.message}`));
+    fill(box, h("p", { class: "muted" }, t("lobby.cannot-list", { why: e.message })));
   }
 }
 
 // A damaged table is only watched: it is marked, with the reason in its title, and offers no Join.
-function tableItem(t) {
-  const where = t.damaged && t.damaged.kind === "setup" ? ""
-    : ` — ${t.ruleset}, hand ${Math.min(t.hand_no + 1, t.num_hands)}/${t.num_hands}`
-      + (t.options.length ? `, ${t.options.join(" ")}` : "");
-  const mark = t.damaged ? h("span", { class: "badge damaged", title: damageText(t.damaged) }, "damaged: read-only")
-    : t.over ? h("span", { class: "badge" }, "finished") : null;
-  const join = t.free_seats && !t.damaged && !t.over
-    ? h("button", { type: "button", onclick: () => joinTable(t.id) }, `Join (${t.free_seats} free)`) : null;
-  return h("li", { "data-table": t.id }, h("span", { class: "t-names" }, t.names.join(", ")),
-    h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${t.id}` }, "Watch"));
+function tableItem(x) {
+  const where = x.damaged && x.damaged.kind === "setup" ? ""
+    : ` — ${t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands })}`
+      + (x.options.length ? `, ${x.options.join(" ")}` : "");
+  const mark = x.damaged ? h("span", { class: "badge damaged", title: damageText(x.damaged) }, t("lobby.damaged"))
+    : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
+  const join = x.free_seats && !x.damaged && !x.over
+    ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
+  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.join(", ")),
+    h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
 }
 
-// Where a damaged table stopped and why (the server's reason counts seats from 1, with names).
+// Where a damaged table stopped and why (the server's reason, in English, counts seats from 1).
 function damageText(d) {
-  return d.kind === "setup" ? d.reason : `stored event ${d.seq} ${d.reason}`;
+  return d.kind === "setup" ? d.reason : t("lobby.stored-event", { seq: d.seq, reason: d.reason });
 }
 
 function damageBanner(d) {
-  if (d.kind === "setup") {
-    return `This table was damaged: ${damageText(d)}. It can be watched, but not played on, and it has no record to download.`;
-  }
-  const where = d.kind === "deal" ? `at the deal of hand ${d.hand_no + 1}` : `at hand ${d.hand_no + 1}, action ${d.action_no + 1}`;
-  return `This table was damaged: it stopped ${where}: ${damageText(d)}. It can be watched and its record downloaded, but not played on.`;
+  if (d.kind === "setup") return t("lobby.damaged-setup-banner", { why: damageText(d) });
+  const where = d.kind === "deal" ? t("lobby.damaged-at-deal", { hand: d.hand_no + 1 })
+    : t("lobby.damaged-at-action", { hand: d.hand_no + 1, action: d.action_no + 1 });
+  return t("lobby.damaged-banner", { where, why: damageText(d) });
 }
 
 async function joinTable(id) {
-  const name = ($("create-name").value || "").trim() || prompt("Your name?");
+  const name = ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
   if (!name) return;
   remember("barbu.name", name);
   try {
@@ -246,7 +277,6 @@ function showTable(id) {
   $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
   $("btn-sheet").addEventListener("click", openSheet);
   $("btn-settings").addEventListener("click", Settings.open);
-  if (!document.querySelector(".lang-switch")) $("btn-settings").after(I18N.switcher());
   $("settings-close").addEventListener("click", () => { $("settings-dialog").close(); render(); });
   $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
   $("invite-close").addEventListener("click", () => $("invite-dialog").close());
@@ -374,8 +404,9 @@ function onWelcome(msg) {
   }
 }
 
+// A refusal in the reader's words (error.<code>, its variant, its args), else the server's English.
 function errorText(msg) {
-  return I18N.has(`error.${msg.code}`) ? t(`error.${msg.code}`, msg.args || {}) : msg.message;
+  return I18N.error(msg);
 }
 
 function onError(msg) {
@@ -559,9 +590,11 @@ function contractName(id) {
   const key = `contract.${T.meta.ruleset}.${id}.name`;
   return I18N.has(key) ? t(key) : contractInfo(id).name;
 }
+// What a contract scores, in one line: the catalogue's words around the engine's own figures.
 function contractLine(id) {
-  const key = `contract.${T.meta.ruleset}.${id}.line`;
-  return I18N.has(key) ? t(key) : contractInfo(id).description;
+  const c = contractInfo(id);
+  return I18N.has(`contract.${T.meta.ruleset}.${id}.line`) && c.figures ? I18N.line(T.meta.ruleset, id, c.figures)
+    : c.description;
 }
 function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
 function winnersText(winners) { return t("table.winners", { n: winners.length, names: winners.map(seatName).join(", ") }); }
@@ -965,75 +998,50 @@ function openSheet() {
   if (!$("sheet-dialog").open) $("sheet-dialog").showModal();
 }
 
-// Short names for the sheet's columns on a phone: "Computer 3" → "C3", "Benjamin" → "Ben"; a
-// clash takes the seat number. The full names stay in each header's title and in the legend.
-function shortNames(names) {
-  const short = names.map((name) => {
-    const words = name.split(" ").filter(Boolean);
-    if (name.length <= 4) return name;
-    if (words.length > 1) return words.map((w) => (/^[0-9]+$/.test(w) ? w : w[0])).join("").slice(0, 4);
-    return name.slice(0, 3);
-  });
-  return short.map((x, i) => (short.indexOf(x) === short.lastIndexOf(x) ? x : `${x}${i + 1}`));
-}
+// Short names and short doubles: the shared sheet's (sheetview.js), kept here under their names.
+function shortNames(names) { return SheetView.shortNames(names); }
 
-// "A→B" (A doubled B) or "A⇄B" (and B redoubled), each pair once, in short names.
-function doublesShort(pairs, short) {
+// Pairs [a, b] (a doubled b; b→a too when b redoubled) as the sheet's [a, b, redoubled], each once.
+function doublesShort(pairs) {
   const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
-  return pairs.filter(([a, b]) => !(set.has(`${b},${a}`) && a > b))
-    .map(([a, b]) => `${short[a]}${set.has(`${b},${a}`) ? "⇄" : "→"}${short[b]}`).join(" ");
+  return pairs.filter(([a, b]) => !(set.has(`${b},${a}`) && a > b)).map(([a, b]) => [a, b, set.has(`${b},${a}`)]);
 }
 
-// One sheet for both screens: on a phone (style.css) the "#" and "Doubles" columns give way to
-// the hand number and short doubles inside the sticky contract column, and the players' columns
-// show short names, so that every player fits in 390 px.
-function renderSheet() {
-  const v = T.view;
+// The table's hands in the shared sheet's form: one drawing for the table and the score keeper.
+function sheetModel() {
   const m = T.meta;
-  if (!v || !m || !T.results) return;
-  const n = m.players;
-  const short = shortNames(m.seats.map((s) => s.name));
-  const running = new Array(n).fill(0);
-  const head = h("tr", {}, h("th", { class: "hand-no" }, "#"), h("th", { class: "contract" }, "Contract"),
-    h("th", { class: "doubles" }, "Doubles"),
-    ...m.seats.map((s, i) => h("th", { class: "player", title: s.name },
-      h("span", { class: "full" }, s.name), h("span", { class: "short" }, short[i]))));
+  const running = new Array(m.players).fill(0);
   const rows = T.results.map((r) => {
     r.scores.forEach((x, i) => { running[i] += x; });
-    let name = contractName(r.contract);
-    if (r.trump) name += ` ${SUIT_SYMBOL[r.trump]}`;
-    if (r.start_rank) name += ` from ${rankText(r.start_rank)}`;
-    return h("tr", { class: "hand-row" }, h("td", { class: "hand-no" }, r.hand_no + 1),
-      h("td", { class: "contract" }, h("span", { class: "short" }, `${r.hand_no + 1}. `), name,
-        h("div", { class: "muted full" }, `by ${seatName(r.declarer)}`),
-        h("div", { class: "muted short" }, `by ${short[r.declarer]}`),
-        r.doubles.length ? h("div", { class: "short dbl" }, doublesShort(r.doubles, short)) : null),
-      h("td", { class: "small doubles" }, r.doubles.length ? doublesText(r.doubles, r.declarer) : "—"),
-      ...r.scores.map((x, i) => h("td", { class: "num" }, signed(x), h("div", { class: "total" }, running[i]))));
+    return { hand: r.hand_no, contract: r.contract, trump: r.trump, start_rank: r.start_rank, declarer: r.declarer,
+             doubles: doublesShort(r.doubles), scores: r.scores, totals: [...running] };
   });
-  const totals = h("tr", { class: "totals" }, h("td", { class: "hand-no" }), h("td", { class: "contract" }, "Totals"),
-    h("td", { class: "doubles" }),
-    ...v.totals.map((t, i) => h("td", { class: `num${m.winners.includes(i) ? " winner" : ""}` }, t)));
-  const legend = h("p", { class: "legend short" }, m.seats.map((s, i) => `${short[i]}: ${s.name}`).join(" · "),
-    T.results.some((r) => r.doubles.length) ? " — A→B: A doubled B; A⇄B: and B redoubled" : "");
-  const parts = [h("div", { class: "sheet-scroll" }, h("table", { class: "sheet" }, h("thead", {}, head),
-    h("tbody", {}, rows, totals))), legend];
-  if (!T.results.length) parts.unshift(h("p", { class: "muted" }, "No hand finished yet."));
-  if (m.over) {
-    parts.unshift(h("p", { class: "winner-line" },
-      `${winnersText(m.winners)} (${m.ruleset === "classic" ? "highest" : "lowest"} total)`));
+  return { ruleset: m.ruleset, names: m.seats.map((x) => x.name), rows, totals: T.view.totals,
+           winners: m.winners, over: m.over, hands: m.num_hands };
+}
+
+function renderSheet() {
+  if (!T.view || !T.meta || !T.results) return;
+  const model = sheetModel();
+  const parts = [...SheetView.table(model), SheetView.chart(model)];
+  if (!T.results.length) parts.unshift(h("p", { class: "muted" }, t("sheet.no-hands")));
+  if (model.over) {
+    const names = model.winners.map((i) => model.names[i]).join(", ");
+    parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
   }
   fill($("sheet"), ...parts);
 }
 
 // ---------------------------------------------------------------- start
 
+// The page's words first (the reader's language), then the lobby or the table.
 async function main() {
   try {
     await I18N.load();
   } catch (e) {
     console.error(e); // no catalogue: the page still works, showing each string's key
   }
+  $("lang-slot").append(I18N.switcher());
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
   else showLobby();
