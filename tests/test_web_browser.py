@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -359,10 +360,13 @@ def test_each_contract_button_says_what_it_scores_with_the_engines_figures(serve
         page.wait_for_selector("#decision:not([hidden]) button[data-action]")
         shown = {b.get_attribute("data-action"): b.locator(".c-desc").inner_text()
                  for b in page.locator("#decision button[data-action]").all()}
-        # One line each, from the catalogue, with the figures the engine scores in it.
+        # One line each, from the catalogue, with the engine's figure in each of its slots.
+        en = json.loads((ROOT / "src/barbu/web/static/i18n/en.json").read_text(encoding="utf-8"))
         assert set(shown) == {c.id for c in game.contracts} and all(shown.values())
         for c in game.contracts:
-            assert all(str(abs(v)) in shown[c.id] for v in figures(c).values()), (c.id, shown[c.id])
+            slots = re.findall(r"\{(\w+)\}", en[f"contract.family.{c.id}.line"])
+            assert all(str(abs(figures(c)[k])) in shown[c.id] for k in slots), (c.id, shown[c.id])
+            assert "{" not in shown[c.id]
     finally:
         page.close()
 

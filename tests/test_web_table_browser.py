@@ -352,7 +352,7 @@ def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, deskto
     made = post(server + "/api/tables", {"ruleset": "family", "players": 5,
                                          "seats": [{"kind": "bot", "level": "random"}] * 5})
     page = desktop.new_page()
-    page.add_init_script(FAST)
+    page.add_init_script(FAST + "localStorage.setItem('barbu.lang', 'en');")
     page.goto(f"{server}/table/{made['id']}")
     page.wait_for_selector("#others .seat")
     sides = page.locator("#others .seat").evaluate_all("els => els.map(e => [e.dataset.seat, e.className])")
