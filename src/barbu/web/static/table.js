@@ -596,7 +596,8 @@ function contractLine(id) {
   return I18N.has(`contract.${T.meta.ruleset}.${id}.line`) && c.figures ? I18N.line(T.meta.ruleset, id, c.figures)
     : c.description;
 }
-function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
+// A figure as the score sheet writes it: a true minus, and a plus sign in classic Barbu only.
+function signed(n) { return I18N.points(n, !T.meta || T.meta.ruleset === "classic"); }
 function winnersText(winners) { return t("table.winners", { n: winners.length, names: winners.map(seatName).join(", ") }); }
 function suitText(s) { return `${SUIT_SYMBOL[s]} (${t(`table.suit.${s}`)})`; }
 
