@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -22,6 +23,7 @@ from tests.conftest import ROOT
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
+from barbu.web.rules import figures
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -160,6 +162,7 @@ def play_hand(page: Any, on_double: str = "none", screenshot: Path | None = None
         if page.evaluate("T.results.length") > 0:
             if screenshot is not None and not screenshot.exists():
                 page.screenshot(path=str(screenshot))
+            page.click("#summary-dialog[open] #summary-next")  # the hand's summary: on to the next
             return clicks
         if screenshot is not None and not screenshot.exists() and page.locator("#hand .card.dim").count() \
                 and page.locator("#trick .played").count():
@@ -346,7 +349,7 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
         stop_server(proc)
 
 
-def test_each_contract_button_says_what_it_scores_in_the_engines_words(server: str, browser: Any) -> None:
+def test_each_contract_button_says_what_it_scores_with_the_engines_figures(server: str, browser: Any) -> None:
     game = Game("family", 5)
     seed = next(s for s in range(1000) if State(game, seed=s).first_declarer == 0)
     made = post(server + "/api/tables", {"ruleset": "family", "players": 5, "name": "Ann", "seed": seed,
@@ -357,7 +360,13 @@ def test_each_contract_button_says_what_it_scores_in_the_engines_words(server: s
         page.wait_for_selector("#decision:not([hidden]) button[data-action]")
         shown = {b.get_attribute("data-action"): b.locator(".c-desc").inner_text()
                  for b in page.locator("#decision button[data-action]").all()}
-        assert shown == {c.id: c.description for c in game.contracts} and all(shown.values())
+        # One line each, from the catalogue, with the engine's figure in each of its slots.
+        en = json.loads((ROOT / "src/barbu/web/static/i18n/en.json").read_text(encoding="utf-8"))
+        assert set(shown) == {c.id for c in game.contracts} and all(shown.values())
+        for c in game.contracts:
+            slots = re.findall(r"\{(\w+)\}", en[f"contract.family.{c.id}.line"])
+            assert all(str(abs(figures(c)[k])) in shown[c.id] for k in slots), (c.id, shown[c.id])
+            assert "{" not in shown[c.id]
     finally:
         page.close()
 

@@ -412,3 +412,63 @@ def test_a_refusal_names_the_players_it_speaks_of(store: Store) -> None:
         table.act(players[doubler], f"double {bystander}")
     assert code(e) == "illegal:double-positive"
     assert table.names()[declarer] in e.value.message and "seat" not in e.value.message
+
+
+def play_to_next_hand(table: Table, person: Recorder, rng: random.Random) -> None:
+    """The person plays random legal cards (the computers theirs) until the first hand ends."""
+    while table.state.hand_no == 0:
+        if not table.auto_step():
+            table.act(person, rng.choice(person.last_state["view"]["legal"]))
+
+
+def test_the_computers_wait_after_a_hand_for_the_pages_that_asked_until_ready(store: Store) -> None:
+    clock = [0.0]
+    body = {"name": "Ann", "seed": 3, "seats": [{"kind": "human"}, {"kind": "human"}] + [{"kind": "bot"}] * 2}
+    table = make(store, body, idle_seconds=30.0, clock=lambda: clock[0])
+    ann, ben = Recorder(table), Recorder(table)
+    table.attach(ann, table.seats[0].row.token, pace=True)
+    table.attach(ben, table.seats[1].row.token, "Ben")  # a page that did not ask: not waited for
+    with pytest.raises(TableError) as e:
+        table.attach(Recorder(table), None, pace="yes")
+    assert code(e) == "bad-pace"
+    rng = random.Random(5)
+    by_seat = {0: ann, 1: ben}
+    while table.state.hand_no == 0:
+        if not table.auto_step():
+            who = by_seat[table.state.current]
+            table.act(who, rng.choice(who.last_state["view"]["legal"]))
+    meta = ann.last_state["table"]
+    assert meta["waiting"] == [0] and meta["pause_left"] == 30.0 and meta["ready"] == []
+    if table.seats[table.state.current].is_bot:
+        assert not table.auto_step()  # held: Ann has not said she is ready
+    for wrong, why in ((0, "not-this-hand"), (True, "bad-hand"), ("1", "bad-hand")):
+        with pytest.raises(TableError) as e:
+            table.run(table.plan_ready(ann, wrong))
+        assert code(e) == why
+    watcher = Recorder(table)
+    table.attach(watcher, None)
+    with pytest.raises(TableError) as e:
+        table.run(table.plan_ready(watcher, 1))
+    assert code(e) == "not-seated"
+    table.run(table.plan_ready(ann, 1))
+    assert table.waiting() == [] and ann.last_state["table"]["ready"] == []  # no pause left to show
+    assert table.auto_seat() == (table.state.current if table.seats[table.state.current].is_bot else None)
+
+
+def test_the_pause_after_a_hand_lapses_after_the_idle_limit_and_when_the_person_leaves(store: Store) -> None:
+    clock = [0.0]
+    table = make(store, {"name": "Ann", "seed": 3, "seats": [{"kind": "human"}] + [{"kind": "bot"}] * 3},
+                 idle_seconds=30.0, clock=lambda: clock[0])
+    ann = Recorder(table)
+    table.attach(ann, table.seats[0].row.token, pace=True)
+    play_to_next_hand(table, ann, random.Random(2))
+    assert table.waiting() == [0]
+    clock[0] += 29.0
+    assert table.waiting() == [0] and table.pause_left() == pytest.approx(1.0)
+    clock[0] += 1.0
+    assert table.waiting() == []  # nobody holds the table longer than the idle limit
+    clock[0] = 0.0
+    table.hand_ended_at = 0.0
+    assert table.waiting() == [0]
+    table.detach(ann)
+    assert table.waiting() == []  # gone: not waited for

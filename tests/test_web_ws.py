@@ -15,6 +15,8 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from tests.web_helpers import check_hidden, check_received, mask_cards
 
+from barbu.engine.game import Game
+from barbu.engine.state import State
 from barbu.web.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
 from barbu.web.store import Store
 
@@ -409,3 +411,28 @@ def searching_players_progress(client: TestClient) -> None:
     assert server_of(client).pool is not None
     kinds = [e.kind for e in server_of(client).store.events(tid)]  # type: ignore[union-attr]
     assert kinds[0] == "deal" and kinds.count("act") >= 11
+
+
+def test_the_computers_wait_after_a_hand_until_the_paced_person_is_ready(client: TestClient) -> None:
+    seed = next(s for s in range(200) if State(Game.classic(), seed=s).first_declarer == 1)
+    made = create(client, name="Ann", seed=seed)  # Computer 2 declares the second hand too
+    tid = made["id"]
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "hello", "token": made["you"]["token"], "pace": True})
+        play_hand(ws, 0, random.Random(4))
+        people_to_act(client, tid)  # the computers have stopped: they wait for Ann
+        table = server_of(client).tables.get(tid)
+        assert table.state.hand_no == 1 and table.state.current == 1 and table.waiting() == [0]
+        moves = table.moves
+        assert error_of(ws, json.dumps({"type": "ready", "hand": 0}))["code"] == "not-this-hand"
+        assert error_of(ws, json.dumps({"type": "ready", "hand": "1"}))["code"] == "bad-hand"
+        assert table.moves == moves
+        ws.send_json({"type": "ready", "hand": 1})
+        deadline = time.monotonic() + 20
+        while table.moves == moves:  # ready: Computer 2 chooses the next contract
+            assert time.monotonic() < deadline, "the computers did not go on after the ready"
+            time.sleep(0.01)
+    with client.websocket_connect(f"/ws/{tid}") as watcher:
+        watcher.send_json({"type": "hello", "token": None})
+        receive(watcher, "state")
+        assert error_of(watcher, json.dumps({"type": "ready", "hand": 1}))["code"] == "not-seated"

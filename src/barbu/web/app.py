@@ -174,6 +174,8 @@ class Server:
     def kick(self, table: Table) -> None:
         """Make sure computer players (and forced passes) get to act at this table."""
         if table.auto_seat() is None:
+            if table.waiting():  # the pause between hands ends by itself after --idle seconds
+                asyncio.get_running_loop().call_later(table.pause_left() + 0.05, self.kick, table)
             return
         task = self.drivers.get(table.id)
         if task is None or task.done():
@@ -270,6 +272,7 @@ class Server:
             except Exception:
                 log.exception("table %s: computer player at seat %d failed", table.id, move.seat)
                 return
+        self.kick(table)  # held for the people after a hand: wake up when the pause is over
 
     async def create(self, setup: Setup, client: str) -> Table:
         """A new table, within the limits, stored before anyone hears of it."""
@@ -561,6 +564,7 @@ async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
     finally:
         if attached:
             table.detach(conn)
+            server.kick(table)  # the computers no longer wait for a person who left
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await pump
@@ -602,7 +606,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         if attached:
             raise TableError("already-joined", "you are already at this table")
         try:
-            await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name")))
+            await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name"),
+                                                                 msg.get("pace", False)))
         except TableError as e:
             # A refused hello does not count, but for one: its token opens a free seat and only the
             # name is missing, so a person holding the invitation is typing it at the page's prompt.
@@ -610,7 +615,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             raise
         conn.greeted = True
         return True
-    if kind not in ("act", "takeover", "reclaim", "sync"):
+    if kind not in ("act", "takeover", "reclaim", "sync", "ready"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -620,6 +625,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_takeover(conn, msg.get("seat"), msg.get("level")))
     elif kind == "reclaim":
         await server.change(table, lambda: table.plan_reclaim(conn))
+    elif kind == "ready":
+        await server.change(table, lambda: table.plan_ready(conn, msg.get("hand")))
     else:
         table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))

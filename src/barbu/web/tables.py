@@ -239,6 +239,10 @@ class Table:
     moves: int = 0  # actions applied since the table was opened: tells a stale decision apart
     active_at: float = field(default_factory=time.time)  # wall time of the last stored change
     damaged: dict[str, Any] | None = None  # why the stored game stopped replaying, and where
+    # The pause between hands: the pages that asked for it (hello "pace") are waited for.
+    pacers: list[Client] = field(default_factory=list)
+    ready: set[int] = field(default_factory=set)  # seats that said they are ready for this hand
+    hand_ended_at: float | None = None  # clock time the last hand ended, while its pause lasts
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -396,7 +400,15 @@ class Table:
             "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
             "idle_seconds": self.idle_seconds,
             "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
+            **self.pause(),
         }
+
+    def pause(self) -> dict[str, Any]:
+        """The pause between hands as the pages see it: who is waited for, who is ready, how long."""
+        waiting = self.waiting()
+        if not waiting:  # no pause (also after a restart: the pause is not stored)
+            return {"waiting": [], "ready": [], "pause_left": 0.0}
+        return {"waiting": waiting, "ready": sorted(self.ready), "pause_left": round(self.pause_left(), 1)}
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """The game as ``seat`` sees it (None: a spectator sees no hand), from an observation only."""
@@ -449,24 +461,26 @@ class Table:
                 return s.row.seat
         return None
 
-    def attach(self, client: Client, token: object, name: object = None) -> None:
+    def attach(self, client: Client, token: object, name: object = None, pace: object = False) -> None:
         """Seat a client by its token (None: watch), storing the claim of a free seat first."""
-        self.run(self.plan_attach(client, token, name))
+        self.run(self.plan_attach(client, token, name, pace))
 
-    def plan_attach(self, client: Client, token: object, name: object = None) -> Change:
+    def plan_attach(self, client: Client, token: object, name: object = None, pace: object = False) -> Change:
         """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name, and
         whoever takes it through its link gets a fresh token: the link it came by lapses."""
         if name is not None and not isinstance(name, str):
             raise TableError("bad-name", "\"name\" must be a string: the player's name")
+        if not isinstance(pace, bool):
+            raise TableError("bad-pace", "\"pace\" is true (wait for me between hands) or false")
         if token is None:
-            return Change(Batch(self.id), lambda: self._welcome(client, None))
+            return Change(Batch(self.id), lambda: self._welcome(client, None))  # a watcher is not waited for
         seat = self.seat_of_token(token)
         if seat is None:
             raise TableError("bad-token", "this link does not give a seat at this table", 403,
                              args={"variant": "link"})
         row = self.seats[seat].row
         if row.claimed:
-            return Change(Batch(self.id), lambda: self._welcome(client, seat))
+            return Change(Batch(self.id), lambda: self._welcome(client, seat, None, pace))
         self._writable()  # before asking for a name: a damaged table's free seat cannot be taken
         if name is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
@@ -474,13 +488,16 @@ class Table:
 
         def taken() -> None:
             log.info("table %s: seat %d taken by %s", self.id, seat, fresh.name)
-            self._welcome(client, seat, fresh.token)
+            self._welcome(client, seat, fresh.token, pace)
         return self._seat_change(fresh, taken)
 
-    def _welcome(self, client: Client, seat: int | None, token: str | None = None) -> None:
+    def _welcome(self, client: Client, seat: int | None, token: str | None = None,
+                 pace: bool = False) -> None:
         client.seat = seat
         if seat is not None:
             self.seats[seat].connected += 1
+            if pace:
+                self.pacers.append(client)
         self.clients.append(client)
         welcome = {"type": "welcome", "you": seat, "levels": levels(), "default_level": default_level(),
                    "table": self.meta()}
@@ -491,6 +508,8 @@ class Table:
         self.broadcast()
 
     def detach(self, client: Client) -> None:
+        if client in self.pacers:
+            self.pacers.remove(client)
         if client in self.clients:
             self.clients.remove(client)
             if client.seat is not None:
@@ -583,7 +602,14 @@ class Table:
         deal_into(state, batch)
         batch.over = state.is_over  # only an action ends the game
 
+        ended = state.hand_no != hand_no
+
         def commit() -> None:
+            if ended:
+                self.ready = set()
+                self.hand_ended_at = self.clock()
+            elif not self.seats[seat].is_bot:
+                self.ready.add(seat)  # a person who acts in the new hand is ready for it
             self.state = state
             self.moves += 1
             self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
@@ -592,10 +618,45 @@ class Table:
             self.broadcast(sheet=state.hand_no != hand_no or state.is_over)
         return Change(batch, commit)
 
+    # -- the pause between hands ----------------------------------------------------
+
+    def pause_left(self) -> float:
+        """Seconds the computers may still wait for the people after the last hand (0: none)."""
+        if self.hand_ended_at is None or self.state.is_over:
+            return 0.0
+        return max(0.0, self.idle_seconds - (self.clock() - self.hand_ended_at))
+
+    def waiting(self) -> list[int]:
+        """The people the computers wait for before the next hand: seated, connected with a page
+        that asked for the pause (hello ``pace``), not ready yet, and for at most ``idle_seconds``."""
+        if self.pause_left() <= 0:
+            return []
+        seats = {c.seat for c in self.pacers if c.seat is not None and not self.seats[c.seat].is_bot}
+        return sorted(seats - self.ready)
+
+    def plan_ready(self, client: Client, hand: object) -> Change:
+        """A person says they are ready for hand ``hand`` (counted from 0): the computers may go on."""
+        if client.seat is None:
+            raise TableError("not-seated", "you are watching this table: only players say they are ready",
+                             args={"variant": "ready"})
+        if not isinstance(hand, int) or isinstance(hand, bool):
+            raise TableError("bad-hand", "\"hand\" is the number of the hand you are ready for, from 0")
+        if hand != self.state.hand_no:
+            raise TableError("not-this-hand",
+                             f"the table is at hand {self.state.hand_no + 1}, not {hand + 1}",
+                             args={"hand": self.state.hand_no + 1})
+        seat = client.seat
+
+        def ready() -> None:
+            if seat not in self.ready:
+                self.ready.add(seat)
+                self.broadcast()
+        return Change(Batch(self.id), ready)
+
     def auto_seat(self) -> int | None:
         """The seat that acts without a person now: a computer, or a player whose only move is to pass."""
         s = self.state
-        if s.current < 0 or self.damaged is not None:
+        if s.current < 0 or self.damaged is not None or self.waiting():
             return None
         if self.seats[s.current].is_bot:
             return s.current

@@ -7,10 +7,6 @@ const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const HAND_SUITS = ["S", "H", "C", "D"]; // black and red alternate
 const LAYOUT_SUITS = ["S", "H", "D", "C"];
 const RANKS = "23456789TJQKA";
-const PHASE_TASK = {
-  choose: "choose a contract", trump: "name the trump suit", start_rank: "name the starting rank",
-  double: "double", redouble: "redouble", play: "play", deal: "deal", game_over: "",
-};
 
 const $ = (id) => document.getElementById(id);
 
@@ -40,12 +36,13 @@ function rankText(r) { return r === "T" ? "10" : r; }
 function cardEl(card, opts = {}) {
   const suit = card[1];
   const red = suit === "H" || suit === "D";
-  const cls = ["card", red ? "red" : "black", opts.small ? "small" : "", opts.cls || ""].join(" ");
-  const label = `${rankText(card[0])}${SUIT_SYMBOL[suit]}`;
-  const tag = opts.onclick ? "button" : "span";
-  return h(tag, { class: cls, "data-card": card, title: label, onclick: opts.onclick,
-                  type: opts.onclick ? "button" : null },
-    h("span", { class: "rank" }, rankText(card[0])), h("span", { class: "suit" }, SUIT_SYMBOL[suit]));
+  const cls = ["card", `s-${suit}`, red ? "red" : "black", opts.small ? "small" : "", opts.cls || ""].join(" ");
+  const label = opts.label || cardName(card);
+  const button = opts.button || opts.onclick;
+  return h(button ? "button" : "span", { class: cls, "data-card": card, title: `${rankText(card[0])}${SUIT_SYMBOL[suit]}`,
+    onclick: opts.onclick, type: button ? "button" : null, "aria-label": label, role: button ? null : "img" },
+  h("span", { class: "rank", "aria-hidden": "true" }, rankText(card[0])),
+  h("span", { class: "suit", "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
 }
 
 let toastTimer = null;
@@ -251,6 +248,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
+  online: false, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -261,7 +259,7 @@ async function downloadRecord(event) {
   if (!T.token) return;
   event.preventDefault();
   const reply = await fetch(`/api/tables/${T.id}/record`, { headers: { "X-Barbu-Token": T.token } });
-  if (!reply.ok) { toast("The record could not be downloaded: try again."); return; }
+  if (!reply.ok) { toast(t("table.record-failed")); return; }
   const link = h("a", { href: URL.createObjectURL(await reply.blob()), download: `barbu-${T.id}.json` });
   link.click();
   URL.revokeObjectURL(link.href);
@@ -271,13 +269,20 @@ function showTable(id) {
   T.id = id;
   const params = new URLSearchParams(location.hash.slice(1));
   T.token = params.get("t");
+  Settings.load();
+  document.body.classList.add("at-table");
   $("table").hidden = false;
   $("btn-record").href = `/api/tables/${id}/record`;
   $("btn-record").addEventListener("click", downloadRecord);
   $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
   $("btn-sheet").addEventListener("click", openSheet);
+  $("btn-settings").addEventListener("click", Settings.open);
+  $("settings-close").addEventListener("click", () => { $("settings-dialog").close(); render(); });
   $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
   $("invite-close").addEventListener("click", () => $("invite-dialog").close());
+  $("summary-next").addEventListener("click", () => closeSummary(true));
+  $("summary-dialog").addEventListener("cancel", (ev) => { ev.preventDefault(); closeSummary(true); });
+  $("hand").addEventListener("keydown", handKeys);
   const links = recall(`barbu.links.${id}`);
   if (links && links.length) {
     $("btn-invite").hidden = false;
@@ -291,7 +296,7 @@ function showTable(id) {
     T.named = $("seat-name").value.trim();
     remember("barbu.name", T.named);
     $("name-form").hidden = true;
-    send({ type: "hello", token: T.token, name: T.named });
+    send({ type: "hello", token: T.token, name: T.named, pace: true });
   });
   connect();
 }
@@ -300,11 +305,12 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
   T.ws = ws;
-  setConn("connecting…");
+  setConn(t("table.conn.connecting"), false);
   ws.onopen = () => {
     T.backoff = 500;
-    setConn("");
-    send({ type: "hello", token: T.token || null, name: T.named || undefined });
+    setConn("", true);
+    // "pace": this page shows a summary after each hand, so the computers wait for our "ready".
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
     clearInterval(T.pingTimer);
     T.pingTimer = setInterval(() => send({ type: "ping" }), 25000);
   };
@@ -312,54 +318,95 @@ function connect() {
   ws.onclose = (ev) => {
     clearInterval(T.pingTimer);
     if (T.ws !== ws) return;
-    if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn("disconnected"); return; }
-    setConn("reconnecting…");
+    if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn(t("table.conn.closed"), false); return; }
+    setConn(t("table.conn.reconnecting"), false);
     setTimeout(connect, T.backoff);
     T.backoff = Math.min(T.backoff * 2, 10000);
   };
 }
 
-function setConn(text) {
+// While the socket is down the page says so, and nothing can be played (see renderMe).
+function setConn(text, online) {
+  T.online = online;
+  T.pending = null;
   const el = $("conn");
   el.textContent = text;
   el.hidden = !text;
+  const lost = !online && T.welcomed && !T.stopped;
+  $("offline").hidden = !lost;
+  if (lost) $("offline").textContent = t("table.offline");
+  if (T.view) render();
 }
 
 function send(msg) {
-  if (T.ws && T.ws.readyState === WebSocket.OPEN) T.ws.send(JSON.stringify(msg));
-  else toast("Not connected: trying again…");
+  if (T.ws && T.ws.readyState === WebSocket.OPEN) {
+    T.ws.send(JSON.stringify(msg));
+    return true;
+  }
+  toast(t("table.not-connected"));
+  return false;
 }
 
-function act(action) { send({ type: "act", action }); }
+// Where the table stands: an action answered moves it on, so a second click on the old view is dropped.
+function viewKey(v) { return v ? `${v.hand_no}:${v.phase}:${v.history.length}:${v.current}` : ""; }
+
+function act(action) {
+  if (T.pending !== null && T.pending === viewKey(T.view)) return; // a double click: sent already
+  if (send({ type: "act", action })) {
+    T.pending = viewKey(T.view);
+    for (const b of document.querySelectorAll("#hand button, #decision button, #hand-actions button")) {
+      b.setAttribute("aria-disabled", "true");
+      b.classList.add("sent");
+    }
+  }
+}
 
 function onMessage(msg) {
+  msg.receivedAt = Date.now();
   if (msg.type === "welcome") {
-    T.welcomed = true;
-    T.you = msg.you;
-    T.defaultLevel = msg.default_level;
-    T.meta = msg.table;
-    if (msg.token) {
-      // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
-      T.token = msg.token;
-      history.replaceState(null, "", `${location.pathname}#t=${msg.token}`);
-    }
-    // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
-    // to the computer once their turn has lasted long enough. A spectator's never change by time.
-    if (T.you !== null && T.redrawTimer === null) {
-      T.redrawTimer = setInterval(() => { if (T.view) renderOthers(); }, 1000);
-    }
-    if (T.you !== null && T.token) {
-      const mine = recall("barbu.mine") || {};
-      mine[T.id] = T.token;
-      remember("barbu.mine", mine);
-    }
+    onWelcome(msg);
   } else if (msg.type === "sheet") {
-    onSheet(msg);
+    Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
-    onState(msg);
+    if (T.summary) summaryNews(msg);
+    Motion.push(() => onState(msg));
   } else if (msg.type === "error") {
+    T.pending = null;
     onError(msg);
+    if (T.view) {
+      $("decision").dataset.key = ""; // drawn again: the refused click's buttons work again
+      renderDecision(T.view);
+      renderMe(T.view, true);
+    }
   }
+}
+
+function onWelcome(msg) {
+  T.welcomed = true;
+  T.you = msg.you;
+  T.defaultLevel = msg.default_level;
+  T.meta = msg.table;
+  $("offline").hidden = true;
+  if (msg.token) {
+    // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
+    T.token = msg.token;
+    history.replaceState(null, "", `${location.pathname}#t=${msg.token}`);
+  }
+  // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
+  // to the computer once their turn has lasted long enough, and the countdown says when.
+  if (T.you !== null && T.redrawTimer === null) {
+    T.redrawTimer = setInterval(() => { if (T.view) { renderOthers(); renderStatus(T.view); } }, 1000);
+  }
+  if (T.you !== null && T.token) {
+    const mine = recall("barbu.mine") || {};
+    mine[T.id] = T.token;
+    remember("barbu.mine", mine);
+  }
+}
+
+// A refusal in the reader's words (error.<code>, its variant, its args), else the server's English.
+function errorText(msg) {
+  return I18N.error(msg);
 }
 
 function onError(msg) {
@@ -372,7 +419,7 @@ function onError(msg) {
   if (msg.code === "bad-token") {
     T.stopped = true;
     $("banner").hidden = false;
-    fill($("banner"), `${msg.message}. `, h("a", { href: `/table/${T.id}` }, "Watch the table instead"));
+    fill($("banner"), `${errorText(msg)}. `, h("a", { href: `/table/${T.id}` }, t("table.watch-instead")));
     return;
   }
   if (msg.code === "damaged" && !T.welcomed) {
@@ -383,64 +430,202 @@ function onError(msg) {
   }
   if (msg.code === "no-table") {
     T.stopped = true;
-    $("status").textContent = msg.message;
+    $("status").textContent = errorText(msg);
     return;
   }
-  toast(msg.message);
+  toast(errorText(msg));
 }
 
-function onState(msg) {
+const isCard = (a) => /^[2-9TJQKA][SHDC]$/.test(a);
+function kindOf(v) { return v && v.contract ? contractInfo(v.contract).kind : "tricks"; }
+
+// One state from the server, shown: the card played travels, a finished trick stays for a moment
+// and goes to its winner, the end of a hand opens its summary.
+async function onState(msg) {
   const old = T.view;
+  const view = msg.view;
+  const ended = Boolean(old) && view.hand_no !== old.hand_no;
+  const last = msg.last && isCard(msg.last.action) && old && msg.last.hand_no === old.hand_no ? msg.last : null;
+  const from = last ? originOf(last) : null;
+  let done = null;
+  if (last && kindOf(old) === "tricks" && !view.trick.length) {
+    const lt = view.last_trick;
+    done = lt.length && lt[lt.length - 1][1] === last.action ? lt : old.trick.concat([[last.seat, last.action]]);
+    if (done.length !== msg.table.players) done = null;
+  }
   T.meta = msg.table;
   T.last = msg.last;
-  T.received = Date.now();
-  const view = msg.view;
-  // A trick that has just been completed is shown until the next card is played.
-  const isCard = msg.last && /^[2-9TJQKA][SHDC]$/.test(msg.last.action);
-  if (old && isCard && !view.trick.length) {
-    const lt = view.last_trick;
-    const done = lt.length && lt[lt.length - 1][1] === msg.last.action
-      ? lt : old.trick.concat([[msg.last.seat, msg.last.action]]);
-    T.shownTrick = done.length === T.meta.players ? done : null;
-    T.shownCaption = msg.last.hand_no === view.hand_no
-      ? `Taken by ${seatName(view.leader)}` : `Last trick of hand ${msg.last.hand_no + 1}`;
-  } else if (view.trick.length) {
-    T.shownTrick = null;
-  }
-  T.view = view;
+  T.received = msg.receivedAt;
+  T.shownTrick = done;
+  T.shownCaption = done && !ended ? t("table.taken-by", { name: seatName(view.leader) })
+    : done ? t("table.last-trick-of", { n: old.hand_no + 1 }) : null;
+  if (ended) T.finalView = finalPicture(old, msg.last);
+  // A finished hand stays on the table as its last card left it until its summary is closed.
+  T.view = ended ? closingView(old, last, view) : view;
   render();
+  announce(old, msg);
+  if (last) await Motion.travel(document.querySelector(`#center [data-card="${last.action}"]`), from);
+  if (done) {
+    await Motion.wait(trickPause());
+    if (!ended) {
+      Settings.beep("trick");
+      await Motion.gather([...document.querySelectorAll("#trick .played")], seatRect(view.leader));
+    }
+  }
+  if (ended && !T.meta.over && T.results && T.results.length) await openSummary(view.hand_no);
+  if (done || ended) {
+    T.shownTrick = null;
+    T.view = view;
+    render();
+  }
   if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
     T.resultsSeen = T.results.length;
     openSheet();
   }
 }
 
-function onSheet(msg) {
-  const before = T.results;
-  T.results = msg.results;
-  if (before && T.meta && msg.results.length > before.length) {
-    const r = msg.results[msg.results.length - 1];
-    toast(`Hand ${r.hand_no + 1} (${contractName(r.contract)}): `
-      + r.scores.map((s, i) => `${seatName(i)} ${signed(s)}`).join(", "), "info");
+// The hand just finished, as its last card left it: nobody to act, the card gone from its hand,
+// and the totals (the score sheet's) already counting it.
+function closingView(old, last, next) {
+  const sizes = old.hand_sizes.map((n, s) => (last && s === last.seat ? n - 1 : n));
+  const hand = old.hand.filter((c) => !last || c !== last.action);
+  const r = T.results && T.results.length ? T.results[T.results.length - 1] : null;
+  const points = r && r.hand_no === old.hand_no ? r.contract_scores : old.points;
+  return { ...old, closing: true, current: -1, legal: [], trick: [], hand, hand_sizes: sizes, lines: T.finalView.lines,
+    totals: next.totals, points };
+}
+
+// Only watching (or a computer plays your seat): the short pause; playing: your own.
+function trickPause() {
+  const watching = T.you === null || T.meta.seats[T.you].kind === "bot";
+  return Settings.get(watching ? "watchPause" : "trickPause");
+}
+
+function originOf(last) {
+  if (last.seat === T.you) {
+    const own = document.querySelector(`#hand [data-card="${last.action}"]`);
+    if (own) return own.getBoundingClientRect();
   }
+  return seatRect(last.seat);
+}
+
+function seatRect(s) {
+  const el = s === T.you ? $("me-info") : document.querySelector(`#others .seat[data-seat="${s}"]`);
+  return el ? el.getBoundingClientRect() : null;
+}
+
+// The finished hand as it was at its last card: the trick completed, or the card put in its row.
+function finalPicture(old, last) {
+  const lines = old.lines.map((x) => x.slice());
+  let trick = [];
+  if (last && isCard(last.action) && last.hand_no === old.hand_no) {
+    if (kindOf(old) === "tricks") {
+      trick = old.trick.concat([[last.seat, last.action]]);
+    } else {
+      const row = LAYOUT_SUITS.indexOf(last.action[1]);
+      const r = RANKS.indexOf(last.action[0]);
+      const [lo, hi] = lines[row];
+      lines[row] = lo < 0 ? [r, r] : [Math.min(lo, r), Math.max(hi, r)];
+    }
+  }
+  return { kind: kindOf(old), trick, lines, handNo: old.hand_no };
+}
+
+function onSheet(msg) {
+  T.results = msg.results;
   if ($("sheet-dialog").open) renderSheet();
 }
 
-function plural(count, noun) { return `${count} ${noun}${count === 1 ? "" : "s"}`; }
-function seatName(i) { return T.meta ? T.meta.seats[i].name : `Seat ${i + 1}`; }
-function contractInfo(id) { return T.meta.contracts.find((c) => c.id === id) || { id, name: id, kind: "tricks" }; }
-function contractName(id) { return contractInfo(id).name; }
-function signed(n) { return n > 0 ? `+${n}` : `${n}`; }
-function winnersText(winners) { return `Winner${winners.length > 1 ? "s" : ""}: ${winners.map(seatName).join(", ")}`; }
+function cardName(card) {
+  return t("table.card", { rank: t(`table.rank.${card[0]}`), suit: t(`table.suit.${card[1]}`) });
+}
 
-// A seat's figures: "<lead> · N tricks · ±P pts · total T". Before a contract is chosen the other
-// seats show their trick count and the reader's own line leaves it out.
-function seatStats(v, s, lead, tricksBeforeContract) {
-  const stats = [lead];
-  if (v.contract ? contractInfo(v.contract).kind === "tricks" : tricksBeforeContract) stats.push(plural(v.tricks_won[s], "trick"));
-  if (v.contract && v.points[s]) stats.push(`${signed(v.points[s])} ${Math.abs(v.points[s]) === 1 ? "pt" : "pts"}`);
-  stats.push(`total ${signed(v.totals[s])}`);
-  return stats.join(" · ");
+function say(text) {
+  const el = $("live");
+  el.textContent = "";
+  setTimeout(() => { el.textContent = text; }, 30); // a fresh text, so that a repeat is read again
+}
+
+function lastPassText(v, seat) {
+  // A pass right after the same seat's own card is a Réussite stop after an ace; any other is forced.
+  const hist = v.history;
+  const before = hist.length >= 2 ? hist[hist.length - 2] : null;
+  return before && before[0] === seat && isCard(before[1]) ? "stop" : "pass";
+}
+
+// What changed, said once: the card played, a forced pass, and that it is your turn.
+function announce(old, msg) {
+  const v = msg.view;
+  const last = msg.last;
+  const words = [];
+  if (last && old && (v.history.length > old.history.length || v.hand_no !== old.hand_no)) {
+    const who = last.seat === T.you ? t("table.you") : seatName(last.seat);
+    if (isCard(last.action)) words.push(t("table.plays", { name: who, card: cardName(last.action) }));
+    else if (last.action === "pass" && v.hand_no === old.hand_no) {
+      const how = lastPassText(v, last.seat);
+      words.push(t(`table.log.${how}`, { name: who }));
+      if (last.seat === T.you && how === "pass") notice(t("table.you-pass"));
+    }
+  }
+  const mine = v.current === T.you && T.you !== null && live();
+  if (mine && !(old && old.current === T.you && viewKey(old) === viewKey(v))) {
+    words.push(t("table.your-turn-short"));
+    Settings.beep("turn");
+  }
+  if (words.length) say(words.join(". "));
+}
+
+function notice(text) {
+  T.notice = text;
+  $("notice").textContent = text;
+  $("notice").hidden = false;
+  clearTimeout(T.noticeTimer);
+  T.noticeTimer = setTimeout(() => { $("notice").hidden = true; }, 4000);
+}
+
+function plural(count, noun) { return t(`table.count.${noun}`, { n: count }); }
+function seatName(i) { return T.meta ? T.meta.seats[i].name : t("table.seat-n", { n: i + 1 }); }
+function contractInfo(id) { return T.meta.contracts.find((c) => c.id === id) || { id, name: id, kind: "tricks" }; }
+function contractName(id) {
+  const key = `contract.${T.meta.ruleset}.${id}.name`;
+  return I18N.has(key) ? t(key) : contractInfo(id).name;
+}
+// What a contract scores, in one line: the catalogue's words around the engine's own figures.
+function contractLine(id) {
+  const c = contractInfo(id);
+  return I18N.has(`contract.${T.meta.ruleset}.${id}.line`) && c.figures ? I18N.line(T.meta.ruleset, id, c.figures)
+    : c.description;
+}
+// A figure as the score sheet writes it: a true minus, and a plus sign in classic Barbu only.
+function signed(n) { return I18N.points(n, !T.meta || T.meta.ruleset === "classic"); }
+function winnersText(winners) { return t("table.winners", { n: winners.length, names: winners.map(seatName).join(", ") }); }
+function suitText(s) { return `${SUIT_SYMBOL[s]} (${t(`table.suit.${s}`)})`; }
+
+// A seat's points so far in this hand, from the engine; with a double on it, not settled yet.
+function pointsText(v, s) {
+  if (!v.contract) return null;
+  const doubled = v.doubles.some(([a, b]) => a === s || b === s);
+  const pts = t("table.points", { n: v.points[s], signed: signed(v.points[s]) });
+  return doubled ? t("table.before-doubles", { points: pts }) : pts;
+}
+
+function kindText(info) {
+  if (info.kind === "bot") {
+    const level = I18N.has(`table.level.${info.level}`) ? t(`table.level.${info.level}`) : info.level;
+    return t("table.kind.bot", { level });
+  }
+  if (!info.claimed) return t("table.kind.free");
+  return info.connected ? t("table.kind.person") : t("table.kind.away");
+}
+
+// The figures of a seat, as the score sheet has them: cards left, tricks, this hand, total.
+function seatFigures(v, s) {
+  const figs = [plural(v.hand_sizes[s], "card")];
+  if (kindOf(v) === "tricks") figs.push(plural(v.tricks_won[s], "trick"));
+  const pts = pointsText(v, s);
+  if (pts) figs.push(pts);
+  figs.push(t("table.total", { total: signed(v.totals[s]) }));
+  return figs;
 }
 
 function render() {
@@ -451,6 +636,7 @@ function render() {
   renderOthers();
   renderCenter(v);
   renderMe(v);
+  renderLog(v);
   if ($("sheet-dialog").open) renderSheet();
 }
 
@@ -458,23 +644,25 @@ function renderInfo(v) {
   const m = T.meta;
   const unknown = Boolean(m.damaged && m.damaged.kind === "setup"); // the rest of meta only stands in
   for (const id of ["btn-last", "btn-sheet"]) $(id).hidden = unknown;
+  $("btn-rules").href = `/rules/${m.ruleset}`;
   if (unknown) {
-    $("info-title").textContent = "Rules unknown: the table's setup cannot be read";
+    $("info-title").textContent = t("table.rules-unknown");
     fill($("info-contract"));
     return;
   }
-  const rules = m.ruleset === "classic" ? "Classic" : `Family, ${m.players} players`;
+  const rules = m.ruleset === "classic" ? t("table.classic") : t("table.family", { n: m.players });
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
-  $("info-title").textContent = `${rules} · hand ${handNo} of ${m.num_hands}`
-    + (m.options.length ? ` · ${m.options.join(", ")}` : "");
+  fill($("info-title"), `${rules} · ${t("table.hand-of", { n: handNo, total: m.num_hands })}`
+    + (m.options.length ? ` · ${m.options.join(", ")}` : ""), " · ",
+  h("span", { class: "aim" }, m.ruleset === "classic" ? t("table.highest-wins") : t("table.lowest-wins")));
   const parts = [];
   if (v.contract) {
     let text = contractName(v.contract);
-    if (v.trump) text += `: ${SUIT_SYMBOL[v.trump]} (${SUIT_NAME[v.trump]})`;
-    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, from the ${rankText(v.start_rank)}`;
+    if (v.trump) text += `: ${suitText(v.trump)}`;
+    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: rankText(v.start_rank) })}`;
     parts.push(h("strong", {}, text));
   }
-  parts.push(`${v.contract ? " · " : ""}${m.ruleset === "classic" ? "declarer" : "chooser"}: ${seatName(v.declarer)}`);
+  parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
   if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles, v.declarer)}`));
   fill($("info-contract"), ...parts);
 }
@@ -488,35 +676,47 @@ function doublesText(pairs, declarer) {
   const out = [];
   for (const [a, b] of pairs) {
     if (!set.has(`${b},${a}`)) {
-      out.push(`${seatName(a)} doubles ${seatName(b)}`);
+      out.push(t("table.doubled", { a: seatName(a), b: seatName(b) }));
       continue;
     }
     const first = a === declarer ? b : b === declarer ? a : order(a) < order(b) ? a : b;
-    if (a === first) out.push(`${seatName(a)} doubles ${seatName(b)}, redoubled`);
+    if (a === first) out.push(t("table.redoubled", { a: seatName(a), b: seatName(b) }));
   }
   return out.join("; ");
+}
+
+// Seconds left before the player to act may be handed to a computer (null: no such limit now).
+function idleLeft(s) {
+  const m = T.meta;
+  const info = m.seats[s];
+  if (!live() || T.view.current !== s || info.kind !== "human" || !info.claimed) return null;
+  return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - T.received) / 1000));
 }
 
 function renderStatus(v) {
   const m = T.meta;
   let text;
   if (m.damaged) {
-    text = "This table is read-only: nothing more can be played on it.";
+    text = t("table.read-only");
   } else if (m.over) {
-    text = `The game is over. ${winnersText(m.winners)}`;
+    text = t("table.game-over", { winners: winnersText(m.winners) });
+  } else if (v.closing) {
+    text = t("table.hand-over", { n: v.hand_no + 1 });
   } else if (v.current < 0) {
-    text = "Dealing…";
+    text = t("table.dealing");
   } else if (v.current === T.you) {
-    text = `Your turn: ${PHASE_TASK[v.phase]}`;
-    if (v.phase === "play" && v.ace_extra) text = "You placed an ace: place one more card, or stop";
+    text = t("table.your-turn", { task: t(`table.task.${v.phase}`) });
+    if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
+    const left = idleLeft(T.you);
+    if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
-    text = `${seatName(v.current)} is to ${PHASE_TASK[v.phase]}…`;
+    text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
   }
   $("status").textContent = text;
   $("status").classList.toggle("mine", v.current === T.you && live());
   const banner = $("banner");
   const unknown = m.damaged && m.damaged.kind === "setup"; // no game to show: its rules are not known
-  for (const id of ["others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
+  for (const id of ["felt", "others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
   $("btn-record").hidden = Boolean(unknown);
   banner.classList.toggle("damaged", Boolean(m.damaged));
   if (m.damaged) {
@@ -524,44 +724,62 @@ function renderStatus(v) {
     fill(banner, damageBanner(m.damaged));
   } else if (T.you !== null && m.seats[T.you].kind === "bot") {
     banner.hidden = false;
-    fill(banner, "A computer is playing your seat. ",
-      h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, "Take it back"));
+    fill(banner, t("table.computer-plays-you"), " ",
+      h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, t("table.take-back")));
   } else if (!T.stopped) {
     banner.hidden = true;
   }
 }
 
+// Seats clockwise from the bottom (you, or seat 1 for a spectator): next to play sits on your left.
+function bottomSeat() { return T.you === null ? 0 : T.you; }
+function place(s) {
+  const n = T.meta.players;
+  const k = (s - bottomSeat() + n) % n;
+  const angle = Math.PI / 2 + (2 * Math.PI * k) / n;
+  return { k, x: Math.cos(angle), y: Math.sin(angle) };
+}
+
 function seatOrder() {
   const n = T.meta.players;
-  const start = T.you === null ? 0 : T.you + 1;
   const out = [];
   for (let k = 0; k < n; k++) {
-    const s = (start + k) % n;
+    const s = (bottomSeat() + k) % n;
     if (s !== T.you) out.push(s);
   }
   return out;
 }
 
-function seatBox(v, s) {
+function seatBadges(v, s) {
+  const m = T.meta;
+  const info = m.seats[s];
+  const out = [];
+  if (s === v.declarer) out.push(h("span", { class: "badge role" }, t(m.ruleset === "classic" ? "table.declarer" : "table.chooser")));
+  if (v.phase === "play" && s === v.leader && kindOf(v) === "tricks" && live()) out.push(h("span", { class: "badge lead" }, t("table.leads")));
+  out.push(h("span", { class: `badge kind ${info.kind === "bot" ? "bot" : !info.claimed ? "free" : info.connected ? "" : "away"}` }, kindText(info)));
+  if (v.out_order.includes(s)) out.push(h("span", { class: "badge" }, t("table.out", { n: v.out_order.indexOf(s) + 1 })));
+  return out;
+}
+
+function seatBox(v, s, mine = false) {
   const m = T.meta;
   const info = m.seats[s];
   const turn = v.current === s && live();
-  const badges = [];
-  if (s === v.declarer) badges.push(h("span", { class: "badge" }, m.ruleset === "classic" ? "declarer" : "chooser"));
-  if (info.kind === "bot") badges.push(h("span", { class: "badge bot" }, `computer ${info.level}`));
-  else if (!info.claimed) badges.push(h("span", { class: "badge free" }, "free seat"));
-  else if (!info.connected) badges.push(h("span", { class: "badge away" }, "away"));
-  if (v.out_order.includes(s)) badges.push(h("span", { class: "badge" }, `out ${v.out_order.indexOf(s) + 1}`));
-  const box = h("div", { class: `seat${turn ? " turn" : ""}`, "data-seat": s },
-    h("div", { class: "seat-name" }, info.name, ...badges),
-    h("div", { class: "seat-stats" }, seatStats(v, s, plural(v.hand_sizes[s], "card"), true)),
-    v.captured[s].length ? h("div", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
-  if (turn && T.you !== null && s !== T.you && info.kind === "human") {
-    const age = m.turn_age + (Date.now() - T.received) / 1000;
-    if (!info.claimed || age >= m.idle_seconds) {
-      box.append(h("button", { type: "button", class: "takeover",
-        onclick: () => send({ type: "takeover", seat: s, level: T.defaultLevel }) }, "Let the computer play"));
-    }
+  const figs = seatFigures(v, s);
+  const name = mine ? t("table.you-name", { name: info.name }) : info.name;
+  const label = [name, kindText(info), ...figs, turn ? t("table.their-turn") : ""].filter(Boolean).join(", ");
+  const box = h("div", { class: `seat${turn ? " turn" : ""}${mine ? " mine" : ""}`, "data-seat": s, role: "group",
+    "aria-label": label },
+    h("div", { class: "seat-name" }, h("span", { class: "who-name" }, name), ...seatBadges(v, s)),
+    h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
+    v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
+  const left = idleLeft(s);
+  if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
+    box.append(h("div", { class: "countdown" }, t("table.idle-left-seat", { n: left })));
+  }
+  if (turn && T.you !== null && s !== T.you && info.kind === "human" && (!info.claimed || left === 0)) {
+    box.append(h("button", { type: "button", class: "takeover",
+      onclick: () => send({ type: "takeover", seat: s, level: T.defaultLevel }) }, t("table.let-computer")));
   }
   return box;
 }
@@ -569,15 +787,32 @@ function seatBox(v, s) {
 function renderOthers() {
   const v = T.view;
   if (!v || !T.meta) return;
-  fill($("others"), ...seatOrder().map((s) => seatBox(v, s)));
+  const felt = $("felt");
+  felt.dataset.players = T.meta.players;
+  felt.classList.toggle("layout-mode", kindOf(v) !== "tricks" && v.phase === "play");
+  fill($("others"), ...seatOrder().map((s) => {
+    const box = seatBox(v, s);
+    const p = place(s);
+    box.classList.add(p.x < -0.3 ? "side-left" : p.x > 0.3 ? "side-right" : p.y < 0 ? "side-top" : "side-bottom");
+    box.style.setProperty("--x", p.x.toFixed(3));
+    box.style.setProperty("--y", p.y.toFixed(3));
+    return box;
+  }));
+}
+
+// Each card of the trick lies in front of its player, between their seat and the centre.
+function playedEl(s, c) {
+  const p = place(s);
+  return h("div", { class: "played", "data-seat": s, style: `--x:${p.x.toFixed(3)};--y:${p.y.toFixed(3)}` },
+    cardEl(c), h("div", { class: "who" }, s === T.you ? t("table.you") : seatName(s)));
 }
 
 function renderCenter(v) {
-  const kind = v.contract ? contractInfo(v.contract).kind : "tricks";
+  const kind = kindOf(v);
   const aside = $("set-aside");
   aside.hidden = !v.set_aside.length;
-  if (v.set_aside.length) fill(aside, "Set aside: ", ...v.set_aside.map((c) => cardEl(c, { small: true })));
-  $("btn-last").textContent = T.showLast ? "Current trick" : "Last trick";
+  if (v.set_aside.length) fill(aside, t("table.set-aside"), " ", ...v.set_aside.map((c) => cardEl(c, { small: true })));
+  $("btn-last").textContent = T.showLast ? t("table.current-trick") : t("table.last-trick");
   const layout = $("layout");
   const trick = $("trick");
   if (kind === "tricks" || v.phase !== "play") {
@@ -587,14 +822,12 @@ function renderCenter(v) {
     let caption = null;
     if (T.showLast) {
       cards = v.last_trick;
-      caption = cards.length ? "Last trick" : "No trick yet in this hand";
+      caption = cards.length ? t("table.last-trick") : t("table.no-trick-yet");
     } else if (!cards.length && T.shownTrick) {
       cards = T.shownTrick;
       caption = T.shownCaption;
     }
-    fill(trick,
-      caption ? h("div", { class: "caption" }, caption) : null,
-      ...cards.map(([s, c]) => h("div", { class: "played" }, cardEl(c), h("div", { class: "who" }, seatName(s)))));
+    fill(trick, caption ? h("div", { class: "caption" }, caption) : null, ...cards.map(([s, c]) => playedEl(s, c)));
   } else {
     trick.hidden = true;
     layout.hidden = false;
@@ -609,8 +842,10 @@ function layoutRow(suit, [lo, hi]) {
     const card = RANKS[r] + suit;
     cells.push(lo >= 0 && r >= lo && r <= hi ? cardEl(card, { small: true }) : h("span", { class: "slot" }));
   }
-  return h("div", { class: "layout-row", "data-suit": suit, title: SUIT_NAME[suit] },
-    h("span", { class: `row-suit ${suit === "H" || suit === "D" ? "red" : "black"}` }, SUIT_SYMBOL[suit]), ...cells);
+  return h("div", { class: "layout-row", "data-suit": suit, title: t(`table.suit.${suit}`),
+    "aria-label": lo < 0 ? t("table.row-empty", { suit: t(`table.suit.${suit}`) })
+      : t("table.row", { suit: t(`table.suit.${suit}`), lo: t(`table.rank.${RANKS[lo]}`), hi: t(`table.rank.${RANKS[hi]}`) }) },
+  h("span", { class: `row-suit s-${suit} ${suit === "H" || suit === "D" ? "red" : "black"}` }, SUIT_SYMBOL[suit]), ...cells);
 }
 
 function renderDecision(v) {
@@ -623,26 +858,39 @@ function renderDecision(v) {
     return;
   }
   box.hidden = false;
-  const key = `${v.hand_no}:${v.phase}:${v.history.length}`;
-  if (box.dataset.key === key && box.childElementCount) return;
+  const key = `${v.hand_no}:${v.phase}:${v.history.length}:${I18N.lang}`;
+  if (box.dataset.key === key && box.childElementCount) {
+    setDisabled(box, !T.online);
+    return;
+  }
   box.dataset.key = key;
   if (v.phase === "choose") {
-    fill(box, h("h3", {}, "Choose a contract"), h("div", { class: "choices" }, v.legal.map((id) => {
+    fill(box, h("h3", { id: "decision-title" }, t("table.choose-title")), h("div", { class: "choices contracts" }, v.legal.map((id) => {
       const c = contractInfo(id);
       return h("button", { type: "button", class: `contract${c.positive ? " positive" : ""}`, "data-action": id,
-        onclick: () => act(id) }, h("span", { class: "c-name" }, c.name),
-        c.description ? h("span", { class: "c-desc" }, c.description) : null);
+        onclick: () => act(id) }, h("span", { class: "c-name" }, contractName(id)),
+      h("span", { class: "c-desc" }, contractLine(id)));
     })));
   } else if (v.phase === "trump") {
-    fill(box, h("h3", {}, "Trump suit"), h("div", { class: "choices" }, ["S", "H", "D", "C"].map((s) =>
-      h("button", { type: "button", class: `suit-choice ${s === "H" || s === "D" ? "red" : "black"}`,
-        "data-action": `trump ${s}`, onclick: () => act(`trump ${s}`) }, `${SUIT_SYMBOL[s]} ${SUIT_NAME[s]}`))));
+    fill(box, h("h3", {}, t("table.trump-title")), h("div", { class: "choices" }, ["S", "H", "D", "C"].map((s) =>
+      h("button", { type: "button", class: `suit-choice s-${s} ${s === "H" || s === "D" ? "red" : "black"}`,
+        "data-action": `trump ${s}`, onclick: () => act(`trump ${s}`) }, `${SUIT_SYMBOL[s]} ${t(`table.suit.${s}`)}`))));
   } else if (v.phase === "start_rank") {
-    fill(box, h("h3", {}, "Dominoes: starting rank"), h("div", { class: "choices" },
+    fill(box, h("h3", {}, t("table.rank-title")), h("div", { class: "choices" },
       [...RANKS].reverse().map((r) => h("button", { type: "button", "data-action": `rank ${r}`,
-        onclick: () => act(`rank ${r}`) }, rankText(r)))));
+        "aria-label": t(`table.rank.${r}`), onclick: () => act(`rank ${r}`) }, rankText(r)))));
   } else {
     fill(box, ...doubleDialog(v));
+  }
+  setDisabled(box, !T.online);
+  // The keyboard starts in the question just asked (Tab and the arrows go on from there).
+  const first = box.querySelector("button:not([disabled]), input:not([disabled])");
+  if (first && !document.querySelector("dialog[open]")) first.focus({ preventScroll: true });
+}
+
+function setDisabled(root, off) {
+  for (const el of root.querySelectorAll("button, input")) {
+    if (!el.dataset.forced) el.disabled = off;
   }
 }
 
@@ -655,31 +903,31 @@ function doubleDialog(v) {
   const verb = v.phase; // "double" or "redouble"
   const options = v.legal.map(seatsOf);
   const targets = [...new Set(options.flat())].sort((a, b) => a - b);
-  const compulsory = targets.filter((t) => options.every((o) => o.includes(t)));
-  const checks = targets.map((t) => {
-    const forced = compulsory.includes(t);
+  const compulsory = targets.filter((x) => options.every((o) => o.includes(x)));
+  const checks = targets.map((x) => {
+    const forced = compulsory.includes(x);
     return h("label", { class: `target${forced ? " compulsory" : ""}` },
-      h("input", { type: "checkbox", value: t, checked: forced, disabled: forced, "data-target": t }),
-      ` ${seatName(t)}${t === v.declarer ? " (declarer)" : ""}`,
-      forced ? h("span", { class: "badge" }, "compulsory") : null);
+      h("input", { type: "checkbox", value: x, checked: forced, disabled: forced, "data-forced": forced ? "1" : null,
+        "data-target": x }),
+      ` ${seatName(x)}${x === v.declarer ? ` (${t("table.declarer")})` : ""}`,
+      forced ? h("span", { class: "badge" }, t("table.compulsory")) : null);
   });
   const submit = () => {
     const chosen = [...$("decision").querySelectorAll("input[data-target]")]
       .filter((x) => x.checked).map((x) => Number(x.value)).sort((a, b) => a - b);
     act(`${verb} ${chosen.length ? chosen.join(",") : "none"}`);
   };
-  const title = verb === "double" ? "Double" : "Redouble the players who doubled you";
-  const note = compulsory.length
-    ? h("p", { class: "note" }, "You still owe this declarer doubles: doubling the declarer is compulsory this hand.")
-    : null;
-  return [h("h3", {}, title), note, h("div", { class: "targets" }, checks),
+  const note = compulsory.length ? h("p", { class: "note" }, t("table.compulsory-note")) : null;
+  const form = h("form", { class: "double-form", onsubmit: (ev) => { ev.preventDefault(); submit(); } },
+    h("div", { class: "targets" }, checks),
     h("div", { class: "choices" },
-      h("button", { type: "button", class: "primary", id: "double-submit", onclick: submit }, verb === "double" ? "Double" : "Redouble"),
+      h("button", { type: "submit", class: "primary", id: "double-submit" }, t(`table.${verb}-button`)),
       compulsory.length ? null : h("button", { type: "button", id: "double-none", onclick: () => act(`${verb} none`) },
-        verb === "double" ? "No double" : "No redouble"))];
+        t(`table.no-${verb}`))));
+  return [h("h3", {}, t(`table.${verb}-title`)), note, form];
 }
 
-function renderMe(v) {
+function renderMe(v, force = false) {
   const me = $("me");
   if (T.you === null) {
     me.hidden = true;
@@ -689,26 +937,60 @@ function renderMe(v) {
   me.hidden = false;
   const m = T.meta;
   const s = T.you;
-  fill($("me-info"), h("span", { class: v.current === s && live() ? "turn-dot" : "" }, seatStats(v, s, `${m.seats[s].name} (you)`, false)),
-    v.captured[s].length ? h("span", { class: "captured" }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
+  fill($("me-info"), seatBox(v, s, true));
   const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live();
+  const usable = playing && T.online;
   const legal = new Set(playing ? v.legal : []);
+  if (T.pending !== null && T.pending !== viewKey(v)) T.pending = null; // answered: clicks count again
   // Redraw the hand only when it changes, so that a card is not replaced under the pointer.
-  const key = JSON.stringify([v.hand, playing ? v.legal : [], v.ace_extra]);
-  if ($("hand").dataset.key === key) return;
+  const key = JSON.stringify([v.hand, playing ? v.legal : [], v.ace_extra, usable, I18N.lang]);
+  if ($("hand").dataset.key === key && !force) return;
   $("hand").dataset.key = key;
+  const hadFocus = $("hand").contains(document.activeElement);
   const groups = HAND_SUITS.map((suit) => v.hand.filter((c) => c[1] === suit)).filter((g) => g.length);
+  let index = 0;
   fill($("hand"), ...groups.map((g) => h("div", { class: "suit-group" }, g.map((c) => {
-    if (!playing) return cardEl(c);
-    return legal.has(c) ? cardEl(c, { cls: "legal", onclick: () => act(c) }) : cardEl(c, { cls: "dim" });
+    const ok = legal.has(c);
+    const el = cardEl(c, { button: playing, cls: playing ? (ok ? "legal" : "dim") : "",
+      onclick: playing ? () => { if (ok && T.online) act(c); } : null,
+      label: playing ? `${cardName(c)}, ${t(ok ? "table.playable" : "table.not-playable")}` : null });
+    if (playing && (!ok || !usable)) el.setAttribute("aria-disabled", "true");
+    el.dataset.index = index++;
+    if (playing) el.tabIndex = -1;
+    return el;
   }))));
+  // Your turn to play with nothing else in hand: the keyboard starts on your cards.
+  const idle = !document.activeElement || document.activeElement === document.body;
+  rove(Math.min(T.handFocus, index - 1), hadFocus || (usable && idle && !document.querySelector("dialog[open]")));
   const acts = [];
   if (playing && legal.has("pass")) {
-    acts.push(h("button", { type: "button", class: "primary", "data-action": "pass", onclick: () => act("pass") },
-      v.ace_extra ? "Stop (no more card)" : "Pass"));
+    acts.push(h("button", { type: "button", class: "primary", "data-action": "pass", disabled: !usable,
+      onclick: () => act("pass") }, v.ace_extra ? t("table.stop") : t("table.pass")));
   }
   fill($("hand-actions"), ...acts);
 }
+
+// The hand is one tab stop: the arrow keys move across it (roving tabindex), Enter or Space plays.
+function rove(i, focus) {
+  const cards = [...$("hand").querySelectorAll("button.card")];
+  if (!cards.length) return;
+  const legal = cards.findIndex((c) => c.classList.contains("legal"));
+  const at = i >= 0 && i < cards.length ? i : Math.max(0, legal);
+  cards.forEach((c, k) => { c.tabIndex = k === at ? 0 : -1; });
+  T.handFocus = at;
+  if (focus) cards[at].focus({ preventScroll: true });
+}
+
+function handKeys(ev) {
+  const cards = [...$("hand").querySelectorAll("button.card")];
+  const i = cards.indexOf(document.activeElement);
+  if (i < 0) return;
+  const moves = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: cards.length - 1 };
+  if (!(ev.key in moves)) return;
+  ev.preventDefault();
+  rove(Math.max(0, Math.min(cards.length - 1, moves[ev.key])), true);
+}
+
 
 // ---------------------------------------------------------------- score sheet
 
@@ -755,7 +1037,11 @@ function renderSheet() {
 
 // The page's words first (the reader's language), then the lobby or the table.
 async function main() {
-  await I18N.load();
+  try {
+    await I18N.load();
+  } catch (e) {
+    console.error(e); // no catalogue: the page still works, showing each string's key
+  }
   $("lang-slot").append(I18N.switcher());
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);

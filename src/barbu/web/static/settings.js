@@ -1,0 +1,70 @@
+// The card table's settings (remembered in this browser) and its optional sounds, made by Web Audio.
+"use strict";
+
+const Settings = (() => {
+  const STORE = "barbu.settings";
+  const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false };
+  const PAUSES = [0.6, 1, 1.5, 2.5, 4];
+  let values = { ...DEFAULTS };
+  let audio = null;
+
+  function load() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(STORE) || "{}");
+      for (const k of Object.keys(DEFAULTS)) {
+        if (typeof saved[k] === typeof DEFAULTS[k]) values[k] = saved[k];
+      }
+    } catch (e) { /* private mode or a damaged entry: the defaults */ }
+    applyLook();
+  }
+
+  function save() {
+    try { localStorage.setItem(STORE, JSON.stringify(values)); } catch (e) { /* private mode */ }
+    applyLook();
+  }
+
+  function applyLook() { document.body.classList.toggle("four-colour", values.fourColour); }
+
+  function get(key) { return values[key]; }
+
+  // A tone of the page's own making: nothing is fetched, and nothing sounds unless asked for.
+  function beep(kind) {
+    if (!values.sounds || typeof AudioContext === "undefined") return;
+    audio = audio || new AudioContext();
+    const notes = kind === "turn" ? [660, 880] : [392];
+    notes.forEach((freq, i) => {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      const at = audio.currentTime + i * 0.12;
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, at);
+      gain.gain.exponentialRampToValueAtTime(0.15, at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, at + 0.25);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + 0.3);
+    });
+  }
+
+  function pauseSelect(key) {
+    const sel = h("select", { id: `set-${key}` }, PAUSES.map((p) =>
+      h("option", { value: p }, t("settings.seconds", { n: p }))));
+    sel.value = String(values[key]);
+    sel.addEventListener("change", () => { values[key] = Number(sel.value); save(); });
+    return h("label", { class: "setting" }, t(`settings.${key}`), " ", sel);
+  }
+
+  function checkbox(key) {
+    const box = h("input", { type: "checkbox", id: `set-${key}`, checked: values[key] });
+    box.addEventListener("change", () => { values[key] = box.checked; save(); if (box.checked) beep("turn"); });
+    return h("label", { class: "setting" }, box, " ", t(`settings.${key}`));
+  }
+
+  function open() {
+    fill($("settings-body"), pauseSelect("trickPause"), pauseSelect("watchPause"), checkbox("autoNext"),
+      checkbox("fourColour"), checkbox("sounds"));
+    $("settings-dialog").showModal();
+  }
+
+  return { load, get, beep, open };
+})();

@@ -1,0 +1,414 @@
+"""The card table in Chromium: whole hands by mouse, touch and keyboard, the summary, the phone, axe."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.test_web_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    FLAGS,
+    free_port,
+    get,
+    post,
+    serving,
+    start_server,
+    stop_server,
+)
+
+from barbu.engine.game import Game
+from barbu.engine.state import State
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+# The shortest trick pause the settings offer, so that a hand takes seconds, not half a minute.
+FAST = ("if (!localStorage.getItem('barbu.settings')) "
+        "localStorage.setItem('barbu.settings', JSON.stringify({trickPause: 0.6, watchPause: 0.6}));")
+TRICK_CONTRACTS = ("no-tricks", "no-last-two", "tricks", "last-trick")
+# Counts the Web Animations the page starts: a card's travel or a trick's gathering is one each.
+COUNT_MOTION = ("window.motions = 0; const animate = Element.prototype.animate;"
+                "Element.prototype.animate = function (...a) {"
+                " window.motions++; return animate.apply(this, a); };")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("table") / "table.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Any]:
+    """One headless Debian chromium for the module: each screen size is a context of its own."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(chrome: Any) -> Iterator[Any]:
+    context = chrome.new_context(viewport=DESKTOP)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def phone(chrome: Any) -> Iterator[Any]:
+    context = chrome.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=1)
+    yield context
+    context.close()
+
+
+def first_seat(ruleset: str, players: int = 4, seat: int = 0) -> int:
+    game = Game(ruleset, players)
+    return next(s for s in range(1000) if State(game, seed=s).first_declarer == seat)
+
+
+def open_table(context: Any, server: str, ruleset: str = "classic", lang: str = "en", seat: int = 0,
+               players: int = 4) -> Any:
+    """A new table of Ann (seat 1) and computers, Ann to choose first, opened in a fresh page."""
+    made = post(server + "/api/tables", {
+        "ruleset": ruleset, "players": players, "name": "Ann", "seed": first_seat(ruleset, players, seat),
+        "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * (players - 1)})
+    page = context.new_page()
+    page.add_init_script(FAST + COUNT_MOTION + f"localStorage.setItem('barbu.lang', '{lang}');")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(server + made["you"]["link"])
+    page.wait_for_selector("#hand .card")
+    return page
+
+
+NEXT = """() => document.querySelector('#summary-dialog[open]') || document.querySelector(
+  '#decision:not([hidden]) button, #hand button.card.legal:not([aria-disabled]), #hand-actions button')"""
+
+
+def next_target(page: Any) -> Any:
+    """What the page asks of Ann now: a trick contract, no double, a card, a pass (None: the summary)."""
+    for _ in range(100):
+        page.wait_for_function(NEXT, timeout=30000)
+        if page.locator("#summary-dialog[open]").count():
+            return None
+        box = page.locator("#decision:not([hidden])")
+        wanted = [",".join(f"#decision button[data-action={c}]:not(.sent)" for c in TRICK_CONTRACTS),
+                  "#double-none:not(.sent)", "#double-submit:not(.sent)",
+                  "#hand button.card.legal:not([aria-disabled])", "#hand-actions button:not(.sent)"]
+        for selector in wanted if box.count() else wanted[3:]:
+            found = page.locator(selector)
+            if found.count():
+                return found.first
+        page.wait_for_timeout(100)  # the box is being drawn again: look once more
+    raise AssertionError("the page offered nothing to do")
+
+
+def play_to_summary(page: Any, press: Any, mid_trick: Any = None) -> int:
+    """Act (``press`` a target) until the hand's summary opens; ``mid_trick`` runs once, mid-trick."""
+    cards = 0
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        target = next_target(page)
+        if target is None:
+            return cards
+        if mid_trick is not None and page.locator("#trick .played").count() >= 2:
+            mid_trick()
+            mid_trick = None
+        is_card = target.get_attribute("data-card") is not None
+        handle = target.element_handle()
+        press(target)
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+        cards += is_card
+    raise AssertionError("the hand did not end in time")
+
+
+def summary_matches_sheet(page: Any) -> None:
+    """The summary's figures are the server's: this hand's points and totals as the score sheet has them."""
+    results = page.evaluate("T.results")
+    last = results[-1]
+    cells = page.locator("#summary-body table.summary tbody tr").all()
+    assert len(cells) == len(last["scores"])
+    for i, row in enumerate(cells):
+        nums = [int(x.replace("+", "").replace("−", "-")) for x in row.locator("td.num").all_inner_texts()]
+        assert nums[0] == last["contract_scores"][i]
+        assert nums[-1] == sum(r["scores"][i] for r in results)
+
+
+def test_a_classic_hand_by_clicking_with_its_summary_and_the_next_hand(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    # Every contract button says in one line what it scores, from the catalogue.
+    lines = page.locator("#decision button[data-action] .c-desc").all_inner_texts()
+    assert len(lines) == 7 and all(lines)
+    seen_lead: list[bool] = []
+    leads = "#others .badge.lead, #me .badge.lead"
+    cards = play_to_summary(page, lambda el: el.click(),
+                            lambda: seen_lead.append(page.locator(leads).count() == 1))
+    assert cards == 13 and seen_lead == [True]
+    assert page.evaluate("window.motions") >= 13  # every card played travelled to the trick
+    summary_matches_sheet(page)
+    assert "last trick" in page.inner_text("#summary-body").lower()
+    # The computers wait for Ann: nothing happens at the table until she says she is ready.
+    hand = page.evaluate("T.view.hand_no") + 1
+    table = get(server + f"/api/tables/{page.evaluate('T.id')}")["table"]
+    assert table["waiting"] == [0]
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#summary-dialog", state="hidden")
+    page.wait_for_function("T.meta.waiting.length === 0")
+    assert page.evaluate("T.view.hand_no") == hand
+    assert page.errors == []
+    page.close()
+
+
+def tap_area_ok(page: Any) -> None:
+    """Each card of the hand shows at least 44 px of height to tap, and a tap at its visible part hits it."""
+    page.locator("#hand").scroll_into_view_if_needed()
+    boxes = page.locator("#hand .card").evaluate_all("""cards => cards.map(c => {
+      const r = c.getBoundingClientRect();
+      const next = c.nextElementSibling ? c.nextElementSibling.getBoundingClientRect() : null;
+      const right = next && Math.abs(next.top - r.top) < 2 ? Math.min(r.right, next.left) : r.right;
+      const x = (r.left + right) / 2, y = r.top + r.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      return {h: r.height, w: right - r.left, hit: hit === c || c.contains(hit), bottom: r.bottom};
+    })""")
+    assert boxes and all(b["h"] >= 44 and b["hit"] for b in boxes), boxes
+    assert all(b["w"] >= 20 for b in boxes)
+
+
+def test_a_family_hand_by_tapping_on_a_phone(server: str, phone: Any) -> None:
+    page = open_table(phone, server, "family")
+    assert "lowest total wins" in page.inner_text("#info-title")
+    tap_area_ok(page)
+    page.set_viewport_size({"width": PHONE["height"], "height": PHONE["width"]})  # on its side
+    tap_area_ok(page)
+    page.set_viewport_size(PHONE)
+    checked: list[bool] = []
+
+    def mid() -> None:
+        tap_area_ok(page)
+        checked.append(True)
+    cards = play_to_summary(page, lambda el: el.tap(), mid)
+    assert cards == 13 and checked == [True]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    summary_matches_sheet(page)
+    page.locator("#summary-next").tap()
+    page.wait_for_selector("#summary-dialog", state="hidden")
+    assert page.errors == []
+    page.close()
+
+
+def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    cards = 0
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        target = next_target(page)
+        if target is None:
+            break
+        handle = target.element_handle()
+        if target.get_attribute("data-card") is not None:
+            # The hand is one tab stop: walk to the first playable card with the arrow keys.
+            page.wait_for_function("document.activeElement && document.activeElement.closest('#hand')")
+            here = page.evaluate("Number(document.activeElement.dataset.index)")
+            there = int(target.get_attribute("data-index"))
+            for _ in range(abs(there - here)):
+                page.keyboard.press("ArrowRight" if there > here else "ArrowLeft")
+            label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+            assert label.endswith(", playable") and " of " in label
+            cards += 1
+        else:
+            for _ in range(30):  # Tab through the question asked to the wanted button
+                if page.evaluate("el => document.activeElement === el", handle):
+                    break
+                page.keyboard.press("Tab")
+            assert page.evaluate("el => document.activeElement === el", handle)
+        page.keyboard.press("Enter")
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    assert cards == 13
+    page.keyboard.press("Escape")  # closes the summary: ready for the next hand
+    page.wait_for_selector("#summary-dialog", state="hidden")
+    assert page.errors == []
+    page.close()
+
+
+def test_a_double_click_plays_once_and_shows_no_error(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    page.locator("#decision button[data-action=no-tricks]").dblclick()
+    page.wait_for_selector("#decision button[data-action=no-tricks]", state="detached")
+    card = next_target(page)
+    while card.get_attribute("data-card") is None:
+        card.click()
+        card = next_target(page)
+    before = page.locator("#hand .card").count()
+    card.dblclick()
+    page.wait_for_function(f"document.querySelectorAll('#hand .card').length === {before - 1}")
+    time.sleep(0.5)
+    assert page.locator("#toast:not([hidden])").count() == 0
+    assert page.errors == []
+    page.close()
+
+
+def test_the_four_colour_deck_and_the_settings_are_remembered(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    club = "getComputedStyle(document.querySelector('#hand .card.s-C, #hand .card.s-D')).color"
+    plain = page.evaluate(club)
+    page.click("#btn-settings")
+    page.check("#set-fourColour")
+    page.click("#settings-close")
+    assert page.evaluate(club) != plain
+    assert page.evaluate("JSON.parse(localStorage.getItem('barbu.settings')).fourColour") is True
+    page.reload()
+    page.wait_for_selector("#hand .card")
+    assert page.evaluate("document.body.classList.contains('four-colour')")
+    page.evaluate("localStorage.removeItem('barbu.settings')")  # the other tests' pages: two colours
+    page.close()
+
+
+def test_a_lost_connection_is_said_and_the_hand_cannot_be_played(desktop: Any, tmp_path: Path) -> None:
+    port, db = free_port(), tmp_path / "offline.db"
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, db)
+    try:
+        page = open_table(desktop, url)
+        page.click("#decision button[data-action=no-tricks]")
+        next_target(page)
+        stop_server(proc)
+        page.wait_for_selector("#offline:not([hidden])")
+        assert "connection" in page.inner_text("#offline").lower()
+        assert page.locator("#hand button.card.legal:not([aria-disabled])").count() == 0
+        proc = start_server(port, db)
+        page.wait_for_selector("#offline", state="hidden", timeout=20000)
+        assert next_target(page) is not None
+        page.close()
+    finally:
+        stop_server(proc)
+
+
+def test_no_serious_accessibility_violation_at_the_table_during_play(server: str, desktop: Any) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = open_table(desktop, server)
+    play_to = time.monotonic() + 60
+    while page.locator("#trick .played").count() < 1 and time.monotonic() < play_to:
+        target = next_target(page)
+        assert target is not None
+        handle = target.element_handle()
+        target.click()
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "axe-table.json").write_text(json.dumps(results.response["violations"], indent=1))
+    assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh", "my"])
+def test_screenshots_of_the_table_the_summary_and_the_sheet(server: str, desktop: Any, lang: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = open_table(desktop, server, lang=lang)
+    assert page.evaluate("document.documentElement.lang").startswith(lang)
+
+    def both(name: str) -> None:
+        for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)
+            page.screenshot(path=str(ARTIFACTS / f"table-{lang}-{name}-{tag}.png"))
+        page.set_viewport_size(DESKTOP)
+
+    play_to_summary(page, lambda el: el.click(), lambda: both("trick"))
+    both("summary")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#summary-dialog", state="hidden")
+    page.click("#btn-sheet")
+    page.locator("#sheet tr.hand-row").first.wait_for()
+    both("sheet")
+    untranslated = page.evaluate("document.body.innerText.match(/\\[(table|summary|settings)\\.[^\\]]*\\]/g)")
+    assert untranslated is None
+    page.close()
+
+
+def test_reduced_motion_shows_every_play_without_travel(server: str, chrome: Any) -> None:
+    context = chrome.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    try:
+        page = open_table(context, server)
+        assert page.evaluate("Motion.reduced()")
+        assert play_to_summary(page, lambda el: el.click()) == 13
+        assert page.evaluate("window.motions") == 0  # the same hand, shown without any travel
+    finally:
+        context.close()
+
+
+def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, desktop: Any) -> None:
+    made = post(server + "/api/tables", {"ruleset": "family", "players": 5,
+                                         "seats": [{"kind": "bot", "level": "random"}] * 5})
+    page = desktop.new_page()
+    page.add_init_script(FAST + "localStorage.setItem('barbu.lang', 'en');")
+    page.goto(f"{server}/table/{made['id']}")
+    page.wait_for_selector("#others .seat")
+    sides = page.locator("#others .seat").evaluate_all("els => els.map(e => [e.dataset.seat, e.className])")
+    assert len(sides) == 5 and sides[0][0] == "0" and "side-bottom" in sides[0][1]
+    assert page.locator("#me").is_hidden() and not page.locator("#hand .card").count()
+    label = page.locator("#others .seat[data-seat='1']").get_attribute("aria-label")
+    assert label.startswith("Computer 2, computer (random), ") and "cards" in label
+    page.close()
+
+
+def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop: Any, tmp_path: Path) -> None:
+    port, db = free_port(), tmp_path / "idle.db"
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, db, "--idle", "4")
+    try:
+        made = post(url + "/api/tables", {"name": "Ann", "seats": [
+            {"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]})
+        ben = next(s for s in made["seats"] if s["seat"] == 1)
+        page = desktop.new_page()
+        page.goto(url + ben["link"])
+        page.fill("#seat-name", "Ben")
+        page.click("#name-form button")
+        page.wait_for_function("T.view && T.meta && (T.view.current === 0 || T.view.current === 1)")
+        if page.evaluate("T.view.current") == 1:  # Ben's own turn: the status counts down for him
+            page.wait_for_function("$('status').textContent.includes('before the others may let')")
+        else:  # Ann's turn, and she never comes: her seat counts down, then may be handed over
+            countdown = page.locator(".seat[data-seat='0'] .countdown")
+            countdown.wait_for(timeout=15000)
+            assert "computer may take over" in countdown.inner_text()
+            page.wait_for_selector(".seat[data-seat='0'] button.takeover", timeout=15000)
+            assert not countdown.count()
+        page.close()
+    finally:
+        stop_server(proc)
+
+
+def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    page.click("#decision button[data-action=dominoes]")
+    passes_seen = 0
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        page.wait_for_function(NEXT, timeout=30000)
+        if page.locator("#summary-dialog[open]").count():
+            break
+        logged = page.evaluate("""() => [T.view.history.filter(([s, a]) => a === 'pass').length,
+          [...document.querySelectorAll('#log-list li')].map(li => li.textContent).join(' ')
+            .split(/passes: no card fits|stops/).length - 1]""")
+        assert logged[0] == logged[1]  # each pass of the hand is written in the history
+        passes_seen = max(passes_seen, logged[0])
+        target = page.locator("#decision:not([hidden]) button:not(.sent), #hand-actions button:not(.sent), "
+                              "#hand button.card.legal:not([aria-disabled])").first
+        handle = target.element_handle()
+        target.click()
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    assert page.locator("#summary-dialog[open]").count()
+    assert passes_seen > 0
+    assert page.locator("#summary-body .layout-row").count() == 4  # the final rows
+    page.close()
