@@ -445,12 +445,16 @@ def _mode_lines(summary: dict[str, Any], mode: dict[str, Any], key: str, title: 
 def _contract_lines(summary: dict[str, Any], mode: dict[str, Any]) -> list[str]:
     bots = summary["bots"]
     pairs = [f"{p['a']} vs {p['b']}" for p in mode["levels"]]
+    # a column is as wide as its figures or its name (a policy:PATH level has a long one), plus a gap
+    wide = [max(17, len(b) + 2) for b in bots]
+    pair_wide = [max(20, len(p) + 2) for p in pairs]
     out = ["per contract (mean per hand; last columns: positive = first level better):",
-           f"{'contract':<12}{'n':>4}" + "".join(f"{b:>17}" for b in bots)
-           + "".join(f"{p:>20}" for p in pairs)]
+           f"{'contract':<12}{'n':>4}" + "".join(f"{b:>{w}}" for b, w in zip(bots, wide, strict=True))
+           + "".join(f"{p:>{w}}" for p, w in zip(pairs, pair_wide, strict=True))]
     for cid, cm in mode["contracts"].items():
-        line = f"{cid:<12}{cm['boards']:>4}" + "".join(f"{_iv(r['mean'], 1):>17}" for r in cm["per_bot"])
-        line += "".join(f"{_iv(p['diff'], 1):>20}" for p in cm["levels"])
+        line = f"{cid:<12}{cm['boards']:>4}" + "".join(
+            f"{_iv(r['mean'], 1):>{w}}" for r, w in zip(cm["per_bot"], wide, strict=True))
+        line += "".join(f"{_iv(p['diff'], 1):>{w}}" for p, w in zip(cm["levels"], pair_wide, strict=True))
         out.append(line)
     return out
 
@@ -459,8 +463,10 @@ def _timing_lines(tm: dict[str, Any]) -> list[str]:
     out = ["decision time per bot.act call, milliseconds:",
            f"{'':<14}{'calls':>8}{'mean':>10}{'median':>10}{'p95':>10}"]
     rows = list(tm["per_bot"].items()) + [(f"level {k}", v) for k, v in tm["per_level"].items()]
+    first = max(14, *(len(name) + 1 for name, _ in rows))
+    out[1] = f"{'':<{first}}" + out[1][14:]
     for name, t in rows:
-        line = f"{name:<14}{t['calls']:>8}"
+        line = f"{name:<{first}}{t['calls']:>8}"
         if t["calls"]:
             line += "".join(f"{1000 * t[k]:>10.2f}" for k in ("mean", "median", "p95"))
         out.append(line)
