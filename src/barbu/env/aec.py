@@ -111,7 +111,8 @@ class BarbuEnv(AECEnv[str, Obs, Any]):
         if seed is not None:
             self._seeds = random.Random(seed)
         self.game_state = State(self.game, seed=self._seeds.randrange(2**63))
-        self._rng.seed(self._seeds.randrange(2**63))
+        # from the game's own seed, so that the stream of game seeds is the same whatever the option
+        self._rng.seed(f"{self.game_state.seed}:replace")
         self._deal()
         self.tracker.rebuild(self.game_state)
         self._paid = False
