@@ -7,6 +7,8 @@ observation buffer is told of each event; the hands that end are returned for sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
@@ -41,12 +43,17 @@ class Rules:
 
     def __init__(self, t: Tables, views: Views, per_declarer: int, classic: bool, hand_size: int) -> None:
         self.t, self.v, self.per, self.classic, self.size = t, views, per_declarer, classic, hand_size
+        # The compiled trick play (barbu.vector.compiled.Compiled.play_tricks), or None: NumPy's.
+        self.fast_tricks: Callable[[Games, Int], Bool] | None = None
 
     def step(self, g: Games, action: Int) -> Bool:
         """Apply each game's (legal) ``action``; return the games whose hand ended."""
         c = xp.maximum(g.contract, 0)
         tricks = (g.phase == PLAY) & (self.t.kind[c] == 0)
-        ended = self._play_trick(g, tricks, action) if tricks.any() else _none(g)
+        if self.fast_tricks is not None:
+            ended = self.fast_tricks(g, action)
+        else:
+            ended = self._play_trick(g, tricks, action) if tricks.any() else _none(g)
         rest = ~tricks
         if not rest.any():
             return ended
@@ -158,7 +165,9 @@ class Rules:
         """Take ``card`` from the actor's hand (and tell the views)."""
         games = xp.flatnonzero(m)
         self.v.played(g.ids[games], g.current[games], card[games], in_trick)
-        _seat_set(g, "hands", m, g.current, g.hands[np.arange(g.batch), g.current] & ~card_set(card))
+        one, cur = card_set(card), g.current
+        _seat_set(g, "hands", m, cur, g.hands[np.arange(g.batch), cur] & ~one)
+        _seat_set(g, "played", m, cur, g.played[np.arange(g.batch), cur] | one)
 
     def _play_trick(self, g: Games, m: Bool, card: Int) -> Bool:
         self._take(g, m, card, True)
@@ -168,6 +177,8 @@ class Rules:
             games = xp.flatnonzero(off_suit)
             self.v.void(g.ids[games], g.current[games], led[games])
             no_trump = off_suit & (g.trump >= 0) & (card // 13 != g.trump)
+            shown = (1 << xp.maximum(led, 0)) | xp.where(no_trump, 1 << xp.maximum(g.trump, 0), 0)
+            _seat_set(g, "voids", off_suit, g.current, g.voids[np.arange(g.batch), g.current] | shown)
             games = xp.flatnonzero(no_trump)
             self.v.void(g.ids[games], g.current[games], g.trump[games])
         _seat_set(g, "trick", m, g.current, card)
@@ -191,6 +202,8 @@ class Rules:
         g.points[idx, winner] += pts
         g.tricks_won[idx, winner] += 1
         self.v.trick_taken(g.ids[idx], winner, trick)
+        g.captured[idx, winner] |= xp.bitwise_or.reduce(card_set(trick), axis=1)
+        g.last_trick[idx] = trick
         g.last_leader[idx] = leader
         g.trick[idx] = -1
         g.trick_cards[idx] = NO_CARDS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,8 @@ from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
 from barbu.vector.views import Views
+
+BACKENDS = ("numpy", "numba")  # numba: the compiled kernels of barbu.vector.kernels (the fast extra)
 
 Reset = tuple[Float, Bool, Int]
 Step = tuple[Float, Bool, Int, Float, Bool]
@@ -39,9 +41,12 @@ class VectorEnv:
     """
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
-                 batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand") -> None:
+                 batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand",
+                 backend: str = "numpy") -> None:
         if reward not in ("hand", "game"):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})")
         if batch < 1 or seed < 0:
             raise ValueError("batch must be at least 1 and seed at least 0")
         self.game = Game(rules, players, frozenset(options))
@@ -58,6 +63,14 @@ class VectorEnv:
         self.views = Views(self.game, batch)
         self.rules = Rules(self.tables, self.views, self.game.hands_per_declarer, self.game.is_classic,
                            self.game.hand_size)
+        self.backend = backend
+        self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
+        self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
+        if backend == "numba":
+            from barbu.vector.compiled import Compiled  # the fast extra: numba only when asked for
+
+            fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic)
+            self.rules.fast_tricks, self._mask, self._read = fast.play_tricks, fast.legal_mask, fast.read
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -93,9 +106,9 @@ class VectorEnv:
         if ended.any():
             rewards, done = self._close_hands(np.asarray(ended))
         t2 = clock()
-        self.mask = legal_mask(g, self.tables)
+        self.mask = self._mask(g)
         t3 = clock()
-        obs = self.views.read(g, self.tables)
+        obs = self._read(g)
         if self.timings is not None:
             parts = (("apply", t1 - t0), ("deal", t2 - t1), ("mask", t3 - t2), ("obs", clock() - t3))
             for part, seconds in parts:
@@ -104,8 +117,8 @@ class VectorEnv:
 
     def _view(self) -> Reset:
         g = self.games
-        self.mask = legal_mask(g, self.tables)
-        return self.views.read(g, self.tables), self.mask, g.current.copy()
+        self.mask = self._mask(g)
+        return self._read(g), self.mask, g.current.copy()
 
     def _close_hands(self, ended: Bool) -> tuple[Float, Bool]:
         """Score the hands that ended, pay the rewards, and deal the next hands or games."""

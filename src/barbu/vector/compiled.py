@@ -1,0 +1,55 @@
+"""The glue between VectorEnv and the compiled kernels (backend="numba"): which arrays each one gets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from barbu.vector import kernels as k
+from barbu.vector.backend import Bool, Float, Int
+from barbu.vector.games import Games
+from barbu.vector.tables import Tables
+from barbu.vector.views import Views
+
+# The observation's fields whose offsets kernels.read takes, in its order.
+READ_OFFSETS = ("phase", "current", "declarer", "leader", "last_leader", "contract", "trump", "start_rank",
+                "ace_extra", "hand", "set_aside", "lines", "played", "trick", "last_trick", "captured",
+                "voids", "available", "doubled", "redoubled", "compulsory", "owed", "out_order")
+# The games' fields that kernels.read takes, in its order.
+READ_STATE = ("phase", "current", "declarer", "leader", "last_leader", "contract", "trump", "start",
+              "ace_extra", "hands", "lo", "hi", "tricks_won", "points", "totals", "trick_no", "hand_no",
+              "set_aside", "played", "captured", "trick", "last_trick", "voids", "used", "doubled",
+              "redoubled", "forced", "dbl_count", "out")
+
+
+class Compiled:
+    """The kernels of one table, with the offsets they need worked out once."""
+
+    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool) -> None:
+        self.t, self.v, self.size, self.classic = t, views, hand_size, classic
+        self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
+
+    def play_tricks(self, g: Games, action: Int) -> Bool:
+        """Every game in trick play plays its card; the games whose hand ended."""
+        t, ended = self.t, np.zeros(g.batch, dtype=np.bool_)
+        k.play_tricks(ended, action, g.phase, g.contract, g.current, g.hands, g.trick, g.trick_len,
+                      g.trick_cards, g.leader, g.last_leader, g.trump, g.trick_no, g.points, g.tricks_won,
+                      g.played, g.captured, g.last_trick, g.voids, t.kind, t.per_trick, t.card_points,
+                      t.last_bonus, t.ends, self.size)
+        return ended
+
+    def legal_mask(self, g: Games) -> Bool:
+        """The (B, 93) legal ids, as legal.legal_mask."""
+        t, mask = self.t, np.empty((g.batch, 93), dtype=np.bool_)
+        k.legal_mask(mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
+                     g.leader, g.trump, g.trick_cards, g.trick_no, g.lo, g.hi, g.start, g.ace_extra, g.used,
+                     g.set_aside, g.doubled, g.forced, t.kind, t.lead, t.positive, t.trumps, t.overtrump,
+                     t.king_first, t.king_idx)
+        return mask
+
+    def read(self, g: Games) -> Float:
+        """The acting seats' observations, as Views.read, from the games' fields alone."""
+        v = self.v
+        out = np.empty((g.batch, v.size), dtype=np.float32)
+        state = tuple(getattr(g, name) for name in READ_STATE)
+        k.read(out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
+        return out
