@@ -7,8 +7,6 @@ observation buffer is told of each event; the hands that end are returned for sc
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
@@ -43,17 +41,12 @@ class Rules:
 
     def __init__(self, t: Tables, views: Views, per_declarer: int, classic: bool, hand_size: int) -> None:
         self.t, self.v, self.per, self.classic, self.size = t, views, per_declarer, classic, hand_size
-        # The compiled trick play (barbu.vector.compiled.Compiled.play_tricks), or None: NumPy's.
-        self.fast_tricks: Callable[[Games, Int], Bool] | None = None
 
     def step(self, g: Games, action: Int) -> Bool:
         """Apply each game's (legal) ``action``; return the games whose hand ended."""
         c = xp.maximum(g.contract, 0)
         tricks = (g.phase == PLAY) & (self.t.kind[c] == 0)
-        if self.fast_tricks is not None:
-            ended = self.fast_tricks(g, action)
-        else:
-            ended = self._play_trick(g, tricks, action) if tricks.any() else _none(g)
+        ended = self._play_trick(g, tricks, action) if tricks.any() else _none(g)
         rest = ~tricks
         if not rest.any():
             return ended

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector import kernels as k
 from barbu.vector.backend import Bool, Float, Int
 from barbu.vector.games import Games
@@ -21,20 +22,29 @@ READ_STATE = ("phase", "current", "declarer", "leader", "last_leader", "contract
               "redoubled", "forced", "dbl_count", "out")
 
 
+# The games' fields that kernels.rest takes, in its order.
+REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "hands", "played", "set_aside",
+              "lo", "hi", "out", "out_count", "ace_extra", "doubled", "redoubled", "dbl_count", "forced",
+              "turn", "leader", "hand_no")
+
+
 class Compiled:
     """The kernels of one table, with the offsets they need worked out once."""
 
-    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool) -> None:
-        self.t, self.v, self.size, self.classic = t, views, hand_size, classic
+    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int) -> None:
+        self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
 
-    def play_tricks(self, g: Games, action: Int) -> Bool:
-        """Every game in trick play plays its card; the games whose hand ended."""
+    def step(self, g: Games, action: Int) -> Bool:
+        """Every game takes its action, as Rules.step; the games whose hand ended."""
         t, ended = self.t, np.zeros(g.batch, dtype=np.bool_)
         k.play_tricks(ended, action, g.phase, g.contract, g.current, g.hands, g.trick, g.trick_len,
                       g.trick_cards, g.leader, g.last_leader, g.trump, g.trick_no, g.points, g.tricks_won,
                       g.played, g.captured, g.last_trick, g.voids, t.kind, t.per_trick, t.card_points,
                       t.last_bonus, t.ends, self.size)
+        state = tuple(getattr(g, name) for name in REST_STATE)
+        k.rest(ended, action, state, (t.kind, t.trumps, t.ends, t.out_needed), self.classic, self.per,
+               REQUIRED_DOUBLES, t.aside)
         return ended
 
     def legal_mask(self, g: Games) -> Bool:

@@ -64,13 +64,15 @@ class VectorEnv:
         self.rules = Rules(self.tables, self.views, self.game.hands_per_declarer, self.game.is_classic,
                            self.game.hand_size)
         self.backend = backend
+        self._apply: Callable[[Games, Int], Bool] = self.rules.step
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
-        if backend == "numba":
-            from barbu.vector.compiled import Compiled  # the fast extra: numba only when asked for
+        if backend == "numba":  # the fast extra: numba is imported only when asked for
+            from barbu.vector.compiled import Compiled
 
-            fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic)
-            self.rules.fast_tricks, self._mask, self._read = fast.play_tricks, fast.legal_mask, fast.read
+            fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
+                            self.game.hands_per_declarer)
+            self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -99,7 +101,7 @@ class VectorEnv:
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
         clock = time.perf_counter
         t0 = clock()
-        ended = self.rules.step(g, xp.asarray(a))
+        ended = self._apply(g, xp.asarray(a))
         t1 = clock()
         rewards = xp.zeros((g.batch, g.n), dtype=np.float32)
         done = xp.zeros(g.batch, dtype=np.bool_)
@@ -153,7 +155,8 @@ class VectorEnv:
         for b in idx:
             g.redeals[b] = 0
         deal(g, self.tables, idx, self.game.hand_size)
-        self.views.new_hand(g, idx)
+        if self.backend == "numpy":  # the compiled observation is made from the games' fields alone
+            self.views.new_hand(g, idx)
 
     def _new_games(self, idx: Int) -> None:
         g = self.games

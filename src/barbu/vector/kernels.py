@@ -359,3 +359,176 @@ def _finish(b: int, c: int, n: int, trick: Int, leader: Int, last_leader: Int, t
     leader[b] = current[b] = winner
     e = ends[c]
     return bool(trick_no[b] == size or (e != U0 and (held & e) == U0))
+
+
+@_jit
+def rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, required: int,
+         aside: int) -> None:
+    """Every game not in trick play takes its action, as Rules._rest does (``s``: compiled.REST_STATE)."""
+    phase, contract, current, trump, start = s[0], s[1], s[2], s[4], s[5]
+    hands, redoubled, turn = s[6], s[15], s[18]
+    kind, trumps_c = t[0], t[1]
+    n = hands.shape[1]
+    for b in range(ended.shape[0]):
+        ph, a = phase[b], action[b]
+        if ph == 6 and kind[max(contract[b], 0)] == 0:
+            continue
+        named = False
+        if ph == 1:
+            i = min(max(a - 53, 0), 6)
+            contract[b] = i
+            if trumps_c[i]:
+                phase[b] = 2
+            elif kind[i] == 1:
+                phase[b] = 3
+            else:
+                named = True
+        elif ph == 2:
+            trump[b] = a - 60
+            named = True
+        elif ph == 3:
+            start[b] = a - 64
+            named = True
+        elif ph == 4:
+            ended[b] = _double(b, a - 77, n, s, t)
+        elif ph == 5:
+            targets = _from_left(a - 85, current[b], n)
+            redoubled[b, current[b]] = targets
+            ended[b] = _next_redoubler(b, turn[b] + 1, n, s, t)
+        elif ph == 6:
+            ended[b] = _place(b, a, n, s, t, aside)
+        if named:
+            if classic:
+                _forced(b, n, s, per, required)
+            else:
+                ended[b] = _start_play(b, s, t)
+
+
+@_jit
+def _forced(b: int, n: int, s: State, per: int, required: int) -> None:
+    """After the naming: the doubling round, with the doubles now compulsory."""
+    phase, declarer, current, dbl_count, forced, turn, hand_no = s[0], s[3], s[2], s[16], s[17], s[18], s[20]
+    left = per - hand_no[b] % per
+    mask = 0
+    for p in range(n):
+        owed = 0 if p == declarer[b] else max(0, required - dbl_count[b, p])
+        if owed > 0 and owed >= left:
+            mask |= 1 << p
+    forced[b] = mask
+    phase[b] = 4
+    turn[b] = 1
+    current[b] = (declarer[b] + 1) % n
+
+
+@_jit
+def _start_play(b: int, s: State, t: Tab) -> bool:
+    """The first lead; whether the hand is over at once (every card it scores set aside)."""
+    phase, contract, current, declarer, set_aside, leader = s[0], s[1], s[2], s[3], s[8], s[19]
+    kind, ends = t[0], t[2]
+    phase[b] = 6
+    current[b] = declarer[b]
+    leader[b] = declarer[b]
+    c = max(contract[b], 0)
+    e = ends[c]
+    return bool(kind[c] == 0 and e != U0 and (e & ~set_aside[b]) == U0)
+
+
+@_jit
+def _from_left(mask: int, actor: int, n: int) -> int:
+    """A relative seat mask (bit k-1: k places to the actor's left) as a seat mask."""
+    seats = 0
+    for k in range(1, n):
+        seats |= ((mask >> (k - 1)) & 1) << ((actor + k) % n)
+    return seats
+
+
+@_jit
+def _double(b: int, mask: int, n: int, s: State, t: Tab) -> bool:
+    current, declarer, doubled, dbl_count, turn = s[2], s[3], s[14], s[16], s[18]
+    cur = current[b]
+    targets = _from_left(mask, cur, n)
+    doubled[b, cur] = targets
+    dbl_count[b, cur] += (targets >> declarer[b]) & 1
+    if turn[b] < n - 1:
+        turn[b] += 1
+        current[b] = (declarer[b] + turn[b]) % n
+        return False
+    anyone = 0
+    for p in range(n):
+        anyone |= doubled[b, p]
+    if anyone == 0:
+        return _start_play(b, s, t)
+    s[0][b] = 5
+    return _next_redoubler(b, 0, n, s, t)
+
+
+@_jit
+def _next_redoubler(b: int, first: int, n: int, s: State, t: Tab) -> bool:
+    """The next doubled seat in redoubling order from position ``first``, or the play."""
+    current, declarer, doubled, turn = s[2], s[3], s[14], s[18]
+    hit = 0
+    for p in range(n):
+        hit |= doubled[b, p]
+    for pos in range(first, n):
+        seat = (declarer[b] + pos) % n
+        if (hit >> seat) & 1:
+            turn[b] = pos
+            current[b] = seat
+            return False
+    return _start_play(b, s, t)
+
+
+@_jit
+def _place(b: int, card: int, n: int, s: State, t: Tab, aside: int) -> bool:
+    """A Dominoes/Réussite card placed (or a pass): as Rules._place; whether the hand is over."""
+    contract, current, hands, played, out, out_count, ace_extra = s[1], s[2], s[6], s[7], s[11], s[12], s[13]
+    kind, out_needed = t[0], t[3]
+    cur, c = current[b], max(contract[b], 0)
+    over, extra = False, False
+    if card != 52:
+        one = _bit(card)
+        hands[b, cur] &= ~one
+        played[b, cur] |= one
+        _lay(b, card, s, aside)
+        if hands[b, cur] == U0:
+            out[b, cur] = out_count[b]
+            out_count[b] += 1
+            over = out_count[b] >= out_needed[c]
+        else:
+            extra = kind[c] == 2 and card % 13 == 12
+    ace_extra[b] = extra
+    if not extra and not over:
+        for k in range(1, n + 1):
+            seat = (cur + k) % n
+            if hands[b, seat] != U0:
+                current[b] = seat
+                break
+    return over
+
+
+@_jit
+def _lay(b: int, card: int, s: State, aside: int) -> None:
+    """Put ``card`` on its line, opening set-aside ones at Réussite's first card, and run on."""
+    start, set_aside, lo, hi = s[5], s[8], s[9], s[10]
+    rank, suit = card % 13, card // 13
+    if start[b] < 0:
+        start[b] = rank
+        if aside:
+            for su in range(4):
+                if (set_aside[b] >> np.uint64(13 * su + rank)) & U1:
+                    lo[b, su] = rank
+                    hi[b, su] = rank
+    shut = lo[b, suit] < 0
+    if shut or rank < lo[b, suit]:
+        lo[b, suit] = rank
+    if shut or rank > hi[b, suit]:
+        hi[b, suit] = rank
+    for _ in range(aside):
+        for su in range(4):
+            low, high = lo[b, su], hi[b, su]
+            below = (set_aside[b] >> np.uint64(13 * su + max(low - 1, 0))) & U1
+            above = (set_aside[b] >> np.uint64(13 * su + min(high + 1, 12))) & U1
+            if low > 0 and below == U1:
+                lo[b, su] = low - 1
+            if 0 <= high < 12 and above == U1:
+                hi[b, su] = high + 1
