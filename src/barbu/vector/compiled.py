@@ -31,26 +31,28 @@ REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "han
 class Compiled:
     """The kernels of one table, with the offsets they need worked out once."""
 
-    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int) -> None:
+    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int,
+                 threads: bool = False) -> None:
         self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
+        self.k = k.THREADED if threads else k.SERIAL
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
 
     def step(self, g: Games, action: Int) -> Bool:
         """Every game takes its action, as Rules.step; the games whose hand ended."""
         t, ended = self.t, np.zeros(g.batch, dtype=np.bool_)
-        k.play_tricks(ended, action, g.phase, g.contract, g.current, g.hands, g.trick, g.trick_len,
+        self.k["play_tricks"](ended, action, g.phase, g.contract, g.current, g.hands, g.trick, g.trick_len,
                       g.trick_cards, g.leader, g.last_leader, g.trump, g.trick_no, g.points, g.tricks_won,
                       g.played, g.captured, g.last_trick, g.voids, t.kind, t.per_trick, t.card_points,
                       t.last_bonus, t.ends, self.size)
         state = tuple(getattr(g, name) for name in REST_STATE)
-        k.rest(ended, action, state, (t.kind, t.trumps, t.ends, t.out_needed), self.classic, self.per,
+        self.k["rest"](ended, action, state, (t.kind, t.trumps, t.ends, t.out_needed), self.classic, self.per,
                REQUIRED_DOUBLES, t.aside)
         return ended
 
     def legal_mask(self, g: Games) -> Bool:
         """The (B, 93) legal ids, as legal.legal_mask."""
         t, mask = self.t, np.empty((g.batch, 93), dtype=np.bool_)
-        k.legal_mask(mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
+        self.k["legal_mask"](mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
                      g.leader, g.trump, g.trick_cards, g.trick_no, g.lo, g.hi, g.start, g.ace_extra, g.used,
                      g.set_aside, g.doubled, g.forced, t.kind, t.lead, t.positive, t.trumps, t.overtrump,
                      t.king_first, t.king_idx)
@@ -61,5 +63,5 @@ class Compiled:
         v = self.v
         out = np.empty((g.batch, v.size), dtype=np.float32)
         state = tuple(getattr(g, name) for name in READ_STATE)
-        k.read(out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
+        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
         return out

@@ -69,6 +69,7 @@ class Games:
         self.ids: Int = xp.arange(batch)  # each row's game in the whole batch
         for name, value in blank(batch, n).items():
             setattr(self, name, value)
+        self.fresh = blank(1, n)  # one game's fields before its first deal, for refresh()
         self.seed = [0] * batch
         self.first_declarer = xp.zeros(batch, dtype=np.int32)
         self.redeals = [0] * batch
@@ -96,7 +97,7 @@ def blank(batch: int, n: int) -> dict[str, Arr]:
 
 def refresh(g: Games, games: Int, names: tuple[str, ...]) -> None:
     """Put the fields ``names`` of the games ``games`` back to their values before a deal."""
-    fresh = blank(1, g.n)
+    fresh = g.fresh
     for name in names:
         getattr(g, name)[games] = fresh[name][0]  # host-side, between hands
 
@@ -104,7 +105,7 @@ def refresh(g: Games, games: Int, names: tuple[str, ...]) -> None:
 def take(g: Games, idx: Int) -> Games:
     """The games ``idx`` as a smaller batch of their own (copies; see :func:`put`)."""
     sub = Games.__new__(Games)
-    sub.batch, sub.n, sub.ids = len(idx), g.n, g.ids[idx]
+    sub.batch, sub.n, sub.ids, sub.fresh = len(idx), g.n, g.ids[idx], g.fresh
     for name in HAND_FIELDS + GAME_FIELDS:
         setattr(sub, name, getattr(g, name)[idx])
     return sub

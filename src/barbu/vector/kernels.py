@@ -8,6 +8,7 @@ port); tests/test_vector.py checks both backends against barbu.env at every step
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -30,6 +31,11 @@ FULL = np.uint64((1 << 52) - 1)
 def _jit(f: F) -> F:
     """Compile ``f`` without the Python interpreter (cached on disk beside the module)."""
     return cast(F, numba.njit(cache=True, nogil=True)(f))
+
+
+def _inline(f: F) -> F:
+    """Compile ``f`` into its callers (the small helpers of the hot loops)."""
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(f))
 
 
 @_jit
@@ -131,15 +137,14 @@ def _doubles(mask: Bool, b: int, n: int, cur: int, declarer: int, doubled: Int, 
         mask[b, 85 + m] = (m & ~re) == 0
 
 
-@_jit
-def legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: Int, hands: U64, trick: Int,
+def _legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: Int, hands: U64, trick: Int,
                trick_len: Int, leader: Int, trump: Int, trick_cards: U64, trick_no: Int, lo: Int, hi: Int,
                start: Int, ace_extra: Bool, used: Int, set_aside: U64, doubled: Int, forced: Int,
                kind: Int, lead: Int, positive: Bool, trumps_c: Bool, overtrump: Bool, king_first: Bool,
                king_idx: int) -> None:
     """Write every game's (93,) row of legal ids into ``mask``, as legal.legal_mask does."""
     n = hands.shape[1]
-    for b in range(mask.shape[0]):
+    for b in numba.prange(mask.shape[0]):
         mask[b, :] = False
         ph, cur, c = phase[b], current[b], max(contract[b], 0)
         if ph == 6:
@@ -176,7 +181,7 @@ def legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: In
 BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
 
 
-@_jit
+@_inline
 def _bits(dst: Float, at: int, cards: np.uint64) -> None:
     """52 entries from ``at``: 1 where ``cards`` has the card (left as they are for an empty set)."""
     if cards == U0:
@@ -191,13 +196,13 @@ def _bits(dst: Float, at: int, cards: np.uint64) -> None:
         dst[at + 48 + i] = row[i]
 
 
-@_jit
+@_inline
 def _rel(seat: int, observer: int, n: int) -> int:
     """``seat`` counted from ``observer`` (both in 0…n-1)."""
     return seat - observer if seat >= observer else seat - observer + n
 
 
-@_jit
+@_inline
 def _lines(lo: Int, hi: Int) -> np.uint64:
     lines = U0
     for su in range(4):
@@ -207,8 +212,7 @@ def _lines(lo: Int, hi: Int) -> np.uint64:
     return lines
 
 
-@_jit
-def read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool) -> None:
+def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool) -> None:
     """Write every acting seat's observation into ``out``: encode(state.observe(current)).
 
     ``off``: the offsets of views.OFFSETS, in that order. Built from the games' fields alone.
@@ -218,7 +222,7 @@ def read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, clas
      used, doubled, redoubled, forced, dbl_count, out_place) = s
     kind = t[0]
     n = hands.shape[1]
-    for b in range(out.shape[0]):
+    for b in numba.prange(out.shape[0]):
         me, dst = current[b], out[b]
         dst[:nbits] = 0
         c = max(contract[b], 0)
@@ -269,23 +273,16 @@ def read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, clas
                 dst[off[22] + n * r + out_place[b, p]] = 1
         at = nbits
         for r in range(n):
-            dst[at + r] = np.float32(_popcount(hands[b, (me + r) % n])) * scales[at - nbits + r]
-        at += n
-        for r in range(n):
-            dst[at + r] = np.float32(tricks_won[b, (me + r) % n]) * scales[at - nbits + r]
-        at += n
-        dst[at] = np.float32(trick_no[b]) * scales[at - nbits]
-        at += 1
-        for r in range(n):
-            dst[at + r] = np.float32(points[b, (me + r) % n]) * scales[at - nbits + r]
-        at += n
-        for r in range(n):
-            dst[at + r] = np.float32(totals[b, (me + r) % n]) * scales[at - nbits + r]
-        at += n
-        dst[at] = np.float32(hand_no[b]) * scales[at - nbits]
+            p = me + r if me + r < n else me + r - n
+            dst[at + r] = np.float32(_popcount(hands[b, p])) * scales[r]
+            dst[at + n + r] = np.float32(tricks_won[b, p]) * scales[n + r]
+            dst[at + 2 * n + 1 + r] = np.float32(points[b, p]) * scales[2 * n + 1 + r]
+            dst[at + 3 * n + 1 + r] = np.float32(totals[b, p]) * scales[3 * n + 1 + r]
+        dst[at + 2 * n] = np.float32(trick_no[b]) * scales[2 * n]
+        dst[at + 4 * n + 1] = np.float32(hand_no[b]) * scales[4 * n + 1]
 
 
-@_jit
+@_inline
 def _popcount(x: np.uint64) -> int:
     k = 0
     while x != U0:
@@ -294,8 +291,7 @@ def _popcount(x: np.uint64) -> int:
     return k
 
 
-@_jit
-def play_tricks(ended: Bool, action: Int, phase: Int, contract: Int, current: Int, hands: U64, trick: Int,
+def _play_tricks(ended: Bool, action: Int, phase: Int, contract: Int, current: Int, hands: U64, trick: Int,
                 trick_len: Int, trick_cards: U64, leader: Int, last_leader: Int, trump: Int, trick_no: Int,
                 points: Int, tricks_won: Int, played: U64, captured: U64, last_trick: Int, voids: Int,
                 kind: Int, per_trick: Int, card_points: Int, last_bonus: Int, ends: U64, size: int) -> None:
@@ -304,7 +300,7 @@ def play_tricks(ended: Bool, action: Int, phase: Int, contract: Int, current: In
     ``ended`` is set for the games whose hand ends with this trick; every other game is left as it was.
     """
     n = hands.shape[1]
-    for b in range(ended.shape[0]):
+    for b in numba.prange(ended.shape[0]):
         c = max(contract[b], 0)
         if phase[b] != 6 or kind[c] != 0:
             continue
@@ -361,15 +357,14 @@ def _finish(b: int, c: int, n: int, trick: Int, leader: Int, last_leader: Int, t
     return bool(trick_no[b] == size or (e != U0 and (held & e) == U0))
 
 
-@_jit
-def rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, required: int,
+def _rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, required: int,
          aside: int) -> None:
     """Every game not in trick play takes its action, as Rules._rest does (``s``: compiled.REST_STATE)."""
     phase, contract, current, trump, start = s[0], s[1], s[2], s[4], s[5]
     hands, redoubled, turn = s[6], s[15], s[18]
     kind, trumps_c = t[0], t[1]
     n = hands.shape[1]
-    for b in range(ended.shape[0]):
+    for b in numba.prange(ended.shape[0]):
         ph, a = phase[b], action[b]
         if ph == 6 and kind[max(contract[b], 0)] == 0:
             continue
@@ -532,3 +527,27 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 lo[b, su] = low - 1
             if 0 <= high < 12 and above == U1:
                 hi[b, su] = high + 1
+
+
+def _threaded(f: F) -> F:
+    """Compile ``f`` with its loop over the games shared among numba's threads (one per core).
+
+    A copy under its own name: numba's disk cache tells functions apart by name, and the
+    serial and the threaded builds must not load each other's code.
+    """
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_threaded", f.__defaults__)
+    twin.__qualname__ = f.__qualname__ + "_threaded"
+    return cast(F, numba.njit(cache=True, nogil=True, parallel=True)(twin))
+
+
+# OpenMP's threads spin between kernels, taking the core the rest of a step needs; numba's own
+# workqueue does not. NUMBA_THREADING_LAYER still chooses, when it is set.
+if getattr(numba.config, "THREADING_LAYER", "default") == "default":
+    setattr(numba.config, "THREADING_LAYER", "workqueue")  # noqa: B010 (numba.config is not typed)
+
+
+KERNELS: dict[str, Callable[..., None]] = {
+    "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
+# The kernels by name, compiled (at their first call) for one thread, and for every core.
+SERIAL: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
+THREADED: dict[str, Callable[..., None]] = {**SERIAL, "read": _threaded(_read)}
