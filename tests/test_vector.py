@@ -75,21 +75,15 @@ BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not _has_num
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_every_step_equals_the_reference(case: Case, backend: str) -> None:
-    _shadow(case, backend, False)
+    _shadow(case, backend)
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
-@pytest.mark.parametrize("case", CASES[:2] + CASES[6:8], ids=[_id(c) for c in CASES[:2] + CASES[6:8]])
-def test_the_threaded_kernels_equal_the_reference(case: Case) -> None:
-    _shadow(case, "numba", True)
-
-
-def _shadow(case: Case, backend: str, threads: bool) -> None:
+def _shadow(case: Case, backend: str) -> None:
     """Step the batch and a BarbuEnv per game side by side, checking every view, reward and end."""
     rules, players, options, hands, reward, batch, steps = case
     seed = 11
     v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward,
-                  backend=backend, threads=threads)
+                  backend=backend)
     refs = [BarbuEnv(rules, players, options, reward=reward, hands=hands) for _ in range(batch)]
     for b, ref in enumerate(refs):
         ref.reset(seed=stream_seed(seed, b))
@@ -148,8 +142,6 @@ def test_bad_arguments_are_refused() -> None:
         VectorEnv(hands=29)
     with pytest.raises(ValueError, match="backend"):
         VectorEnv(backend="jax")
-    with pytest.raises(ValueError, match="threads"):
-        VectorEnv(threads=True)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

@@ -31,10 +31,9 @@ REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "han
 class Compiled:
     """The kernels of one table, with the offsets they need worked out once."""
 
-    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int,
-                 threads: bool = False) -> None:
+    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int) -> None:
         self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
-        self.k = k.THREADED if threads else k.SERIAL
+        self.k = k.COMPILED
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
 
     def step(self, g: Games, action: Int) -> Bool:

@@ -42,13 +42,11 @@ class VectorEnv:
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
                  batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand",
-                 backend: str = "numpy", threads: bool = False) -> None:
+                 backend: str = "numpy") -> None:
         if reward not in ("hand", "game"):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})")
-        if threads and backend != "numba":
-            raise ValueError("threads=True needs backend='numba'")
         if batch < 1 or seed < 0:
             raise ValueError("batch must be at least 1 and seed at least 0")
         self.game = Game(rules, players, frozenset(options))
@@ -73,7 +71,7 @@ class VectorEnv:
             from barbu.vector.compiled import Compiled
 
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
-                            self.game.hands_per_declarer, threads)
+                            self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []

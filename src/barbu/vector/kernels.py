@@ -8,7 +8,6 @@ port); tests/test_vector.py checks both backends against barbu.env at every step
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -144,7 +143,7 @@ def _legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: I
                king_idx: int) -> None:
     """Write every game's (93,) row of legal ids into ``mask``, as legal.legal_mask does."""
     n = hands.shape[1]
-    for b in numba.prange(mask.shape[0]):
+    for b in range(mask.shape[0]):
         mask[b, :] = False
         ph, cur, c = phase[b], current[b], max(contract[b], 0)
         if ph == 6:
@@ -222,7 +221,7 @@ def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, cla
      used, doubled, redoubled, forced, dbl_count, out_place) = s
     kind = t[0]
     n = hands.shape[1]
-    for b in numba.prange(out.shape[0]):
+    for b in range(out.shape[0]):
         me, dst = current[b], out[b]
         dst[:nbits] = 0
         c = max(contract[b], 0)
@@ -300,7 +299,7 @@ def _play_tricks(ended: Bool, action: Int, phase: Int, contract: Int, current: I
     ``ended`` is set for the games whose hand ends with this trick; every other game is left as it was.
     """
     n = hands.shape[1]
-    for b in numba.prange(ended.shape[0]):
+    for b in range(ended.shape[0]):
         c = max(contract[b], 0)
         if phase[b] != 6 or kind[c] != 0:
             continue
@@ -364,7 +363,7 @@ def _rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, r
     hands, redoubled, turn = s[6], s[15], s[18]
     kind, trumps_c = t[0], t[1]
     n = hands.shape[1]
-    for b in numba.prange(ended.shape[0]):
+    for b in range(ended.shape[0]):
         ph, a = phase[b], action[b]
         if ph == 6 and kind[max(contract[b], 0)] == 0:
             continue
@@ -529,25 +528,7 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 hi[b, su] = high + 1
 
 
-def _threaded(f: F) -> F:
-    """Compile ``f`` with its loop over the games shared among numba's threads (one per core).
-
-    A copy under its own name: numba's disk cache tells functions apart by name, and the
-    serial and the threaded builds must not load each other's code.
-    """
-    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_threaded", f.__defaults__)
-    twin.__qualname__ = f.__qualname__ + "_threaded"
-    return cast(F, numba.njit(cache=True, nogil=True, parallel=True)(twin))
-
-
-# OpenMP's threads spin between kernels, taking the core the rest of a step needs; numba's own
-# workqueue does not. NUMBA_THREADING_LAYER still chooses, when it is set.
-if getattr(numba.config, "THREADING_LAYER", "default") == "default":
-    setattr(numba.config, "THREADING_LAYER", "workqueue")  # noqa: B010 (numba.config is not typed)
-
-
 KERNELS: dict[str, Callable[..., None]] = {
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
-# The kernels by name, compiled (at their first call) for one thread, and for every core.
-SERIAL: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
-THREADED: dict[str, Callable[..., None]] = {**SERIAL, "read": _threaded(_read)}
+# The kernels by name, each compiled at its first call.
+COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
