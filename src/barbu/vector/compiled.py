@@ -6,7 +6,7 @@ import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector import kernels as k
-from barbu.vector.backend import Bool, Float, Int
+from barbu.vector.backend import U64, Bool, Float, Int
 from barbu.vector.games import Games
 from barbu.vector.tables import Tables
 from barbu.vector.views import Views
@@ -47,6 +47,14 @@ class Compiled:
         self.k["rest"](ended, action, state, (t.kind, t.trumps, t.ends, t.out_needed), self.classic, self.per,
                REQUIRED_DOUBLES, t.aside)
         return ended
+
+    def cards(self, words: list[bytes], hand_size: int, n: int) -> tuple[Int, U64, U64]:
+        """deal.cards_of, compiled."""
+        w = np.frombuffer(b"".join(words), dtype="<u4").reshape(len(words), 104)
+        seat = np.empty((len(words), 52), dtype=np.int32)
+        hands, aside = np.empty((len(words), n), dtype=np.uint64), np.empty(len(words), dtype=np.uint64)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        return seat, hands, aside
 
     def legal_mask(self, g: Games) -> Bool:
         """The (B, 93) legal ids, as legal.legal_mask."""

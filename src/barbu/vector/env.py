@@ -14,7 +14,7 @@ from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
 from barbu.vector.apply import Rules
 from barbu.vector.backend import I64, Bool, Float, Int, xp
-from barbu.vector.deal import deal
+from barbu.vector.deal import Cards, cards_of, deal
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
@@ -65,6 +65,7 @@ class VectorEnv:
                            self.game.hand_size)
         self.backend = backend
         self._apply: Callable[[Games, Int], Bool] = self.rules.step
+        self._cards: Cards = cards_of
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
         if backend == "numba":  # the fast extra: numba is imported only when asked for
@@ -73,6 +74,7 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
+            self._cards = fast.cards
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -154,7 +156,7 @@ class VectorEnv:
         g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
         for b in idx:
             g.redeals[b] = 0
-        deal(g, self.tables, idx, self.game.hand_size)
+        deal(g, self.tables, idx, self.game.hand_size, self._cards)
         if self.backend == "numpy":  # the compiled observation is made from the games' fields alone
             self.views.new_hand(g, idx)
 

@@ -528,7 +528,27 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 hi[b, su] = high + 1
 
 
-KERNELS: dict[str, Callable[..., None]] = {
+def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64) -> None:
+    """deal.cards_of compiled: each deal's 52 keys from its generator's words, sorted (stably) into seats."""
+    n = hands.shape[1]
+    keys = np.empty(52, dtype=np.uint64)
+    for b in range(words.shape[0]):
+        for c in range(52):
+            high, low = np.uint64(words[b, 2 * c]), np.uint64(words[b, 2 * c + 1])
+            keys[c] = (high >> np.uint64(5)) * np.uint64(1 << 26) + (low >> np.uint64(6))
+        order = np.argsort(keys, kind="mergesort")
+        hands[b, :] = U0
+        aside[b] = U0
+        for place in range(52):
+            card, who = order[place], place // hand_size
+            seat[b, card] = who
+            if who < n:
+                hands[b, who] |= _bit(card)
+            else:
+                aside[b] |= _bit(card)
+
+
+KERNELS: dict[str, Callable[..., None]] = {"deal_cards": _deal_cards,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
 COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
