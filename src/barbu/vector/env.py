@@ -38,6 +38,8 @@ class VectorEnv:
     ``reset(seed=stream_seed(seed, b))`` and then ``reset()`` each time one ends: the same
     engine seeds, so the same deals, and with the same actions the same observations, masks
     and rewards. ``hands`` ends each game after that many hands, as in barbu.env.
+    ``backend="numba"`` runs the rules, masks and observations as compiled loops (the fast
+    extra), to the same results; ``"numpy"`` is the reference.
     """
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
@@ -69,7 +71,10 @@ class VectorEnv:
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
         if backend == "numba":  # the fast extra: numba is imported only when asked for
-            from barbu.vector.compiled import Compiled
+            try:
+                from barbu.vector.compiled import Compiled
+            except ModuleNotFoundError as missing:
+                raise ImportError('backend="numba" needs numba: pip install -e ".[fast]"') from missing
 
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
