@@ -48,6 +48,16 @@ class Compiled:
                REQUIRED_DOUBLES, t.aside)
         return ended
 
+    def score(self, g: Games, idx: Int, last_hand: int, per_hand: bool, sign: float,
+              rewards: Float, done: Bool) -> Bool:
+        """Score, settle and pay the hands of the games ``idx`` as env._close_hands; the games over."""
+        over = np.zeros(len(idx), dtype=np.bool_)
+        state = (g.contract, g.out, g.points, g.doubled, g.redoubled, g.totals, g.used, g.declarer, g.hand_no,
+                 g.dbl_count)
+        self.k["score"](idx, state, (self.t.kind, self.t.out_scores), self.classic, last_hand, per_hand, sign,
+                        rewards, done, over)
+        return over
+
     def cards(self, words: list[bytes], hand_size: int, n: int) -> tuple[Int, U64, U64]:
         """deal.cards_of, compiled."""
         w = np.frombuffer(b"".join(words), dtype="<u4").reshape(len(words), 104)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,9 @@ from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
 from barbu.vector.views import Views
+
+if TYPE_CHECKING:
+    from barbu.vector.compiled import Compiled
 
 BACKENDS = ("numpy", "numba")  # numba: the compiled kernels of barbu.vector.kernels (the fast extra)
 
@@ -68,6 +72,7 @@ class VectorEnv:
         self.backend = backend
         self._apply: Callable[[Games, Int], Bool] = self.rules.step
         self._cards: Cards = cards_of
+        self._fast: Compiled | None = None
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
         if backend == "numba":  # the fast extra: numba is imported only when asked for
@@ -79,7 +84,7 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
-            self._cards = fast.cards
+            self._cards, self._fast = fast.cards, fast
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -133,6 +138,13 @@ class VectorEnv:
         """Score the hands that ended, pay the rewards, and deal the next hands or games."""
         g, t, n = self.games, self.tables, self.games.n
         idx = np.flatnonzero(ended)  # a few games a step: scored on the host, by index
+        if self._fast is not None:
+            rewards = np.zeros((g.batch, n), dtype=np.float32)
+            done = np.zeros(g.batch, dtype=np.bool_)
+            over = self._fast.score(g, idx, self.hands, self.reward == "hand", self.sign, rewards, done)
+            self._next_hands(idx[~over])
+            self._new_games(idx[over])
+            return rewards, done
         c, out = g.contract[idx], g.out[idx]
         places = t.out_scores[c[:, None], np.where(out < 0, n - 1, out)]
         cs = np.where((t.kind[c] == 0)[:, None], g.points[idx], places)

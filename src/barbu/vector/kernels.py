@@ -548,7 +548,40 @@ def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64) -
                 aside[b] |= _bit(card)
 
 
-KERNELS: dict[str, Callable[..., None]] = {"deal_cards": _deal_cards,
+def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: bool, sign: float,
+           rewards: Float, done: Bool, over: Bool) -> None:
+    """env._close_hands' scoring compiled: the hands of the games ``idx`` scored, settled and paid."""
+    contract, out, points, doubled, redoubled, totals, used, declarer, hand_no, dbl_count = s
+    kind, out_scores = t
+    n = points.shape[1]
+    scores = np.empty(n, dtype=np.int64)
+    cs = np.empty(n, dtype=np.int64)
+    for j in range(idx.shape[0]):
+        b = idx[j]
+        c = contract[b]
+        for p in range(n):
+            cs[p] = points[b, p] if kind[c] == 0 else out_scores[c, out[b, p] if out[b, p] >= 0 else n - 1]
+        for a in range(n):
+            won = 0
+            for q in range(n):
+                pair = ((doubled[b, a] >> q) & 1) | ((doubled[b, q] >> a) & 1)
+                re = ((redoubled[b, a] >> q) & 1) | ((redoubled[b, q] >> a) & 1)
+                won += pair * (1 + re) * (cs[a] - cs[q])
+            scores[a] = cs[a] + won
+        for p in range(n):
+            totals[b, p] += scores[p]
+        used[b, declarer[b]] |= 1 << c
+        hand_no[b] += 1
+        if classic and hand_no[b] % 7 == 0:
+            dbl_count[b, :] = 0
+        over[j] = hand_no[b] >= last_hand
+        done[b] = over[j]
+        for p in range(n):
+            paid = scores[p] if per_hand else (totals[b, p] if over[j] else 0)
+            rewards[b, p] = sign * paid
+
+
+KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
 COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
