@@ -33,6 +33,7 @@ USED_BY = {
     "pettingzoo": r"^\s*from pettingzoo\b",
     "gymnasium": r"^\s*from gymnasium\b",
     "numpy": r"^\s*import numpy\b",
+    "numba": r"^\s*import numba\b",
 }
 
 

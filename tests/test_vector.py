@@ -60,11 +60,30 @@ def _check_view(v: VectorEnv, ref: BarbuEnv, b: int, obs: np.ndarray, mask: np.n
         raise AssertionError(f"game {b}: observation differs: {diff}")
 
 
+def _has_numba() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# numba: the compiled kernels (the fast extra), held to the same reference; skipped without numba.
+BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not _has_numba(), reason="no numba"))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
-def test_every_step_equals_the_reference(case: Case) -> None:
+def test_every_step_equals_the_reference(case: Case, backend: str) -> None:
+    _shadow(case, backend)
+
+
+def _shadow(case: Case, backend: str) -> None:
+    """Step the batch and a BarbuEnv per game side by side, checking every view, reward and end."""
     rules, players, options, hands, reward, batch, steps = case
     seed = 11
-    v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward)
+    v = VectorEnv(rules, players, options, batch=batch, seed=seed, hands=hands, reward=reward,
+                  backend=backend)
     refs = [BarbuEnv(rules, players, options, reward=reward, hands=hands) for _ in range(batch)]
     for b, ref in enumerate(refs):
         ref.reset(seed=stream_seed(seed, b))
@@ -121,6 +140,8 @@ def test_bad_arguments_are_refused() -> None:
         VectorEnv(reward="trick")
     with pytest.raises(ValueError):
         VectorEnv(hands=29)
+    with pytest.raises(ValueError, match="backend"):
+        VectorEnv(backend="jax")
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

@@ -158,7 +158,9 @@ class Rules:
         """Take ``card`` from the actor's hand (and tell the views)."""
         games = xp.flatnonzero(m)
         self.v.played(g.ids[games], g.current[games], card[games], in_trick)
-        _seat_set(g, "hands", m, g.current, g.hands[np.arange(g.batch), g.current] & ~card_set(card))
+        one, cur = card_set(card), g.current
+        _seat_set(g, "hands", m, cur, g.hands[np.arange(g.batch), cur] & ~one)
+        _seat_set(g, "played", m, cur, g.played[np.arange(g.batch), cur] | one)
 
     def _play_trick(self, g: Games, m: Bool, card: Int) -> Bool:
         self._take(g, m, card, True)
@@ -168,6 +170,8 @@ class Rules:
             games = xp.flatnonzero(off_suit)
             self.v.void(g.ids[games], g.current[games], led[games])
             no_trump = off_suit & (g.trump >= 0) & (card // 13 != g.trump)
+            shown = (1 << xp.maximum(led, 0)) | xp.where(no_trump, 1 << xp.maximum(g.trump, 0), 0)
+            _seat_set(g, "voids", off_suit, g.current, g.voids[np.arange(g.batch), g.current] | shown)
             games = xp.flatnonzero(no_trump)
             self.v.void(g.ids[games], g.current[games], g.trump[games])
         _seat_set(g, "trick", m, g.current, card)
@@ -191,6 +195,8 @@ class Rules:
         g.points[idx, winner] += pts
         g.tricks_won[idx, winner] += 1
         self.v.trick_taken(g.ids[idx], winner, trick)
+        g.captured[idx, winner] |= xp.bitwise_or.reduce(card_set(trick), axis=1)
+        g.last_trick[idx] = trick
         g.last_leader[idx] = leader
         g.trick[idx] = -1
         g.trick_cards[idx] = NO_CARDS

@@ -7,13 +7,16 @@ hand's steps; the keys are then made and sorted into hands for every game dealt 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 
-from barbu.vector.backend import BIT, Bool, Int
+from barbu.vector.backend import BIT, U64, Bool, Int
 from barbu.vector.games import CHOOSE, Games
 from barbu.vector.legal import KH
 from barbu.vector.tables import Tables
+
+Cards = Callable[[list[bytes], int, int], tuple[Int, U64, U64]]
 
 
 def _words(seed: int, hand_no: int, redeals: int) -> bytes:
@@ -32,6 +35,15 @@ def owners(words: list[bytes], hand_size: int) -> Int:
     return seat
 
 
+def cards_of(words: list[bytes], hand_size: int, n: int) -> tuple[Int, U64, U64]:
+    """Each card's seat (≥ n: set aside), each seat's hand and the set-aside cards of the deals ``words``."""
+    seat = owners(words, hand_size)
+    mine = seat[:, None, :] == np.arange(n)[None, :, None]
+    hands: U64 = np.where(mine, BIT, 0).sum(axis=2, dtype=np.uint64)
+    aside: U64 = np.where(seat >= n, BIT, 0).sum(axis=1, dtype=np.uint64)
+    return seat, hands, aside
+
+
 def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
     """Games whose chooser has King of Hearts as the one challenge left (a K♥ set aside redeals)."""
     if t.king_idx < 0 or not t.aside:
@@ -40,18 +52,21 @@ def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
     return only
 
 
-def deal(g: Games, t: Tables, idx: Int, hand_size: int) -> None:
-    """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say."""
-    seats = np.arange(g.n)[None, :, None]
+def deal(g: Games, t: Tables, idx: Int, hand_size: int, cards: Cards = cards_of) -> None:
+    """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say.
+
+    ``cards`` turns the generators' words into the cards (the compiled backend passes its own).
+    """
     while len(idx):
-        seat = owners([_words(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx], hand_size)
+        seat, hands, aside = cards([_words(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx],
+                                   hand_size, g.n)
         again = _only_king_left(g, t, idx) & (seat[:, KH] >= g.n)
         for b in idx[again]:
             g.redeals[b] += 1
-        ok, seat = idx[~again], seat[~again]
+        ok = idx[~again]
         # Host-side writes between hands (JAX would take the dealt arrays through a host callback).
-        g.hands[ok] = np.where(seat[:, None, :] == seats, BIT, 0).sum(axis=2, dtype=np.uint64)
-        g.set_aside[ok] = np.where(seat >= g.n, BIT, 0).sum(axis=1, dtype=np.uint64)
+        g.hands[ok] = hands[~again]
+        g.set_aside[ok] = aside[~again]
         g.phase[ok] = CHOOSE
         g.current[ok] = g.declarer[ok]
         idx = idx[again]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -14,11 +15,16 @@ from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
 from barbu.vector.apply import Rules
 from barbu.vector.backend import I64, Bool, Float, Int, xp
-from barbu.vector.deal import deal
+from barbu.vector.deal import Cards, cards_of, deal
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
 from barbu.vector.views import Views
+
+if TYPE_CHECKING:
+    from barbu.vector.compiled import Compiled
+
+BACKENDS = ("numpy", "numba")  # numba: the compiled kernels of barbu.vector.kernels (the fast extra)
 
 Reset = tuple[Float, Bool, Int]
 Step = tuple[Float, Bool, Int, Float, Bool]
@@ -36,12 +42,17 @@ class VectorEnv:
     ``reset(seed=stream_seed(seed, b))`` and then ``reset()`` each time one ends: the same
     engine seeds, so the same deals, and with the same actions the same observations, masks
     and rewards. ``hands`` ends each game after that many hands, as in barbu.env.
+    ``backend="numba"`` runs the rules, masks and observations as compiled loops (the fast
+    extra), to the same results; ``"numpy"`` is the reference.
     """
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
-                 batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand") -> None:
+                 batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand",
+                 backend: str = "numpy") -> None:
         if reward not in ("hand", "game"):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})")
         if batch < 1 or seed < 0:
             raise ValueError("batch must be at least 1 and seed at least 0")
         self.game = Game(rules, players, frozenset(options))
@@ -58,6 +69,22 @@ class VectorEnv:
         self.views = Views(self.game, batch)
         self.rules = Rules(self.tables, self.views, self.game.hands_per_declarer, self.game.is_classic,
                            self.game.hand_size)
+        self.backend = backend
+        self._apply: Callable[[Games, Int], Bool] = self.rules.step
+        self._cards: Cards = cards_of
+        self._fast: Compiled | None = None
+        self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
+        self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
+        if backend == "numba":  # the fast extra: numba is imported only when asked for
+            try:
+                from barbu.vector.compiled import Compiled
+            except ModuleNotFoundError as missing:
+                raise ImportError('backend="numba" needs numba: pip install -e ".[fast]"') from missing
+
+            fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
+                            self.game.hands_per_declarer)
+            self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
+            self._cards, self._fast = fast.cards, fast
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -86,16 +113,16 @@ class VectorEnv:
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
         clock = time.perf_counter
         t0 = clock()
-        ended = self.rules.step(g, xp.asarray(a))
+        ended = self._apply(g, xp.asarray(a))
         t1 = clock()
         rewards = xp.zeros((g.batch, g.n), dtype=np.float32)
         done = xp.zeros(g.batch, dtype=np.bool_)
         if ended.any():
             rewards, done = self._close_hands(np.asarray(ended))
         t2 = clock()
-        self.mask = legal_mask(g, self.tables)
+        self.mask = self._mask(g)
         t3 = clock()
-        obs = self.views.read(g, self.tables)
+        obs = self._read(g)
         if self.timings is not None:
             parts = (("apply", t1 - t0), ("deal", t2 - t1), ("mask", t3 - t2), ("obs", clock() - t3))
             for part, seconds in parts:
@@ -104,13 +131,20 @@ class VectorEnv:
 
     def _view(self) -> Reset:
         g = self.games
-        self.mask = legal_mask(g, self.tables)
-        return self.views.read(g, self.tables), self.mask, g.current.copy()
+        self.mask = self._mask(g)
+        return self._read(g), self.mask, g.current.copy()
 
     def _close_hands(self, ended: Bool) -> tuple[Float, Bool]:
         """Score the hands that ended, pay the rewards, and deal the next hands or games."""
         g, t, n = self.games, self.tables, self.games.n
         idx = np.flatnonzero(ended)  # a few games a step: scored on the host, by index
+        if self._fast is not None:
+            rewards = np.zeros((g.batch, n), dtype=np.float32)
+            done = np.zeros(g.batch, dtype=np.bool_)
+            over = self._fast.score(g, idx, self.hands, self.reward == "hand", self.sign, rewards, done)
+            self._next_hands(idx[~over])
+            self._new_games(idx[over])
+            return rewards, done
         c, out = g.contract[idx], g.out[idx]
         places = t.out_scores[c[:, None], np.where(out < 0, n - 1, out)]
         cs = np.where((t.kind[c] == 0)[:, None], g.points[idx], places)
@@ -139,8 +173,9 @@ class VectorEnv:
         g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
         for b in idx:
             g.redeals[b] = 0
-        deal(g, self.tables, idx, self.game.hand_size)
-        self.views.new_hand(g, idx)
+        deal(g, self.tables, idx, self.game.hand_size, self._cards)
+        if self.backend == "numpy":  # the compiled observation is made from the games' fields alone
+            self.views.new_hand(g, idx)
 
     def _new_games(self, idx: Int) -> None:
         g = self.games

@@ -14,6 +14,7 @@ HAND_FIELDS = (
     "phase", "declarer", "current", "contract", "trump", "start", "doubled", "redoubled", "forced",
     "turn", "leader", "trick", "trick_len", "trick_cards", "last_leader", "hands", "set_aside",
     "tricks_won", "trick_no", "points", "lo", "hi", "out", "out_count", "ace_extra",
+    "played", "captured", "last_trick", "voids",
 )
 
 
@@ -51,6 +52,10 @@ class Games:
     out: Int
     out_count: Int
     ace_extra: Bool
+    played: U64  # (B, n): the cards each seat has played (placed) in this hand
+    captured: U64  # (B, n): the cards of the tricks each seat has taken
+    last_trick: Int  # (B, n): each seat's card in the last finished trick, or -1
+    voids: Int  # (B, n): bit s when the seat has shown it lacks suit s
     used: Int  # (B, n) masks of the contracts each seat has declared
     dbl_count: Int
     totals: Int
@@ -64,6 +69,7 @@ class Games:
         self.ids: Int = xp.arange(batch)  # each row's game in the whole batch
         for name, value in blank(batch, n).items():
             setattr(self, name, value)
+        self.fresh = blank(1, n)  # one game's fields before its first deal, for refresh()
         self.seed = [0] * batch
         self.first_declarer = xp.zeros(batch, dtype=np.int32)
         self.redeals = [0] * batch
@@ -80,7 +86,9 @@ def blank(batch: int, n: int) -> dict[str, Arr]:
         "doubled", "redoubled", "tricks_won", "points", "used", "dbl_count", "totals")}
     return {
         **zeros, **minus, **seats, "trick": xp.full((batch, n), -1, dtype=i32),
-        "out": xp.full((batch, n), -1, dtype=i32), "lo": xp.full((batch, 4), -1, dtype=i32),
+        "out": xp.full((batch, n), -1, dtype=i32), "last_trick": xp.full((batch, n), -1, dtype=i32),
+        "played": xp.zeros((batch, n), dtype=u64), "captured": xp.zeros((batch, n), dtype=u64),
+        "voids": xp.zeros((batch, n), dtype=i32), "lo": xp.full((batch, 4), -1, dtype=i32),
         "hi": xp.full((batch, 4), -1, dtype=i32), "trick_cards": xp.zeros(batch, dtype=u64),
         "hands": xp.zeros((batch, n), dtype=u64), "set_aside": xp.zeros(batch, dtype=u64),
         "ace_extra": xp.zeros(batch, dtype=np.bool_),
@@ -89,7 +97,7 @@ def blank(batch: int, n: int) -> dict[str, Arr]:
 
 def refresh(g: Games, games: Int, names: tuple[str, ...]) -> None:
     """Put the fields ``names`` of the games ``games`` back to their values before a deal."""
-    fresh = blank(1, g.n)
+    fresh = g.fresh
     for name in names:
         getattr(g, name)[games] = fresh[name][0]  # host-side, between hands
 
@@ -97,7 +105,7 @@ def refresh(g: Games, games: Int, names: tuple[str, ...]) -> None:
 def take(g: Games, idx: Int) -> Games:
     """The games ``idx`` as a smaller batch of their own (copies; see :func:`put`)."""
     sub = Games.__new__(Games)
-    sub.batch, sub.n, sub.ids = len(idx), g.n, g.ids[idx]
+    sub.batch, sub.n, sub.ids, sub.fresh = len(idx), g.n, g.ids[idx], g.fresh
     for name in HAND_FIELDS + GAME_FIELDS:
         setattr(sub, name, getattr(g, name)[idx])
     return sub

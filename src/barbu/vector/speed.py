@@ -18,13 +18,13 @@ def _pick(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence[str] = (),
-         seed: int = 1) -> dict[str, float]:
+         seed: int = 1, backend: str = "numpy") -> dict[str, float]:
     """Steps a second (a step: one action in one game) with random legal actions at batch size ``batch``.
 
     Only the env's step() is timed (the random policy is not); ``cpu`` is the same rate over the
     process's CPU time, which other programs on a shared machine disturb less than the clock.
     """
-    env = VectorEnv(rules, players, options, batch=batch, seed=seed)
+    env = VectorEnv(rules, players, options, batch=batch, seed=seed, backend=backend)
     rng = np.random.default_rng(seed)
     _, mask, _ = env.reset()
     for _ in range(5):  # warm up: the first steps allocate
@@ -45,9 +45,10 @@ def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence
 
 
 def rates(rules: str = "classic", players: int = 4, batches: Sequence[int] = (1, 64, 1024, 4096),
-          seconds: float = 2.0, options: Sequence[str] = ()) -> list[dict[str, float]]:
+          seconds: float = 2.0, options: Sequence[str] = (),
+          backend: str = "numpy") -> list[dict[str, float]]:
     """One :func:`rate` row per batch size: batch, steps_per_s, cpu_steps_per_s and the parts' shares."""
-    return [rate(rules, players, b, seconds, options) for b in batches]
+    return [rate(rules, players, b, seconds, options, backend=backend) for b in batches]
 
 
 def table(rows: list[dict[str, float]]) -> str:

@@ -1,0 +1,84 @@
+"""The glue between VectorEnv and the compiled kernels (backend="numba"): which arrays each one gets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from barbu.engine.doubling import REQUIRED_DOUBLES
+from barbu.vector import kernels as k
+from barbu.vector.backend import U64, Bool, Float, Int
+from barbu.vector.games import Games
+from barbu.vector.tables import Tables
+from barbu.vector.views import Views
+
+# The observation's fields whose offsets kernels.read takes, in its order.
+READ_OFFSETS = ("phase", "current", "declarer", "leader", "last_leader", "contract", "trump", "start_rank",
+                "ace_extra", "hand", "set_aside", "lines", "played", "trick", "last_trick", "captured",
+                "voids", "available", "doubled", "redoubled", "compulsory", "owed", "out_order")
+# The games' fields that kernels.read takes, in its order.
+READ_STATE = ("phase", "current", "declarer", "leader", "last_leader", "contract", "trump", "start",
+              "ace_extra", "hands", "lo", "hi", "tricks_won", "points", "totals", "trick_no", "hand_no",
+              "set_aside", "played", "captured", "trick", "last_trick", "voids", "used", "doubled",
+              "redoubled", "forced", "dbl_count", "out")
+
+
+# The games' fields that kernels.rest takes, in its order.
+REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "hands", "played", "set_aside",
+              "lo", "hi", "out", "out_count", "ace_extra", "doubled", "redoubled", "dbl_count", "forced",
+              "turn", "leader", "hand_no")
+
+
+class Compiled:
+    """The kernels of one table, with the offsets they need worked out once."""
+
+    def __init__(self, t: Tables, views: Views, hand_size: int, classic: bool, per_declarer: int) -> None:
+        self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
+        self.k = k.COMPILED
+        self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
+
+    def step(self, g: Games, action: Int) -> Bool:
+        """Every game takes its action, as Rules.step; the games whose hand ended."""
+        t, ended = self.t, np.zeros(g.batch, dtype=np.bool_)
+        self.k["play_tricks"](ended, action, g.phase, g.contract, g.current, g.hands, g.trick, g.trick_len,
+                      g.trick_cards, g.leader, g.last_leader, g.trump, g.trick_no, g.points, g.tricks_won,
+                      g.played, g.captured, g.last_trick, g.voids, t.kind, t.per_trick, t.card_points,
+                      t.last_bonus, t.ends, self.size)
+        state = tuple(getattr(g, name) for name in REST_STATE)
+        self.k["rest"](ended, action, state, (t.kind, t.trumps, t.ends, t.out_needed), self.classic, self.per,
+               REQUIRED_DOUBLES, t.aside)
+        return ended
+
+    def score(self, g: Games, idx: Int, last_hand: int, per_hand: bool, sign: float,
+              rewards: Float, done: Bool) -> Bool:
+        """Score, settle and pay the hands of the games ``idx`` as env._close_hands; the games over."""
+        over = np.zeros(len(idx), dtype=np.bool_)
+        state = (g.contract, g.out, g.points, g.doubled, g.redoubled, g.totals, g.used, g.declarer, g.hand_no,
+                 g.dbl_count)
+        self.k["score"](idx, state, (self.t.kind, self.t.out_scores), self.classic, last_hand, per_hand, sign,
+                        rewards, done, over)
+        return over
+
+    def cards(self, words: list[bytes], hand_size: int, n: int) -> tuple[Int, U64, U64]:
+        """deal.cards_of, compiled."""
+        w = np.frombuffer(b"".join(words), dtype="<u4").reshape(len(words), 104)
+        seat = np.empty((len(words), 52), dtype=np.int32)
+        hands, aside = np.empty((len(words), n), dtype=np.uint64), np.empty(len(words), dtype=np.uint64)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        return seat, hands, aside
+
+    def legal_mask(self, g: Games) -> Bool:
+        """The (B, 93) legal ids, as legal.legal_mask."""
+        t, mask = self.t, np.empty((g.batch, 93), dtype=np.bool_)
+        self.k["legal_mask"](mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
+                     g.leader, g.trump, g.trick_cards, g.trick_no, g.lo, g.hi, g.start, g.ace_extra, g.used,
+                     g.set_aside, g.doubled, g.forced, t.kind, t.lead, t.positive, t.trumps, t.overtrump,
+                     t.king_first, t.king_idx)
+        return mask
+
+    def read(self, g: Games) -> Float:
+        """The acting seats' observations, as Views.read, from the games' fields alone."""
+        v = self.v
+        out = np.empty((g.batch, v.size), dtype=np.float32)
+        state = tuple(getattr(g, name) for name in READ_STATE)
+        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
+        return out
