@@ -31,7 +31,8 @@ def test_bench_env_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     rows = rows_of(out)
     names = [f"barbu.env {t} (AEC)" for t in ("classic", "family4", "family6")]
     hearts = importlib.util.find_spec("pyspiel") is not None
-    batched = ["barbu.vector classic, 1 game", "barbu.vector classic, 16 games"]
+    backends = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else [])
+    batched = [f"barbu.vector {b}, {n}" for b in backends for n in ("1 game", "16 games")]
     assert list(rows) == names + ([REFERENCE] if hearts else []) + batched
     for name in batched:
         assert rows[name]["parts"].split()[::2] == ["apply", "deal", "mask", "obs"], name

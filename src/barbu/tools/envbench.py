@@ -18,6 +18,7 @@ action a step) are printed beside them in ``extra``, with their time split into 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import random
 import time
@@ -190,21 +191,28 @@ def run(args: argparse.Namespace) -> int:
           f"engine {build}, {args.seconds:g} s per figure, best of {args.rounds}, seed {args.seed}")
     print("  barbu.env step = last() + random id from the mask + step(); step's parts: apply "
           "(engine), track (arrays); Hearts: tensor + mask read into NumPy, apply")
-    print("  barbu.vector: B games stepped together (each game's action a step), random legal "
-          "actions; parts: apply (rules), deal (scoring, resets, deals), mask, obs")
+    print("  barbu.vector, classic table, NumPy backend and (numba installed) compiled one: B games "
+          "stepped together, each game's action a step;\n  random legal actions; parts: apply "
+          "(rules), deal (scoring, resets, deals), mask, obs")
     rows = env_rows(args.seconds, args.rounds, args.seed)
     print_rows(rows, extra=vector_rows(args.seconds, args.batches))
     return 0
 
 
 def vector_rows(seconds: float, batches: Sequence[int]) -> list[Row]:
-    """barbu.vector at each batch size on the classic table: steps/s and µs per step by part."""
+    """barbu.vector on the classic table at each batch size: steps/s and µs per step by part.
+
+    Its NumPy backend always; its compiled one too where numba is installed (the ``fast`` extra).
+    """
     from barbu.vector.speed import PARTS, rates
 
+    backends = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else [])
     rows = []
-    for r in rates("classic", 4, batches, seconds):
-        per_step = 1e6 / r["steps_per_s"] if r["steps_per_s"] else 0.0
-        parts = {p: r[p] * per_step for p in PARTS}
-        games = plural(int(r["batch"]), "game").replace(str(int(r["batch"])), f"{int(r['batch']):,}")
-        rows.append(Row(f"barbu.vector classic, {games}", r["steps_per_s"], parts))
+    for backend in backends:
+        for r in rates("classic", 4, batches, seconds, backend=backend):
+            per_step = 1e6 / r["steps_per_s"] if r["steps_per_s"] else 0.0
+            parts = {p: r[p] * per_step for p in PARTS}
+            n = int(r["batch"])
+            games = plural(n, "game").replace(str(n), f"{n:,}")
+            rows.append(Row(f"barbu.vector {backend}, {games}", r["steps_per_s"], parts))
     return rows
