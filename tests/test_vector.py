@@ -7,7 +7,9 @@ random legal actions. BARBU_VECTOR_STEPS (default 1) multiplies the number of st
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import subprocess
 import sys
 
@@ -19,7 +21,7 @@ from barbu.engine.state import Phase, State
 from barbu.env.aec import BarbuEnv
 from barbu.env.encoding import decode, encode
 from barbu.vector import VectorEnv
-from barbu.vector.deal import deal
+from barbu.vector.deal import _words, deal, mt_keys, python_words, seed_of
 from barbu.vector.env import stream_seed
 
 SCALE = int(os.environ.get("BARBU_VECTOR_STEPS", "1"))
@@ -144,9 +146,10 @@ def test_bad_arguments_are_refused() -> None:
         VectorEnv(backend="jax")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_the_first_deals_are_the_engine_s(players: int) -> None:
-    v = VectorEnv("family", players, batch=200, seed=players)
+def test_the_first_deals_are_the_engine_s(players: int, backend: str) -> None:
+    v = VectorEnv("family", players, batch=200, seed=players, backend=backend)
     v.reset()
     for b, seed in enumerate(v.seeds.tolist()):
         state = State(v.game, seed=seed)
@@ -155,6 +158,44 @@ def test_the_first_deals_are_the_engine_s(players: int) -> None:
         assert v.games.hands[b].tolist() == state.hands, f"game {b}"
         assert int(v.games.set_aside[b]) == state.set_aside
         assert int(v.games.declarer[b]) == state.declarer
+
+
+def _triples(count: int) -> list[tuple[int, int, int]]:
+    """(seed, hand, redeals) triples: small and 63-bit seeds, seeds of every length, all hands."""
+    rng = random.Random(7)
+    out = [(0, 0, 0), (2**63 - 1, 27, 0), (9, 9, 9), (10**18, 0, 1)]
+    while len(out) < count:
+        seed = rng.randrange(2**63) >> rng.randrange(64)
+        out.append((seed, rng.randrange(29), rng.choice([0, 0, 0, 1, 2, 17])))
+    return out
+
+
+def test_the_key_is_the_int_random_seeds_with() -> None:
+    """mt_keys' key words, least significant first, make the int CPython's str seeding hashes to."""
+    names = [seed_of(*t) for t in _triples(300)] + ["", "x", "abc", "a" * 70]
+    key, length = mt_keys(names)
+    for b, s in enumerate(names):
+        e = s.encode()
+        a = int.from_bytes(e + hashlib.sha512(e).digest(), "big")
+        assert length[b] == max(1, -(-a.bit_length() // 32))
+        assert sum(int(key[w, b]) << (32 * w) for w in range(int(length[b]))) == a
+        assert not key[int(length[b]):, b].any()
+
+
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+def test_the_compiled_words_are_python_s() -> None:
+    """Compiled.words (MT19937 seeded in numba) equals random.Random(s).getrandbits, deal for deal."""
+    v = VectorEnv(batch=1, backend="numba")
+    assert v._fast is not None
+    triples = _triples(4000)
+    names = [seed_of(*t) for t in triples]
+    want = np.frombuffer(b"".join(_words(*t) for t in triples), dtype="<u4").reshape(-1, 104)
+    assert np.array_equal(python_words(names), want)
+    for part in (names, names[:1], names[1:37], names[::-7]):
+        got = v._fast.words(part)
+        assert got.shape == (len(part), 104) and got.dtype == np.uint32
+        assert np.array_equal(got, python_words(part))
+    assert np.array_equal(v._fast.words(names), want)
 
 
 def test_it_needs_numpy_alone() -> None:
@@ -167,13 +208,14 @@ def _family_king(game: Game) -> int:
     return game.contract_index("king")
 
 
-def test_a_family_redeal_is_the_engine_s() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_family_redeal_is_the_engine_s(backend: str) -> None:
     """K♥ set aside when King of Hearts is the chooser's last challenge: dealt again, as the engine does."""
-    v = VectorEnv("family", 6, batch=300, seed=1)
+    v = VectorEnv("family", 6, batch=300, seed=1, backend=backend)
     v.reset()
     g, only_king = v.games, 127 & ~(1 << _family_king(v.game))
     g.used[np.arange(300), g.declarer] = only_king
-    deal(g, v.tables, np.arange(300), v.game.hand_size)
+    deal(g, v.tables, np.arange(300), v.game.hand_size, v._cards)
     redealt = 0
     for b, seed in enumerate(v.seeds.tolist()):
         state = State(v.game, seed=seed)

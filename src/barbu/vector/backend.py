@@ -17,6 +17,7 @@ xp: Any = np
 
 Bool = npt.NDArray[np.bool_]
 Int = npt.NDArray[np.signedinteger[Any]]  # int32 state, int64 or intp indices
+U32 = npt.NDArray[np.uint32]  # MT19937 words (the deals' generators)
 U64 = npt.NDArray[np.uint64]  # card sets: bit c is card c (suit × 13 + rank)
 Float = npt.NDArray[np.float32]
 U8 = npt.NDArray[np.uint8]  # the observation buffer: 0/1 entries, a quarter of float32's traffic

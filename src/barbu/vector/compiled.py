@@ -6,7 +6,8 @@ import numpy as np
 
 from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector import kernels as k
-from barbu.vector.backend import U64, Bool, Float, Int
+from barbu.vector.backend import U32, U64, Bool, Float, Int
+from barbu.vector.deal import mt_keys
 from barbu.vector.games import Games
 from barbu.vector.tables import Tables
 from barbu.vector.views import Views
@@ -58,13 +59,20 @@ class Compiled:
                         rewards, done, over)
         return over
 
-    def cards(self, words: list[bytes], hand_size: int, n: int) -> tuple[Int, U64, U64]:
-        """deal.cards_of, compiled."""
-        w = np.frombuffer(b"".join(words), dtype="<u4").reshape(len(words), 104)
-        seat = np.empty((len(words), 52), dtype=np.int32)
-        hands, aside = np.empty((len(words), n), dtype=np.uint64), np.empty(len(words), dtype=np.uint64)
+    def cards(self, names: list[str], hand_size: int, n: int) -> tuple[Int, U64, U64]:
+        """deal.cards_of, compiled: the generators' words made by kernels.mt_words, not Python's random."""
+        w = self.words(names)
+        seat = np.empty((len(names), 52), dtype=np.int32)
+        hands, aside = np.empty((len(names), n), dtype=np.uint64), np.empty(len(names), dtype=np.uint64)
         self.k["deal_cards"](w, hand_size, seat, hands, aside)
         return seat, hands, aside
+
+    def words(self, names: list[str]) -> U32:
+        """deal.python_words, compiled: the 104 words of each deal's generator seeded with ``names``."""
+        key, length = mt_keys(names)
+        out = np.empty((len(names), 104), dtype=np.uint32)
+        self.k["mt_words"](key, length, k.MT_BASE, out)
+        return out
 
     def legal_mask(self, g: Games) -> Bool:
         """The (B, 93) legal ids, as legal.legal_mask."""

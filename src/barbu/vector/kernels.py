@@ -13,8 +13,9 @@ from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
+import numpy.typing as npt
 
-from barbu.vector.backend import U64, Bool, Float, Int
+from barbu.vector.backend import U32, U64, Bool, Float, Int
 
 F = TypeVar("F", bound=Callable[..., Any])
 State = tuple[Any, ...]  # the games' fields that read() takes, in the order of compiled.READ_STATE
@@ -550,6 +551,71 @@ def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64) -
                 aside[b] |= _bit(card)
 
 
+def _mt_base() -> npt.NDArray[np.uint32]:
+    """MT19937's state after init_genrand(19650218), where every init_by_array starts."""
+    mt = [19650218]
+    for i in range(1, 624):
+        mt.append((1812433253 * (mt[-1] ^ (mt[-1] >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(mt, dtype=np.uint32)
+
+
+MT_BASE = _mt_base()
+LOW32 = np.uint64(0xFFFFFFFF)
+UPPER, LOWER = np.uint64(0x80000000), np.uint64(0x7FFFFFFF)  # the twist's split of a word
+
+
+def _mt_words(key: U32, key_len: Int, base: U32, out: U32) -> None:
+    """The first out.shape[1] outputs of MT19937 seeded by init_by_array with each deal's key (column).
+
+    The deals run side by side (the state is (624, deals)), so each of init_by_array's sequential
+    steps is one loop over the deals; only the words the outputs need are twisted.
+    """
+    deals = key.shape[1]
+    mt = np.empty((624, deals), dtype=np.uint32)
+    add = np.empty((624, deals), dtype=np.uint32)  # init_key[j] + j at each step of the first loop
+    for b in range(deals):
+        j = 0
+        for t in range(624):
+            add[t, b] = np.uint64(key[j, b]) + np.uint64(j)
+            j += 1
+            if j >= key_len[b]:
+                j = 0
+    for i in range(624):
+        for b in range(deals):
+            mt[i, b] = base[i]
+    for t in range(624):  # i runs 1..623, then (mt[0] = mt[623]) 1 once more
+        i = t + 1 if t < 623 else 1
+        if t == 623:
+            for b in range(deals):
+                mt[0, b] = mt[623, b]
+        for b in range(deals):
+            x = np.uint64(mt[i - 1, b])
+            y = (np.uint64(mt[i, b]) ^ (((x ^ (x >> np.uint64(30))) * np.uint64(1664525)) & LOW32))
+            mt[i, b] = (y + np.uint64(add[t, b])) & LOW32
+    for t in range(623):  # i runs 2..623, then (mt[0] = mt[623]) 1
+        i = t + 2 if t < 622 else 1
+        if i == 1:
+            for b in range(deals):
+                mt[0, b] = mt[623, b]
+        for b in range(deals):
+            x = np.uint64(mt[i - 1, b])
+            y = (np.uint64(mt[i, b]) ^ (((x ^ (x >> np.uint64(30))) * np.uint64(1566083941)) & LOW32))
+            mt[i, b] = (y - np.uint64(i)) & LOW32
+    for b in range(deals):
+        mt[0, b] = np.uint32(0x80000000)
+    for b in range(deals):
+        for k in range(out.shape[1]):  # twisted from the untwisted words k, k + 1 and k + 397 (k < 227)
+            y = (np.uint64(mt[k, b]) & UPPER) | (np.uint64(mt[k + 1, b]) & LOWER)
+            z = np.uint64(mt[k + 397, b]) ^ (y >> U1)
+            if y & U1:
+                z ^= np.uint64(0x9908B0DF)
+            z ^= z >> np.uint64(11)
+            z ^= (z << np.uint64(7)) & np.uint64(0x9D2C5680)
+            z ^= (z << np.uint64(15)) & np.uint64(0xEFC60000)
+            z ^= z >> np.uint64(18)
+            out[b, k] = z & LOW32
+
+
 def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: bool, sign: float,
            rewards: Float, done: Bool, over: Bool) -> None:
     """env._close_hands' scoring compiled: the hands of the games ``idx`` scored, settled and paid."""
@@ -583,7 +649,7 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
             rewards[b, p] = sign * paid
 
 
-KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards,
+KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
 COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
