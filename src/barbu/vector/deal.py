@@ -1,4 +1,4 @@
-"""The deals, drawn per game with the engine's own Python random so that each equals State's for its seed.
+"""The deals, drawn per game from the engine's generators (MT19937) so that each equals State's for its seed.
 
 The NumPy backend seeds a Python generator per deal; the compiled one makes the same words itself
 (mt_keys here, kernels.mt_words); the keys are then made and sorted into hands for every game
