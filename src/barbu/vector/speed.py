@@ -17,6 +17,18 @@ def _pick(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(mask * rng.random(mask.shape, dtype=np.float32), axis=1)  # type: ignore[no-any-return]
 
 
+def _warm(rules: str, players: int, options: Sequence[str], backend: str) -> None:
+    """Play two one-hand games to their end first, so that no compiling (numba's first calls of
+    each kernel, the hand-end and deal ones included) falls inside a measurement."""
+    env = VectorEnv(rules, players, options, batch=2, seed=0, hands=1, backend=backend)
+    rng = np.random.default_rng(0)
+    _, mask, _ = env.reset()
+    ended = 0
+    while ended < 2:
+        _, mask, _, _, done = env.step(_pick(mask, rng))
+        ended += int(done.sum())
+
+
 def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence[str] = (),
          seed: int = 1, backend: str = "numpy") -> dict[str, float]:
     """Steps a second (a step: one action in one game) with random legal actions at batch size ``batch``.
@@ -24,6 +36,7 @@ def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence
     Only the env's step() is timed (the random policy is not); ``cpu`` is the same rate over the
     process's CPU time, which other programs on a shared machine disturb less than the clock.
     """
+    _warm(rules, players, options, backend)
     env = VectorEnv(rules, players, options, batch=batch, seed=seed, backend=backend)
     rng = np.random.default_rng(seed)
     _, mask, _ = env.reset()
