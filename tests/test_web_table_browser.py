@@ -206,6 +206,28 @@ def test_a_family_hand_by_tapping_on_a_phone(server: str, phone: Any) -> None:
     page.close()
 
 
+SEATS_APART = """() => {
+  const boxes = [...document.querySelectorAll('#others .seat')].map((e) => e.getBoundingClientRect());
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return boxes.some((a, i) => boxes.slice(i + 1).some((b) => meet(a, b)));
+}"""
+
+
+@pytest.mark.parametrize("lang,players", [("my", 5), ("my", 6), ("zh", 6), ("en", 5)])
+def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
+        server: str, phone: Any, lang: str, players: int) -> None:
+    # Burmese lines are tall: the tools, the seats and the felt must still leave the hand in view.
+    page = open_table(phone, server, "family", lang=lang, players=players)
+    page.wait_for_function("T.view.phase === 'play' || !document.querySelector('#decision').hidden")
+    assert page.evaluate("scrollY") == 0
+    bottom = page.locator("#hand").evaluate("el => el.getBoundingClientRect().bottom")
+    assert bottom <= PHONE["height"], (lang, players, bottom)
+    assert not page.evaluate(SEATS_APART), (lang, players)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.errors == []
+    page.close()
+
+
 def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
     cards = 0
