@@ -228,6 +228,34 @@ def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
     page.close()
 
 
+def test_the_language_switch_at_the_table_redraws_it_in_the_new_words_and_remembers(
+        server: str, desktop: Any) -> None:
+    made = post(server + "/api/tables", {
+        "ruleset": "classic", "players": 4, "name": "Ann", "seed": first_seat("classic"),
+        "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 3})
+    page = desktop.new_page()
+    page.add_init_script(FAST)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/")
+    page.evaluate("localStorage.setItem('barbu.lang', 'en')")
+    page.goto(server + made["you"]["link"])
+    page.wait_for_selector("#decision button[data-action]")
+    assert "Computer 2" in page.inner_text("#others")
+    # The table's address ends in #t=token: choosing a language must still load the page again.
+    page.select_option(".lang-switch", "fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    page.wait_for_selector("#decision button[data-action]")
+    # The seats the server filled are named in the reader's words too, not left in English.
+    assert "Ordinateur 2" in page.inner_text("#others") and "Computer" not in page.inner_text("#felt")
+    assert "Choisissez un contrat" in page.inner_text("#decision")
+    page.reload()
+    page.wait_for_selector("#decision button[data-action]")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert errors == []
+    page.close()
+
+
 def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
     cards = 0

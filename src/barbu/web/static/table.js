@@ -33,6 +33,17 @@ function fill(el, ...children) {
 
 function rankText(r) { return r === "T" ? "10" : r; }
 
+// The server names the seats it fills itself "Computer 2" and "Seat 3": shown in the reader's words.
+function localName(name, i) {
+  if (name === `Computer ${i + 1}`) return t("table.computer-n", { n: i + 1 });
+  if (name === `Seat ${i + 1}`) return t("table.seat-n", { n: i + 1 });
+  return name;
+}
+function localNames(meta) {
+  if (meta && meta.seats) meta.seats.forEach((s, i) => { s.name = localName(s.name, i); });
+  return meta;
+}
+
 function cardEl(card, opts = {}) {
   const suit = card[1];
   const red = suit === "H" || suit === "D";
@@ -214,7 +225,7 @@ function tableItem(x) {
     : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
   const join = x.free_seats && !x.damaged && !x.over
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
-  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.join(", ")),
+  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
     h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
 }
 
@@ -385,7 +396,7 @@ function onWelcome(msg) {
   T.welcomed = true;
   T.you = msg.you;
   T.defaultLevel = msg.default_level;
-  T.meta = msg.table;
+  T.meta = localNames(msg.table);
   $("offline").hidden = true;
   if (msg.token) {
     // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
@@ -453,7 +464,7 @@ async function onState(msg) {
     done = lt.length && lt[lt.length - 1][1] === last.action ? lt : old.trick.concat([[last.seat, last.action]]);
     if (done.length !== msg.table.players) done = null;
   }
-  T.meta = msg.table;
+  T.meta = localNames(msg.table);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = done;
@@ -659,7 +670,7 @@ function renderInfo(v) {
   if (v.contract) {
     let text = contractName(v.contract);
     if (v.trump) text += `: ${suitText(v.trump)}`;
-    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: rankText(v.start_rank) })}`;
+    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: t(`table.rank.${v.start_rank}`) })}`;
     parts.push(h("strong", {}, text));
   }
   parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
