@@ -343,6 +343,22 @@ def test_a_lost_connection_is_said_and_the_hand_cannot_be_played(desktop: Any, t
         stop_server(proc)
 
 
+def test_the_network_going_is_said_at_once_and_the_page_connects_again(server: str, chrome: Any) -> None:
+    # A browser gone offline may keep its socket open for minutes: the page must not wait for it.
+    context = chrome.new_context(viewport=DESKTOP)
+    page = open_table(context, server)
+    page.click("#decision button[data-action=no-tricks]")
+    next_target(page)
+    context.set_offline(True)
+    page.wait_for_selector("#offline:not([hidden])", timeout=5000)
+    assert page.locator("#hand button.card.legal:not([aria-disabled])").count() == 0
+    context.set_offline(False)
+    page.wait_for_selector("#offline", state="hidden", timeout=20000)
+    assert next_target(page) is not None
+    assert page.errors == []
+    context.close()
+
+
 def test_no_serious_accessibility_violation_at_the_table_during_play(server: str, desktop: Any) -> None:
     from axe_playwright_python.sync_playwright import Axe
 

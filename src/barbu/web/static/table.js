@@ -259,7 +259,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
-  online: false, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  online: false, retryTimer: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -309,6 +309,7 @@ function showTable(id) {
     $("name-form").hidden = true;
     send({ type: "hello", token: T.token, name: T.named, pace: true });
   });
+  watchNetwork();
   connect();
 }
 
@@ -331,9 +332,26 @@ function connect() {
     if (T.ws !== ws) return;
     if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn(t("table.conn.closed"), false); return; }
     setConn(t("table.conn.reconnecting"), false);
-    setTimeout(connect, T.backoff);
+    clearTimeout(T.retryTimer);
+    T.retryTimer = setTimeout(connect, T.backoff);
     T.backoff = Math.min(T.backoff * 2, 10000);
   };
+}
+
+// The browser knows first when the network goes: an open socket may not notice for a long time, so
+// the page says so at once and connects again as soon as the network is back.
+function watchNetwork() {
+  window.addEventListener("offline", () => {
+    if (T.stopped) return;
+    setConn(t("table.conn.reconnecting"), false);
+    if (T.ws && T.ws.readyState <= WebSocket.OPEN) T.ws.close();
+  });
+  window.addEventListener("online", () => {
+    if (T.stopped || (T.ws && T.ws.readyState <= WebSocket.OPEN)) return;
+    clearTimeout(T.retryTimer);
+    T.backoff = 500;
+    connect();
+  });
 }
 
 // While the socket is down the page says so, and nothing can be played (see renderMe).
