@@ -462,6 +462,18 @@ def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop:
 
 def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
+    # A forced pass is the server's to make: no button to race it (and then read "not your turn").
+    page.evaluate("""() => { window.raced = 0; window.toasts = [];
+      setInterval(() => { if (T.view && forcedPass(T.view) && T.view.current === T.you
+        && document.querySelector('#hand-actions button, #hand button.card.legal')) window.raced++; }, 20);
+      new MutationObserver(() => { if (!$('toast').hidden) window.toasts.push($('toast').textContent); })
+        .observe($('toast'), { attributes: true, childList: true }); }""")
+    forced = page.evaluate("""() => { const v = { ...T.view, phase: 'play', current: T.you, legal: ['pass'] };
+      renderMe(v, true); renderStatus(v);
+      const out = [document.querySelectorAll('#hand-actions button, #hand button.card.legal').length,
+                   $('status').textContent === t('table.you-pass')];
+      render(); return out; }""")
+    assert forced == [0, True]
     page.click("#decision button[data-action=dominoes]")
     passes_seen = 0
     deadline = time.monotonic() + 150
@@ -482,4 +494,5 @@ def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, deskt
     assert page.locator("#summary-dialog[open]").count()
     assert passes_seen > 0
     assert page.locator("#summary-body .layout-row").count() == 4  # the final rows
+    assert page.evaluate("[window.raced, window.toasts]") == [0, []]
     page.close()

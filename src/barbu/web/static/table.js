@@ -466,6 +466,9 @@ function onError(msg) {
 }
 
 const isCard = (a) => /^[2-9TJQKA][SHDC]$/.test(a);
+// No card fits: the server passes for the player at once, so there is nothing to click (a click
+// would race that pass and come back as "not your turn").
+function forcedPass(v) { return v.phase === "play" && v.legal.length === 1 && v.legal[0] === "pass"; }
 function kindOf(v) { return v && v.contract ? contractInfo(v.contract).kind : "tricks"; }
 
 // One state from the server, shown: the card played travels, a finished trick stays for a moment
@@ -596,7 +599,7 @@ function announce(old, msg) {
       if (last.seat === T.you && how === "pass") notice(t("table.you-pass"));
     }
   }
-  const mine = v.current === T.you && T.you !== null && live();
+  const mine = v.current === T.you && T.you !== null && live() && !forcedPass(v);
   if (mine && !(old && old.current === T.you && viewKey(old) === viewKey(v))) {
     words.push(t("table.your-turn-short"));
     Settings.beep("turn");
@@ -736,6 +739,7 @@ function renderStatus(v) {
   } else if (v.current === T.you) {
     text = t("table.your-turn", { task: t(`table.task.${v.phase}`) });
     if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
+    if (forcedPass(v)) text = t("table.you-pass");
     const left = idleLeft(T.you);
     if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
@@ -967,7 +971,7 @@ function renderMe(v, force = false) {
   const m = T.meta;
   const s = T.you;
   fill($("me-info"), seatBox(v, s, true));
-  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live();
+  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live() && !forcedPass(v);
   const usable = playing && T.online;
   const legal = new Set(playing ? v.legal : []);
   if (T.pending !== null && T.pending !== viewKey(v)) T.pending = null; // answered: clicks count again
