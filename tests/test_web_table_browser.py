@@ -261,6 +261,21 @@ def test_the_language_switch_at_the_table_redraws_it_in_the_new_words_and_rememb
     page.close()
 
 
+def test_a_reload_during_the_summary_shows_it_again_so_that_the_game_can_go_on(server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    play_to_summary(page, lambda el: el.click())
+    page.reload()
+    # The computers wait for Ann's "ready": the page must ask for it again, not sit there.
+    page.wait_for_selector("#summary-dialog[open]", timeout=15000)
+    assert page.locator("#summary-body table.summary tbody tr").count() == 4
+    page.click("#summary-next")
+    page.wait_for_function("T.meta.waiting.length === 0 && T.view.history.length > 0 || T.view.current === T.you",
+                           timeout=30000)
+    assert not page.locator("#summary-dialog[open]").count()
+    assert page.errors == []
+    page.close()
+
+
 def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
     cards = 0

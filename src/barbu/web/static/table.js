@@ -259,7 +259,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
-  online: false, retryTimer: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  online: false, retryTimer: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -509,6 +509,12 @@ async function onState(msg) {
     T.shownTrick = null;
     T.view = view;
     render();
+  }
+  // The table waits for our "ready" but no summary is open (the page was reloaded during it, or a
+  // second tab): show it again, else nothing on the page would let the game go on.
+  if (!T.summary && T.you !== null && (T.meta.waiting || []).includes(T.you) && T.readyFor !== T.view.hand_no
+      && !T.meta.over && T.results && T.results.length && !T.view.history.length) {
+    await openSummary(T.view.hand_no);
   }
   if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
     T.resultsSeen = T.results.length;
