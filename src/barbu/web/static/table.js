@@ -118,6 +118,9 @@ function renderRulesetNotes(family) {
   $("ruleset-rules").textContent = t("lobby.read-rules-of", { ruleset: t(`ruleset.${family ? "family" : "classic"}`) });
 }
 
+// An option by its name in the reader's words (its id, the server's and the command line's, else).
+function optionName(id) { return I18N.has(`option.${id}.name`) ? t(`option.${id}.name`) : id; }
+
 function renderOptions(box) {
   if (box.querySelector("input")) return;
   for (const o of lobby.info.options) {
@@ -126,7 +129,7 @@ function renderOptions(box) {
     const args = Object.fromEntries(Object.entries(changed).map(([k, n]) => [k, I18N.points(n, true)]));
     const help = I18N.has(`option.${o.id}`) ? t(`option.${o.id}`, args) : o.help;
     box.append(h("label", { class: "option" }, h("input", { type: "checkbox", name: "option", value: o.id }),
-      ` ${o.id}`, h("span", { class: "help" }, help)));
+      ` ${optionName(o.id)}`, h("span", { class: "help" }, help)));
   }
 }
 
@@ -220,7 +223,7 @@ async function refreshTables() {
 function tableItem(x) {
   const where = x.damaged && x.damaged.kind === "setup" ? ""
     : ` — ${t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands })}`
-      + (x.options.length ? `, ${x.options.join(" ")}` : "");
+      + (x.options.length ? `, ${x.options.map(optionName).join(", ")}` : "");
   const mark = x.damaged ? h("span", { class: "badge damaged", title: damageText(x.damaged) }, t("lobby.damaged"))
     : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
   const join = x.free_seats && !x.damaged && !x.over
@@ -691,7 +694,7 @@ function renderInfo(v) {
   const rules = m.ruleset === "classic" ? t("table.classic") : t("table.family", { n: m.players });
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
   fill($("info-title"), `${rules} · ${t("table.hand-of", { n: handNo, total: m.num_hands })}`
-    + (m.options.length ? ` · ${m.options.join(", ")}` : ""), " · ",
+    + (m.options.length ? ` · ${m.options.map(optionName).join(", ")}` : ""), " · ",
   h("span", { class: "aim" }, m.ruleset === "classic" ? t("table.highest-wins") : t("table.lowest-wins")));
   const parts = [];
   if (v.contract) {
