@@ -699,7 +699,7 @@ function renderInfo(v) {
   const parts = [];
   if (v.contract) {
     let text = contractName(v.contract);
-    if (v.trump) text += `: ${suitText(v.trump)}`;
+    if (v.trump) text = t("table.contract-trump", { contract: text, suit: suitText(v.trump) });
     if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: t(`table.rank.${v.start_rank}`) })}`;
     parts.push(h("strong", {}, text));
   }
