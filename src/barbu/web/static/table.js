@@ -1027,10 +1027,13 @@ function handKeys(ev) {
   const cards = [...$("hand").querySelectorAll("button.card")];
   const i = cards.indexOf(document.activeElement);
   if (i < 0) return;
-  const moves = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: cards.length - 1 };
+  // The arrows go round: past the last card to the first, so that a playable card is always near.
+  const n = cards.length;
+  const moves = { ArrowRight: (i + 1) % n, ArrowDown: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, ArrowUp: (i - 1 + n) % n,
+    Home: 0, End: n - 1 };
   if (!(ev.key in moves)) return;
   ev.preventDefault();
-  rove(Math.max(0, Math.min(cards.length - 1, moves[ev.key])), true);
+  rove(moves[ev.key], true);
 }
 
 
