@@ -224,7 +224,8 @@ def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
         page.set_viewport_size(size)
         page.wait_for_timeout(200)
         assert page.evaluate("scrollY") == 0
-        cards = page.locator("#hand .card").evaluate_all("cs => cs.map((c) => c.getBoundingClientRect().bottom)")
+        cards = page.locator("#hand .card").evaluate_all(
+            "cs => cs.map((c) => c.getBoundingClientRect().bottom)")
         assert cards and max(cards) <= size["height"], (lang, players, size, max(cards))
         assert not page.evaluate(SEATS_APART), (lang, players, size)
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
@@ -261,7 +262,8 @@ def test_the_language_switch_at_the_table_redraws_it_in_the_new_words_and_rememb
     page.close()
 
 
-def test_a_reload_during_the_summary_shows_it_again_so_that_the_game_can_go_on(server: str, desktop: Any) -> None:
+def test_a_reload_during_the_summary_shows_it_again_so_that_the_game_can_go_on(
+        server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
     play_to_summary(page, lambda el: el.click())
     page.reload()
@@ -269,8 +271,8 @@ def test_a_reload_during_the_summary_shows_it_again_so_that_the_game_can_go_on(s
     page.wait_for_selector("#summary-dialog[open]", timeout=15000)
     assert page.locator("#summary-body table.summary tbody tr").count() == 4
     page.click("#summary-next")
-    page.wait_for_function("T.meta.waiting.length === 0 && T.view.history.length > 0 || T.view.current === T.you",
-                           timeout=30000)
+    page.wait_for_function(
+        "T.meta.waiting.length === 0 && T.view.history.length > 0 || T.view.current === T.you", timeout=30000)
     assert not page.locator("#summary-dialog[open]").count()
     assert page.errors == []
     page.close()
