@@ -127,7 +127,7 @@ def test_every_contract_suit_rank_and_level_has_its_words() -> None:
     wanted += [f"contract.family.{c.id}.{p}" for c in FAMILY for p in ("name", "line")]
     wanted += [f"suit.{s}" for s in SUITS] + [f"rank.{r}" for r in RANKS]
     wanted += [f"level.{lv}.{p}" for lv in levels(cheats=True) for p in ("name", "line")]
-    wanted += [f"option.{o}" for o in CLASSIC_OPTIONS]
+    wanted += [f"option.{o}{p}" for o in CLASSIC_OPTIONS for p in ("", ".name")]
     # Keys the pages build from a rule set's id (score.js, table.js, rules.js).
     wanted += [f"{k}.{r}" for r in RULESETS for k in ("ruleset", "sheet.winners", "score.declares")]
     wanted += [f"rules.{r}.{c.id}" for r, table in (("classic", CLASSIC), ("family", FAMILY)) for c in table]

@@ -87,6 +87,11 @@ def test_lobby_and_rules_pages_in_each_language(server: str, chrome: Any, lang: 
         text = page.inner_text("#lobby")
         for key in ("lobby.new-table", "lobby.open-tables", "lobby.other-seats", "level.basic.line"):
             assert words[key] in text, f"{lang}: {key} is not on the lobby"
+        # The options by their names in this language, not by their (English) ids.
+        options = page.locator("#options-box label.option").all_inner_texts()
+        assert options
+        for o in ("heart-lead", "king-first", "overtrump", "dominoes-40"):
+            assert any(x.strip().startswith(words[f"option.{o}.name"]) for x in options), (lang, o, options)
         page.check("input[name=ruleset][value=family]")
         assert page.is_visible("#family-note")
         assert words["family.lowest-wins"] in page.inner_text("#family-note")

@@ -206,6 +206,78 @@ def test_a_family_hand_by_tapping_on_a_phone(server: str, phone: Any) -> None:
     page.close()
 
 
+SEATS_APART = """() => {
+  const boxes = [...document.querySelectorAll('#others .seat')].map((e) => e.getBoundingClientRect());
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return boxes.some((a, i) => boxes.slice(i + 1).some((b) => meet(a, b)));
+}"""
+
+
+@pytest.mark.parametrize("lang,players", [("my", 5), ("my", 6), ("zh", 6), ("be", 5)])
+def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
+        server: str, phone: Any, lang: str, players: int) -> None:
+    # Burmese lines are tall: the tools, the seats and the felt must still leave the hand in view,
+    # held upright or on its side.
+    page = open_table(phone, server, "family", lang=lang, players=players)
+    page.wait_for_function("T.view.phase === 'play' || !document.querySelector('#decision').hidden")
+    for size in (PHONE, {"width": PHONE["height"], "height": PHONE["width"]}):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)
+        assert page.evaluate("scrollY") == 0
+        cards = page.locator("#hand .card").evaluate_all(
+            "cs => cs.map((c) => c.getBoundingClientRect().bottom)")
+        assert cards and max(cards) <= size["height"], (lang, players, size, max(cards))
+        assert not page.evaluate(SEATS_APART), (lang, players, size)
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+    page.set_viewport_size(PHONE)
+    assert page.errors == []
+    page.close()
+
+
+def test_the_language_switch_at_the_table_redraws_it_in_the_new_words_and_remembers(
+        server: str, desktop: Any) -> None:
+    made = post(server + "/api/tables", {
+        "ruleset": "classic", "players": 4, "name": "Ann", "seed": first_seat("classic"),
+        "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 3})
+    page = desktop.new_page()
+    page.add_init_script(FAST)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/")
+    page.evaluate("localStorage.setItem('barbu.lang', 'en')")
+    page.goto(server + made["you"]["link"])
+    page.wait_for_selector("#decision button[data-action]")
+    assert "Computer 2" in page.inner_text("#others")
+    # The table's address ends in #t=token: choosing a language must still load the page again.
+    page.select_option(".lang-switch", "fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    page.wait_for_selector("#decision button[data-action]")
+    # The seats the server filled are named in the reader's words too, not left in English.
+    assert "Ordinateur 2" in page.inner_text("#others") and "Computer" not in page.inner_text("#felt")
+    assert "Choisissez un contrat" in page.inner_text("#decision")
+    page.reload()
+    page.wait_for_selector("#decision button[data-action]")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert errors == []
+    page.close()
+
+
+def test_a_reload_during_the_summary_shows_it_again_so_that_the_game_can_go_on(
+        server: str, desktop: Any) -> None:
+    page = open_table(desktop, server)
+    play_to_summary(page, lambda el: el.click())
+    page.reload()
+    # The computers wait for Ann's "ready": the page must ask for it again, not sit there.
+    page.wait_for_selector("#summary-dialog[open]", timeout=15000)
+    assert page.locator("#summary-body table.summary tbody tr").count() == 4
+    page.click("#summary-next")
+    page.wait_for_function(
+        "T.meta.waiting.length === 0 && T.view.history.length > 0 || T.view.current === T.you", timeout=30000)
+    assert not page.locator("#summary-dialog[open]").count()
+    assert page.errors == []
+    page.close()
+
+
 def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
     cards = 0
@@ -220,6 +292,11 @@ def test_a_whole_hand_with_the_keyboard_alone(server: str, desktop: Any) -> None
             page.wait_for_function("document.activeElement && document.activeElement.closest('#hand')")
             here = page.evaluate("Number(document.activeElement.dataset.index)")
             there = int(target.get_attribute("data-index"))
+            if cards == 0:  # the arrows go round: End, then right, is the first card again
+                page.keyboard.press("End")
+                page.keyboard.press("ArrowRight")
+                assert page.evaluate("document.activeElement.dataset.index") == "0"
+                here = 0
             for _ in range(abs(there - here)):
                 page.keyboard.press("ArrowRight" if there > here else "ArrowLeft")
             label = page.evaluate("document.activeElement.getAttribute('aria-label')")
@@ -291,6 +368,22 @@ def test_a_lost_connection_is_said_and_the_hand_cannot_be_played(desktop: Any, t
         page.close()
     finally:
         stop_server(proc)
+
+
+def test_the_network_going_is_said_at_once_and_the_page_connects_again(server: str, chrome: Any) -> None:
+    # A browser gone offline may keep its socket open for minutes: the page must not wait for it.
+    context = chrome.new_context(viewport=DESKTOP)
+    page = open_table(context, server)
+    page.click("#decision button[data-action=no-tricks]")
+    next_target(page)
+    context.set_offline(True)
+    page.wait_for_selector("#offline:not([hidden])", timeout=5000)
+    assert page.locator("#hand button.card.legal:not([aria-disabled])").count() == 0
+    context.set_offline(False)
+    page.wait_for_selector("#offline", state="hidden", timeout=20000)
+    assert next_target(page) is not None
+    assert page.errors == []
+    context.close()
 
 
 def test_no_serious_accessibility_violation_at_the_table_during_play(server: str, desktop: Any) -> None:
@@ -391,6 +484,18 @@ def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop:
 
 def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, desktop: Any) -> None:
     page = open_table(desktop, server)
+    # A forced pass is the server's to make: no button to race it (and then read "not your turn").
+    page.evaluate("""() => { window.raced = 0; window.toasts = [];
+      setInterval(() => { if (T.view && forcedPass(T.view) && T.view.current === T.you
+        && document.querySelector('#hand-actions button, #hand button.card.legal')) window.raced++; }, 20);
+      new MutationObserver(() => { if (!$('toast').hidden) window.toasts.push($('toast').textContent); })
+        .observe($('toast'), { attributes: true, childList: true }); }""")
+    forced = page.evaluate("""() => { const v = { ...T.view, phase: 'play', current: T.you, legal: ['pass'] };
+      renderMe(v, true); renderStatus(v);
+      const out = [document.querySelectorAll('#hand-actions button, #hand button.card.legal').length,
+                   $('status').textContent === t('table.you-pass')];
+      render(); return out; }""")
+    assert forced == [0, True]
     page.click("#decision button[data-action=dominoes]")
     passes_seen = 0
     deadline = time.monotonic() + 150
@@ -411,4 +516,5 @@ def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, deskt
     assert page.locator("#summary-dialog[open]").count()
     assert passes_seen > 0
     assert page.locator("#summary-body .layout-row").count() == 4  # the final rows
+    assert page.evaluate("[window.raced, window.toasts]") == [0, []]
     page.close()

@@ -117,7 +117,9 @@ const I18N = (() => {
       try { localStorage.setItem(STORE, sel.value); } catch (e) { /* private mode */ }
       const url = new URL(location.href);
       url.searchParams.delete("lang");
-      location.replace(url.href);
+      // The same address with a #fragment (a table's #t=token) would only move to the fragment.
+      if (url.href === location.href) location.reload();
+      else location.replace(url.href);
     });
     return sel;
   }

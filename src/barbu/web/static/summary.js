@@ -72,7 +72,7 @@ function closeSummary(ready) {
   clearTimeout(s.timer);
   T.summary = null;
   if ($("summary-dialog").open) $("summary-dialog").close();
-  if (ready && T.you !== null && T.online) send({ type: "ready", hand: s.hand });
+  if (ready && T.you !== null && T.online && send({ type: "ready", hand: s.hand })) T.readyFor = s.hand;
   if (s.closed) s.closed();
   const first = document.querySelector("#decision:not([hidden]) button, #hand .card[tabindex='0']");
   if (first) first.focus({ preventScroll: true });

@@ -33,6 +33,17 @@ function fill(el, ...children) {
 
 function rankText(r) { return r === "T" ? "10" : r; }
 
+// The server names the seats it fills itself "Computer 2" and "Seat 3": shown in the reader's words.
+function localName(name, i) {
+  if (name === `Computer ${i + 1}`) return t("table.computer-n", { n: i + 1 });
+  if (name === `Seat ${i + 1}`) return t("table.seat-n", { n: i + 1 });
+  return name;
+}
+function localNames(meta) {
+  if (meta && meta.seats) meta.seats.forEach((s, i) => { s.name = localName(s.name, i); });
+  return meta;
+}
+
 function cardEl(card, opts = {}) {
   const suit = card[1];
   const red = suit === "H" || suit === "D";
@@ -107,6 +118,9 @@ function renderRulesetNotes(family) {
   $("ruleset-rules").textContent = t("lobby.read-rules-of", { ruleset: t(`ruleset.${family ? "family" : "classic"}`) });
 }
 
+// An option by its name in the reader's words (its id, the server's and the command line's, else).
+function optionName(id) { return I18N.has(`option.${id}.name`) ? t(`option.${id}.name`) : id; }
+
 function renderOptions(box) {
   if (box.querySelector("input")) return;
   for (const o of lobby.info.options) {
@@ -115,7 +129,7 @@ function renderOptions(box) {
     const args = Object.fromEntries(Object.entries(changed).map(([k, n]) => [k, I18N.points(n, true)]));
     const help = I18N.has(`option.${o.id}`) ? t(`option.${o.id}`, args) : o.help;
     box.append(h("label", { class: "option" }, h("input", { type: "checkbox", name: "option", value: o.id }),
-      ` ${o.id}`, h("span", { class: "help" }, help)));
+      ` ${optionName(o.id)}`, h("span", { class: "help" }, help)));
   }
 }
 
@@ -209,12 +223,12 @@ async function refreshTables() {
 function tableItem(x) {
   const where = x.damaged && x.damaged.kind === "setup" ? ""
     : ` — ${t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands })}`
-      + (x.options.length ? `, ${x.options.join(" ")}` : "");
+      + (x.options.length ? `, ${x.options.map(optionName).join(", ")}` : "");
   const mark = x.damaged ? h("span", { class: "badge damaged", title: damageText(x.damaged) }, t("lobby.damaged"))
     : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
   const join = x.free_seats && !x.damaged && !x.over
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
-  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.join(", ")),
+  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
     h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
 }
 
@@ -248,7 +262,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
-  online: false, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  online: false, retryTimer: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -298,6 +312,7 @@ function showTable(id) {
     $("name-form").hidden = true;
     send({ type: "hello", token: T.token, name: T.named, pace: true });
   });
+  watchNetwork();
   connect();
 }
 
@@ -320,9 +335,26 @@ function connect() {
     if (T.ws !== ws) return;
     if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn(t("table.conn.closed"), false); return; }
     setConn(t("table.conn.reconnecting"), false);
-    setTimeout(connect, T.backoff);
+    clearTimeout(T.retryTimer);
+    T.retryTimer = setTimeout(connect, T.backoff);
     T.backoff = Math.min(T.backoff * 2, 10000);
   };
+}
+
+// The browser knows first when the network goes: an open socket may not notice for a long time, so
+// the page says so at once and connects again as soon as the network is back.
+function watchNetwork() {
+  window.addEventListener("offline", () => {
+    if (T.stopped) return;
+    setConn(t("table.conn.reconnecting"), false);
+    if (T.ws && T.ws.readyState <= WebSocket.OPEN) T.ws.close();
+  });
+  window.addEventListener("online", () => {
+    if (T.stopped || (T.ws && T.ws.readyState <= WebSocket.OPEN)) return;
+    clearTimeout(T.retryTimer);
+    T.backoff = 500;
+    connect();
+  });
 }
 
 // While the socket is down the page says so, and nothing can be played (see renderMe).
@@ -385,7 +417,7 @@ function onWelcome(msg) {
   T.welcomed = true;
   T.you = msg.you;
   T.defaultLevel = msg.default_level;
-  T.meta = msg.table;
+  T.meta = localNames(msg.table);
   $("offline").hidden = true;
   if (msg.token) {
     // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
@@ -437,6 +469,9 @@ function onError(msg) {
 }
 
 const isCard = (a) => /^[2-9TJQKA][SHDC]$/.test(a);
+// No card fits: the server passes for the player at once, so there is nothing to click (a click
+// would race that pass and come back as "not your turn").
+function forcedPass(v) { return v.phase === "play" && v.legal.length === 1 && v.legal[0] === "pass"; }
 function kindOf(v) { return v && v.contract ? contractInfo(v.contract).kind : "tricks"; }
 
 // One state from the server, shown: the card played travels, a finished trick stays for a moment
@@ -453,7 +488,7 @@ async function onState(msg) {
     done = lt.length && lt[lt.length - 1][1] === last.action ? lt : old.trick.concat([[last.seat, last.action]]);
     if (done.length !== msg.table.players) done = null;
   }
-  T.meta = msg.table;
+  T.meta = localNames(msg.table);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = done;
@@ -477,6 +512,12 @@ async function onState(msg) {
     T.shownTrick = null;
     T.view = view;
     render();
+  }
+  // The table waits for our "ready" but no summary is open (the page was reloaded during it, or a
+  // second tab): show it again, else nothing on the page would let the game go on.
+  if (!T.summary && T.you !== null && (T.meta.waiting || []).includes(T.you) && T.readyFor !== T.view.hand_no
+      && !T.meta.over && T.results && T.results.length && !T.view.history.length) {
+    await openSummary(T.view.hand_no);
   }
   if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
     T.resultsSeen = T.results.length;
@@ -567,7 +608,7 @@ function announce(old, msg) {
       if (last.seat === T.you && how === "pass") notice(t("table.you-pass"));
     }
   }
-  const mine = v.current === T.you && T.you !== null && live();
+  const mine = v.current === T.you && T.you !== null && live() && !forcedPass(v);
   if (mine && !(old && old.current === T.you && viewKey(old) === viewKey(v))) {
     words.push(t("table.your-turn-short"));
     Settings.beep("turn");
@@ -653,13 +694,13 @@ function renderInfo(v) {
   const rules = m.ruleset === "classic" ? t("table.classic") : t("table.family", { n: m.players });
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
   fill($("info-title"), `${rules} · ${t("table.hand-of", { n: handNo, total: m.num_hands })}`
-    + (m.options.length ? ` · ${m.options.join(", ")}` : ""), " · ",
+    + (m.options.length ? ` · ${m.options.map(optionName).join(", ")}` : ""), " · ",
   h("span", { class: "aim" }, m.ruleset === "classic" ? t("table.highest-wins") : t("table.lowest-wins")));
   const parts = [];
   if (v.contract) {
     let text = contractName(v.contract);
-    if (v.trump) text += `: ${suitText(v.trump)}`;
-    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: rankText(v.start_rank) })}`;
+    if (v.trump) text = t("table.contract-trump", { contract: text, suit: suitText(v.trump) });
+    if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: t(`table.rank.${v.start_rank}`) })}`;
     parts.push(h("strong", {}, text));
   }
   parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
@@ -707,6 +748,7 @@ function renderStatus(v) {
   } else if (v.current === T.you) {
     text = t("table.your-turn", { task: t(`table.task.${v.phase}`) });
     if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
+    if (forcedPass(v)) text = t("table.you-pass");
     const left = idleLeft(T.you);
     if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
@@ -938,7 +980,7 @@ function renderMe(v, force = false) {
   const m = T.meta;
   const s = T.you;
   fill($("me-info"), seatBox(v, s, true));
-  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live();
+  const playing = v.phase === "play" && v.current === s && m.seats[s].kind === "human" && live() && !forcedPass(v);
   const usable = playing && T.online;
   const legal = new Set(playing ? v.legal : []);
   if (T.pending !== null && T.pending !== viewKey(v)) T.pending = null; // answered: clicks count again
@@ -985,10 +1027,13 @@ function handKeys(ev) {
   const cards = [...$("hand").querySelectorAll("button.card")];
   const i = cards.indexOf(document.activeElement);
   if (i < 0) return;
-  const moves = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: cards.length - 1 };
+  // The arrows go round: past the last card to the first, so that a playable card is always near.
+  const n = cards.length;
+  const moves = { ArrowRight: (i + 1) % n, ArrowDown: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, ArrowUp: (i - 1 + n) % n,
+    Home: 0, End: n - 1 };
   if (!(ev.key in moves)) return;
   ev.preventDefault();
-  rove(Math.max(0, Math.min(cards.length - 1, moves[ev.key])), true);
+  rove(moves[ev.key], true);
 }
 
 
