@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, post
-from tests.test_web_table_browser import DESKTOP, PHONE, chrome, server  # noqa: F401  (fixtures)
+from tests.test_web_table_browser import DESKTOP, FAST, PHONE, chrome, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -24,7 +24,7 @@ def person(chrome: Any, server: str, link: str, size: dict[str, int], lang: str 
            name: str | None = None) -> Any:
     context = chrome.new_context(viewport=size, has_touch=size is PHONE, is_mobile=size is PHONE)
     page = context.new_page()
-    page.add_init_script(f"localStorage.setItem('barbu.lang', '{lang}');")
+    page.add_init_script(FAST + f"localStorage.setItem('barbu.lang', '{lang}');")
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors
@@ -32,7 +32,8 @@ def person(chrome: Any, server: str, link: str, size: dict[str, int], lang: str 
     if name is not None:
         page.fill("#seat-name", name)
         page.click("#name-form button")
-    page.wait_for_function("T.welcomed")
+    if link.startswith("/table/"):
+        page.wait_for_function("T.welcomed")
     return page
 
 

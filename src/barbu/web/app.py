@@ -21,7 +21,7 @@ import os
 import sqlite3
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +133,8 @@ class Server:
         self.store: Store | None = None
         self.lobby: Lobby | None = None
         self.drivers: dict[str, asyncio.Task[None]] = {}
+        self.clocks: dict[str, asyncio.TimerHandle] = {}  # each table's turn clock, while it runs
+        self.background: set[asyncio.Task[None]] = set()
         self.pool: ProcessPoolExecutor | None = None  # for the searching computer players
         # One thread writes the database, in the order the changes were asked for.
         self.writer: ThreadPoolExecutor | None = None
@@ -151,6 +153,8 @@ class Server:
             self.kick(table)
 
     async def close(self) -> None:
+        for handle in self.clocks.values():
+            handle.cancel()
         for task in self.drivers.values():
             task.cancel()
         for task in list(self.drivers.values()):
@@ -176,10 +180,38 @@ class Server:
         if table.auto_seat() is None:
             if table.waiting():  # the pause between hands ends by itself after --idle seconds
                 asyncio.get_running_loop().call_later(table.pause_left() + 0.05, self.kick, table)
+            self.arm_clock(table)
             return
         task = self.drivers.get(table.id)
         if task is None or task.done():
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
+
+    def arm_clock(self, table: Table) -> None:
+        """Wake up when the person to act runs out of time on the table's turn clock, if it has one."""
+        left = table.clock_left()
+        if left is None:
+            return
+        old = self.clocks.pop(table.id, None)
+        if old is not None:
+            old.cancel()
+        moves = table.moves
+        self.clocks[table.id] = asyncio.get_running_loop().call_later(
+            max(0.0, left) + 0.05, lambda: self._spawn(self._time_out(table, moves)))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task, held until it is done (the loop keeps only weak references)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _time_out(self, table: Table, moves: int) -> None:
+        try:
+            if await self.change(table, lambda: table.plan_time_out(moves)):
+                self.kick(table)
+            else:
+                self.arm_clock(table)  # moved on (or the pause began): the new turn's clock
+        except TableError as e:
+            log.info("table %s: the turn clock could not hand the seat over: %s", table.id, e.message)
 
     async def store_batch(self, batch: Any) -> None:
         """Write a batch in the writer thread; sqlite3.Error (or OSError) when it cannot be stored."""

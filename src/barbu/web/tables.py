@@ -114,6 +114,7 @@ class Setup:
     creator: str | None = None
     seed: int | None = None
     chat: str = "players"  # who may write in the table's chat (barbu.web.chat.CHAT_RIGHTS)
+    turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
 
     @property
     def ruleset(self) -> str:
@@ -152,7 +153,39 @@ class Setup:
                                  or not 0 <= seed < 2**63):
             raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
         return cls(game, [_seat_spec(s) for s in seats],
-                   clean_name(creator) if creator is not None else None, seed, rights_of(body.get("chat")))
+                   clean_name(creator) if creator is not None else None, seed, rights_of(body.get("chat")),
+                   TurnClock.parse(body.get("turn_clock")))
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """A table's turn clock: each decision of a person has ``seconds``; then a computer of ``level``
+    plays the seat until its person takes it back."""
+
+    seconds: int
+    level: str
+
+    LIMITS = (10, 600)
+
+    @classmethod
+    def parse(cls, value: object) -> TurnClock | None:
+        """A setup's ``turn_clock`` (``{"seconds": 30, "level": "basic"}``, or null for none), checked."""
+        if value is None:
+            return None
+        lo, hi = cls.LIMITS
+        why = f'"turn_clock" is {{"seconds": {lo} to {hi}, "level": a computer level}}, or null'
+        if not isinstance(value, dict):
+            raise TableError("bad-setup", why)
+        seconds, level = value.get("seconds"), value.get("level") or default_level()
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not lo <= seconds <= hi:
+            raise TableError("bad-setup", why)
+        if level not in levels():
+            raise TableError("bad-setup", f"unknown computer level {str(level)[:40]!r} "
+                             f"(one of {', '.join(levels())})")
+        return cls(seconds, level)
+
+    def stored(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "level": self.level}
 
 
 def _seat_spec(spec: object) -> dict[str, Any]:
@@ -214,6 +247,8 @@ class Table:
     ready: set[int] = field(default_factory=set)  # seats that said they are ready for this hand
     hand_ended_at: float | None = None  # clock time the last hand ended, while its pause lasts
     chat: Chat = field(default_factory=Chat)
+    turn_clock: TurnClock | None = None
+    pause_held: bool = False  # the hand that just began waits for the people (see waiting)
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -242,10 +277,13 @@ class Table:
                   "seed": state.seed, "first_declarer": state.first_declarer}
         if setup.chat != "players":
             record["chat"] = setup.chat
+        if setup.turn_clock is not None:
+            record["turn_clock"] = setup.turn_clock.stored()
         batch = Batch(table_id, seats=rows, create=record)
         deal_into(state, batch)
         table = cls._open(store, table_id, game, state, rows, **kw)
         table.chat.rights = setup.chat
+        table.turn_clock = setup.turn_clock
         return table, batch
 
     @classmethod
@@ -288,7 +326,10 @@ class Table:
             store.mark_over(table_id)
         table = cls._open(store, table_id, game, state, rows, damaged=damaged, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
-        table.chat.rights = rights_of((store.load_setup(table_id) or {}).get("chat"))
+        stored = store.load_setup(table_id) or {}
+        table.chat.rights = rights_of(stored.get("chat"))
+        with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
+            table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
         table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
@@ -376,6 +417,8 @@ class Table:
             "seats": [s.public for s in self.seats], "hand_no": self.state.hand_no,
             "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
             "idle_seconds": self.idle_seconds,
+            "turn_clock": self.turn_clock.stored() if self.turn_clock is not None else None,
+            "clock_left": None if (left := self.clock_left()) is None else round(max(0.0, left), 1),
             "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
             **self.pause(),
         }
@@ -604,15 +647,17 @@ class Table:
         ended = state.hand_no != hand_no
 
         def commit() -> None:
+            now = self.clock()
             if ended:
                 self.ready = set()
-                self.hand_ended_at = self.clock()
+                self.hand_ended_at = now
             elif not self.seats[seat].is_bot:
                 self.ready.add(seat)  # a person who acts in the new hand is ready for it
             self.state = state
             self.moves += 1
             self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
-            self.turn_since = self.clock()
+            self.turn_since = now
+            self.pause_held = ended and bool(self.waiting())
             self.active_at = time.time()
             self.broadcast(sheet=state.hand_no != hand_no or state.is_over)
         return Change(batch, commit)
@@ -649,6 +694,8 @@ class Table:
         def ready() -> None:
             if seat not in self.ready:
                 self.ready.add(seat)
+                if self.pause_held and not self.waiting():  # the turn clock starts as the pause ends
+                    self.turn_since, self.pause_held = self.clock(), False
                 self.broadcast()
         return Change(Batch(self.id), ready)
 
@@ -689,6 +736,34 @@ class Table:
         """Take one automatic action at once; False when nothing is automatic now."""
         move = self.auto_move()
         return move is not None and self.auto_apply(move, move.decide())
+
+    # -- the turn clock -------------------------------------------------------------
+
+    def clock_left(self) -> float | None:
+        """Seconds left on the turn clock of the person to act (None: no clock is running now)."""
+        s = self.state
+        if self.turn_clock is None or s.current < 0 or self.damaged is not None or self.waiting():
+            return None
+        if self.auto_seat() is not None or not self.seats[s.current].row.claimed:
+            return None
+        start = self.turn_since
+        if self.pause_held and self.hand_ended_at is not None and self.hand_ended_at >= start:
+            start = self.hand_ended_at + self.idle_seconds  # the pause ran out by itself
+        return self.turn_clock.seconds - (self.clock() - start)
+
+    def plan_time_out(self, moves: int) -> Change | None:
+        """When the person to act has used up the turn clock, a computer takes the seat (None: not
+        now, or the table moved on since ``moves``)."""
+        left = self.clock_left()
+        if self.turn_clock is None or moves != self.moves or left is None or left > 0.05:
+            return None
+        seat, level = self.seats[self.state.current], self.turn_clock.level
+
+        def timed_out() -> None:
+            self._make_bots()
+            log.info("table %s: seat %d ran out of time; computer %s plays it", self.id, seat.row.seat, level)
+            self.broadcast()
+        return self._seat_change(dataclasses.replace(seat.row, kind="bot", level=level), timed_out)
 
     def takeover(self, client: Client, target: object, level: object = None) -> None:
         self.run(self.plan_takeover(client, target, level))

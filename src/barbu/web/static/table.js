@@ -149,6 +149,35 @@ function seatChoice(i, value) {
   return h("div", { class: "seat-choice" }, h("label", { for: id }, t("lobby.seat", { n: i + 1 })), sel, help);
 }
 
+// The optional turn clock: a time per decision, then a computer of the chosen level plays the seat.
+const CLOCK_SECONDS = [15, 30, 60, 120];
+function renderClockChoice() {
+  const box = $("clock-box");
+  if (box.querySelector("select")) return;
+  const secs = h("select", { id: "clock-seconds", "aria-describedby": "clock-help" },
+    h("option", { value: "" }, t("lobby.clock-off")),
+    CLOCK_SECONDS.map((n) => h("option", { value: String(n) }, t("lobby.clock-seconds", { n }))));
+  const level = h("select", { id: "clock-level" },
+    lobby.info.levels.map((l) => h("option", { value: l }, levelName(l))));
+  level.value = lobby.info.default_level;
+  const help = h("p", { class: "help", id: "clock-help" });
+  const explain = () => {
+    level.disabled = !secs.value;
+    help.textContent = secs.value ? t("lobby.clock-line", { n: Number(secs.value), level: levelName(level.value) }) : "";
+  };
+  secs.addEventListener("change", explain);
+  level.addEventListener("change", explain);
+  explain();
+  fill(box, h("legend", {}, t("lobby.clock")),
+    h("label", { for: "clock-seconds" }, t("lobby.clock-time")), secs,
+    h("label", { for: "clock-level" }, t("lobby.clock-then")), level, help);
+}
+
+function turnClock() {
+  const secs = $("clock-seconds").value;
+  return secs ? { seconds: Number(secs), level: $("clock-level").value } : null;
+}
+
 function renderCreateForm() {
   const family = ruleset() === "family";
   $("players-label").hidden = !family;
@@ -157,6 +186,7 @@ function renderCreateForm() {
   const opts = $("options-box");
   opts.hidden = family;
   renderOptions(opts);
+  renderClockChoice();
   const box = $("seats-box");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   fill(box, h("legend", {}, t("lobby.other-seats")));
@@ -176,7 +206,8 @@ async function createTable(ev) {
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   $("create-button").disabled = true;
   try {
-    const body = { ruleset: ruleset(), players, options, seats, name, chat: $("create-chat").checked ? "everyone" : "players" };
+    const body = { ruleset: ruleset(), players, options, seats, name, chat: $("create-chat").checked ? "everyone" : "players",
+      turn_clock: turnClock() };
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
     const res = await api("/api/tables", body);
@@ -431,7 +462,7 @@ function onWelcome(msg) {
   }
   // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
   // to the computer once their turn has lasted long enough, and the countdown says when.
-  if (T.you !== null && T.redrawTimer === null) {
+  if ((T.you !== null || msg.table.turn_clock) && T.redrawTimer === null) {
     T.redrawTimer = setInterval(() => { if (T.view) { renderOthers(); renderStatus(T.view); } }, 1000);
   }
   if (T.you !== null && T.token) {
@@ -457,6 +488,7 @@ function onError(msg) {
     T.stopped = true;
     $("banner").hidden = false;
     fill($("banner"), `${errorText(msg)}. `, h("a", { href: `/table/${T.id}` }, t("table.watch-instead")));
+    $("banner").dataset.shows = "token";
     return;
   }
   if (msg.code === "damaged" && !T.welcomed) {
@@ -731,6 +763,13 @@ function doublesText(pairs, declarer) {
   return out.join("; ");
 }
 
+// Seconds left on the table's turn clock for the person to act (null: no clock runs now).
+function clockLeft() {
+  const m = T.meta;
+  if (!live() || m.clock_left === null || m.clock_left === undefined) return null;
+  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - T.received) / 1000));
+}
+
 // Seconds left before the player to act may be handed to a computer (null: no such limit now).
 function idleLeft(s) {
   const m = T.meta;
@@ -755,7 +794,9 @@ function renderStatus(v) {
     if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
     if (forcedPass(v)) text = t("table.you-pass");
     const left = idleLeft(T.you);
-    if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
+    const clock = clockLeft();
+    if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelName(m.turn_clock.level) })}`;
+    else if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
     text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
   }
@@ -766,16 +807,28 @@ function renderStatus(v) {
   for (const id of ["felt", "others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
   $("btn-record").hidden = Boolean(unknown);
   banner.classList.toggle("damaged", Boolean(m.damaged));
+  // The status is drawn again every second: the banner only when what it says changes, so that a
+  // click on its button never lands on one that was just replaced.
   if (m.damaged) {
     banner.hidden = false;
     fill(banner, damageBanner(m.damaged));
+    banner.dataset.shows = "damaged";
   } else if (T.you !== null && m.seats[T.you].kind === "bot") {
     banner.hidden = false;
-    fill(banner, t("table.computer-plays-you"), " ",
-      h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, t("table.take-back")));
+    if (banner.dataset.shows !== "reclaim") {
+      fill(banner, t("table.computer-plays-you"), " ",
+        h("button", { type: "button", class: "primary", onclick: reclaim }, t("table.take-back")));
+      banner.dataset.shows = "reclaim";
+    }
   } else if (!T.stopped) {
     banner.hidden = true;
+    banner.dataset.shows = "";
   }
+}
+
+// Said at once: the computer's plays made meanwhile are still shown, in order, before the seat is back.
+function reclaim() {
+  if (send({ type: "reclaim" })) fill($("banner"), t("table.taking-back"));
 }
 
 // Seats clockwise from the bottom (you, or seat 1 for a spectator): next to play sits on your left.
@@ -821,7 +874,10 @@ function seatBox(v, s, mine = false) {
     h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
-  if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
+  const clock = turn && s !== T.you ? clockLeft() : null;
+  if (clock !== null) {
+    box.append(h("div", { class: "countdown clock" }, t("table.clock-left-seat", { n: clock })));
+  } else if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
     box.append(h("div", { class: "countdown" }, t("table.idle-left-seat", { n: left })));
   }
   if (turn && T.you !== null && s !== T.you && info.kind === "human" && (!info.claimed || left === 0)) {
