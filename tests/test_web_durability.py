@@ -349,7 +349,8 @@ def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
     # The creator was sent the link while the seat was free (to copy it); never after, nor Ben.
     invites = [m for m in host.messages if m["type"] == "invites"]
     assert link in json.dumps(invites[0]) and link not in json.dumps(invites[-1])
-    assert invites[-1]["seats"][0] == {"seat": 1, "access": "open", "claimed": True, "name": "Ben", "link": None}
+    assert invites[-1]["seats"][0] == {"seat": 1, "access": "open", "claimed": True, "name": "Ben",
+                                       "link": None}
     assert link not in json.dumps(ben.messages + [m for m in host.messages if m["type"] != "invites"])
 
 
