@@ -195,7 +195,7 @@ class Setup:
             raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
         specs = [_seat_spec(s) for s in seats]
         if sum(s["you"] for s in specs) > 1:
-            raise TableError("bad-setup", "only one seat is yours", args={"variant": "you"})
+            raise TableError("bad-setup", "only one seat is yours")
         if not any(s["you"] for s in specs):  # as before seat kinds: the first person's seat is the creator's
             first = next((s for s in specs if s["kind"] == "human" and s["access"] == "open"), None)
             if first is not None:
