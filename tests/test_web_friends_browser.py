@@ -134,7 +134,8 @@ def test_a_friends_seat_is_refused_to_a_stranger_and_taken_with_its_link(server:
 def test_your_tables_after_the_tab_is_closed_and_the_browser_restarted(server: str, chrome: Any) -> None:
     ctx = context(chrome)
     page = ctx.new_page()
-    table_id = create(page, server, "Cleo", ["bot:random", "bot:random", "bot:random"], private=True)
+    # A name is shown as the text it is, never read as markup.
+    table_id = create(page, server, "<b>Cleo</b>", ["bot:random", "bot:random", "bot:random"], private=True)
     page.wait_for_url(f"**/table/{table_id}#t=*")
     page.wait_for_selector("#hand .card")
     seat_url = page.url
@@ -143,6 +144,7 @@ def test_your_tables_after_the_tab_is_closed_and_the_browser_restarted(server: s
     mine = your_tables(page, server)
     item = page.locator(f"#your-list li[data-table='{table_id}']")
     text = item.inner_text()
+    assert text.startswith("<b>Cleo</b>, ") and item.locator("b").count() == 0
     state = {"your-turn": "your turn", "waiting": "waiting for the others"}[item.get_attribute("data-state")]
     assert mine.count() == 1 and "private" in text and "last move" in text and state in text
     assert table_id not in page.inner_text("#table-list")  # private: not in the public list
@@ -166,11 +168,12 @@ def test_a_profile_carried_by_a_transfer_code_and_signed_in_with_a_password(serv
     page.click("#make-form button")
     page.wait_for_selector("#profile-name")
     assert page.inner_text("#profile-name") == "Zoé"
-    page.click("#transfer-button")
-    code = page.inner_text("#transfer-code")
     page.fill("#new-password", "a long secret")
     page.click("#password-form button")
     page.wait_for_selector("text=Your profile has a password")
+    page.click("#transfer-button")
+    code = page.inner_text("#transfer-code")
+    assert page.locator("#transfer-link").input_value().endswith(f"/profile#code={code}")
     shoot(page, "profile")
     no_serious_violation(page, "profile")
     table_id = create(page, server, "", ["bot:random", "bot:random", "bot:random"])
@@ -188,7 +191,11 @@ def test_a_profile_carried_by_a_transfer_code_and_signed_in_with_a_password(serv
     assert other.locator("#code-input").count() == 0  # this browser holds the profile now
 
     third = phone.new_page()  # a third, by name and password
-    third.goto(server + "/profile")
+    third.goto(server + "/profile?lang=fr")
+    third.wait_for_selector("#signin-form")
+    assert "Se connecter avec un mot de passe" in third.inner_text("#profile-body")
+    shoot(third, "profile-signed-out-fr")
+    third.goto(server + "/profile?lang=en")
     third.fill("#signin-name", "zoé")
     third.fill("#signin-password", "wrong password")
     third.click("#signin-form button")

@@ -3,8 +3,10 @@
 Client to server, each a JSON object with a ``type``: ``hello`` (first, with the seat ``token`` or
 none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-queens",
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
-``reclaim``, ``sync``, ``ping``. Server to client: ``welcome``, ``state`` (the reader's own view),
-``sheet`` (the finished hands, when one ends), ``error`` (``code``, ``message``), ``pong``.
+``reclaim``, ``sync``, ``ping``, and the creator's ``invites`` and ``reissue`` (``seat``). Server to
+client: ``welcome``, ``state`` (the reader's own view), ``sheet`` (the finished hands, when one ends),
+``invites`` (to the creator only: the free seats' links), ``error`` (``code``, ``message``), ``pong``.
+A hello may carry ``profile`` ("ID:SECRET") to tie the seat it takes to a profile (profile_routes).
 Anything malformed gets an ``error`` and changes nothing. A change is told to anyone only once it
 is stored: the database is written in one writer thread, so a slow write holds up only its table.
 """
