@@ -265,3 +265,10 @@ def test_the_lobby_says_when_each_table_last_moved_and_drops_quiet_ones(tmp_path
         held = [{"table": made["id"], "token": made["you"]["token"]}]
         listed = client.post("/api/mine", json={"seats": held}).json()["tables"]
         assert [t["id"] for t in listed] == [made["id"]]
+
+
+def test_one_address_makes_only_so_many_profiles_a_minute(tmp_path: Path) -> None:
+    with TestClient(app_for(tmp_path / "p.db", profiles_per_minute=2)) as client:
+        profile(client, "Ann")
+        profile(client, "Ben")
+        assert error(client.post("/api/players", json={"name": "Cleo"})) == (429, "too-many-profiles")
