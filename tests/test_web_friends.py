@@ -272,3 +272,24 @@ def test_one_address_makes_only_so_many_profiles_a_minute(tmp_path: Path) -> Non
         profile(client, "Ann")
         profile(client, "Ben")
         assert error(client.post("/api/players", json={"name": "Cleo"})) == (429, "too-many-profiles")
+
+
+def test_a_hello_with_a_profile_ties_the_seat_it_takes_and_a_wrong_one_is_refused(client: TestClient) -> None:
+    ann, ben = profile(client, "Ann"), profile(client, "Ben")
+    made = table(client, ann)
+    tid, friend, other = made["id"], made["seats"][1]["token"], made["seats"][2]["token"]
+    wrong = [123, ["x"], "x:y", ben["X-Barbu-Player"].split(":")[0] + ":guess", "p" * 500]
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        for bad in wrong:
+            ws.send_json({"type": "hello", "token": friend, "profile": bad})
+            assert receive_until(ws, "error")["code"] == "bad-profile"
+        ws.send_json({"type": "hello", "token": friend, "profile": ben["X-Barbu-Player"]})  # no name needed
+        assert receive_until(ws, "welcome")["you"] == 1
+    with client.websocket_connect(f"/ws/{tid}") as ws:  # one profile, one seat of a table
+        ws.send_json({"type": "hello", "token": other, "profile": ben["X-Barbu-Player"]})
+        assert receive_until(ws, "error")["code"] == "already-seated"
+    seats = server_of(client).tables.get(tid).seats
+    tied = [(s.row.name, bool(s.row.player)) for s in seats[:3]]
+    assert tied == [("Ann", True), ("Ben", True), ("Seat 3", False)]
+    mine = client.post("/api/mine", headers=ben, json={}).json()["tables"]
+    assert [(t["seat"], t["state"] in ("your-turn", "waiting")) for t in mine] == [(1, True)]

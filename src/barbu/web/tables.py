@@ -526,6 +526,7 @@ class Table:
         self._writable()  # before asking for a name: a damaged table's free seat cannot be taken
         if name is None and player is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
+        self._one_seat_each(player)
         fresh = dataclasses.replace(row, name=player.name if player else clean_name(name), claimed=True,
                                     token=secrets.token_urlsafe(18), player=player.id if player else "")
 
@@ -571,9 +572,7 @@ class Table:
     def plan_join(self, name: object, player: PlayerRow | None = None) -> tuple[Change, int, str]:
         clean = player.name if player is not None else clean_name(name)
         self._writable()
-        if player is not None and any(s.row.player == player.id for s in self.seats):
-            raise TableError("already-seated", "you already have a seat at this table: open it from your "
-                             "tables", 409)
+        self._one_seat_each(player)
         for s in self.seats:
             if s.free and s.row.access == "open":
                 fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18),
@@ -587,6 +586,12 @@ class Table:
             raise TableError("invite-only", "the free seats of this table are kept for invited friends: "
                              "only a seat's own link opens it", 403)
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    def _one_seat_each(self, player: PlayerRow | None) -> None:
+        """A profile plays one seat of a table: what is kept about a player (ratings) stays theirs alone."""
+        if player is not None and any(s.row.player == player.id for s in self.seats):
+            raise TableError("already-seated", "you already have a seat at this table: open it from your "
+                             "tables", 409)
 
     # -- the creator's invitations ------------------------------------------------------
 
@@ -884,8 +889,10 @@ class Table:
                 "damaged": self.damaged, "moved": round(self.active_at, 1), "private": self.private}
 
     def standing(self, seat: int) -> str:
-        """Where a seat's player stands: ``your-turn``, ``waiting`` (for others) or ``finished``."""
-        if self.state.is_over or self.damaged is not None:
+        """Where a seat's player stands: ``your-turn``, ``waiting``, ``finished``, ``damaged``."""
+        if self.damaged is not None:
+            return "damaged"
+        if self.state.is_over:
             return "finished"
         return "your-turn" if self.state.current == seat and not self.seats[seat].is_bot else "waiting"
 

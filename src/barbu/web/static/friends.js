@@ -45,7 +45,7 @@ const Friends = (() => {
     try {
       const { tables } = await api("/api/mine", { seats });
       if (!tables.length) { fill(list, h("p", { class: "muted" }, t("mine.none"))); return; }
-      fill(list, h("ul", { class: "tables" }, tables.map(yourItem)));
+      fill(list, h("ul", { class: "mine" }, tables.map(yourItem)));
     } catch (e) {
       fill(list, h("p", { class: "muted" }, t("lobby.cannot-list", { why: e.message })));
     }
@@ -56,7 +56,7 @@ const Friends = (() => {
     return h("li", { "data-table": x.id, "data-state": x.state },
       h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
       h("span", { class: "muted" }, ` — ${where}`),
-      h("span", { class: `badge state-${x.state}` }, t(`mine.state.${x.state}`)),
+      h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
       x.private ? h("span", { class: "badge" }, t("mine.private")) : null,
       moved(x),
       h("a", { class: "button primary", href: x.link }, t("mine.open")));
@@ -181,5 +181,5 @@ const Friends = (() => {
     }));
   }
 
-  return { profile, headers, ago, moved, yourTables, showProfile, inviteItems };
+  return { profile, headers, forget, ago, moved, yourTables, showProfile, inviteItems };
 })();

@@ -66,7 +66,7 @@ function toast(text, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
-async function api(path, body) {
+async function api(path, body, retried) {
   // The profile kept in this browser goes with every request (friends.js): the server ties seats to it.
   const init = body === undefined ? { headers: Friends.headers() } : {
     method: "POST", headers: Object.assign({ "Content-Type": "application/json" }, Friends.headers()),
@@ -74,6 +74,12 @@ async function api(path, body) {
   };
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({}));
+  if (res.status === 403 && data.error && data.error.code === "bad-profile" && Friends.profile() && !retried) {
+    // The server no longer knows the profile this browser kept: say so once, and go on without it.
+    toast(I18N.error(data.error));
+    Friends.forget();
+    return api(path, body, true);
+  }
   // A refusal reaches the reader in the reader's words (error.<code>), else in the server's.
   if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
   return data;
@@ -486,6 +492,12 @@ function errorText(msg) {
 }
 
 function onError(msg) {
+  if (msg.code === "bad-profile" && !T.welcomed && Friends.profile()) {
+    Friends.forget(); // unknown to the server: take the seat (or watch) without it
+    toast(errorText(msg));
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    return;
+  }
   if (msg.code === "name-required") {
     $("name-form").hidden = false;
     $("seat-name").value = recall("barbu.name") || "";
