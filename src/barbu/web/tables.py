@@ -602,9 +602,10 @@ class Table:
         """The seats' links as the creator sees them: a free seat's link, who took the others."""
         seats = []
         for s in self.seats:
-            if s.row.kind != "human" or s.row.seat == self.creator:
+            if not s.row.token or s.row.seat == self.creator:  # a computer's seat from the start has no link
                 continue
-            link = f"/table/{self.id}#t={s.row.token}" if s.free else None
+            # Still free while a computer holds it for whoever comes (a seat handed over before anyone came).
+            link = f"/table/{self.id}#t={s.row.token}" if not s.row.claimed else None
             seats.append({"seat": s.row.seat, "access": s.row.access, "claimed": s.row.claimed,
                           "name": s.row.name if s.row.claimed else None, "link": link})
         return {"type": "invites", "seats": seats}
@@ -630,7 +631,7 @@ class Table:
             raise TableError("bad-seat", "no such seat")
         self._writable()
         seat = self.seats[target]
-        if not seat.free or target == self.creator:
+        if seat.row.claimed or not seat.row.token or target == self.creator:
             raise TableError("seat-taken", "only the link of a free seat can be made again", 409)
         fresh = dataclasses.replace(seat.row, token=secrets.token_urlsafe(18))
 
