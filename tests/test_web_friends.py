@@ -11,6 +11,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, server_of
+from tests.web_helpers import Recorder
+
+from barbu.web.store import Store
+from barbu.web.tables import Setup, Table
 
 SEATS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
 
@@ -293,3 +297,17 @@ def test_a_hello_with_a_profile_ties_the_seat_it_takes_and_a_wrong_one_is_refuse
     assert tied == [("Ann", True), ("Ben", True), ("Seat 3", False)]
     mine = client.post("/api/mine", headers=ben, json={}).json()["tables"]
     assert [(t["seat"], t["state"] in ("your-turn", "waiting")) for t in mine] == [(1, True)]
+
+
+def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "h.db"))
+    table = Table.create(store, Setup.parse({"name": "Ann", "seats": SEATS}))
+    host = Recorder(table)
+    table.attach(host, table.seats[0].row.token)
+    link = table.seats[1].row.token
+    table.takeover(host, 1)  # nobody came yet: a computer plays seat 2 meanwhile
+    last = [m for m in host.messages if m["type"] == "invites"][-1]
+    assert last["seats"][0]["link"].endswith(link) and table.seats[1].is_bot
+    table.run(table.plan_reissue(host, 1))
+    assert table.seats[1].row.token != link and table.seat_of_token(link) is None
+    store.close()
