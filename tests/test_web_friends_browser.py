@@ -208,3 +208,20 @@ def test_a_profile_carried_by_a_transfer_code_and_signed_in_with_a_password(serv
     assert your_tables(third, server).count() == 1
     for ctx in (home, laptop, phone):
         ctx.close()
+
+
+@pytest.mark.parametrize("lang, minutes, days", [
+    ("fr", "il y a 3 minutes", "il y a 2 jours"),  # the browser's own words (Intl.RelativeTimeFormat)
+    ("be", "3 хвіліны таму", "2 дні таму"),  # Chromium has no Belarusian ones: the catalogue's
+    ("my", "3 မိနစ်က", "2 ရက်က"),
+])
+def test_when_a_table_last_moved_is_said_in_the_readers_language(server: str, chrome: Any, lang: str,
+                                                                 minutes: str, days: str) -> None:
+    ctx = context(chrome)
+    page = ctx.new_page()
+    page.goto(f"{server}/?lang={lang}")
+    page.wait_for_selector("#seat-1")
+    said = page.evaluate("() => { const now = Date.now() / 1000; "
+                         "return [now - 5, now - 180, now - 2 * 86400].map(Friends.ago); }")
+    assert said[1:] == [minutes, days] and said[0] != "now" and said[0] == page.evaluate("t('ago.now')")
+    ctx.close()

@@ -16,14 +16,17 @@ const Friends = (() => {
     try { localStorage.removeItem(KEY); } catch (e) { /* private mode */ }
   }
 
-  // "2 minutes ago" in the reader's language, from a wall time in seconds.
+  // "2 minutes ago" in the reader's language, from a wall time in seconds: the browser's own words
+  // where it has them (Intl), the catalogue's where it has not (Chromium lacks Albanian,
+  // Belarusian and Burmese).
   function ago(wall) {
     const secs = Math.max(0, Date.now() / 1000 - wall);
-    const fmt = new Intl.RelativeTimeFormat(I18N.lang === "zh" ? "zh-Hans" : I18N.lang, { numeric: "auto" });
-    if (secs < 60) return fmt.format(-Math.round(secs), "second");
-    if (secs < 3600) return fmt.format(-Math.round(secs / 60), "minute");
-    if (secs < 86400) return fmt.format(-Math.round(secs / 3600), "hour");
-    return fmt.format(-Math.round(secs / 86400), "day");
+    if (secs < 60) return t("ago.now");
+    const [n, unit] = secs < 3600 ? [Math.round(secs / 60), "minute"]
+      : secs < 86400 ? [Math.round(secs / 3600), "hour"] : [Math.round(secs / 86400), "day"];
+    const locale = I18N.lang === "zh" ? "zh-Hans" : I18N.lang;
+    if (!Intl.RelativeTimeFormat.supportedLocalesOf([locale]).length) return t(`ago.${unit}`, { n });
+    return new Intl.RelativeTimeFormat(locale, { numeric: "auto" }).format(-n, unit);
   }
 
   function moved(x) {
