@@ -49,6 +49,7 @@ API_ONLY = {
     # The score keeper's count refusals: the engine's own wording, many messages under one code,
     # which the page shows as sent (translating them is left for later).
     "refused",
+    "bad-held",  # a "your tables" request whose list of held seats is of the wrong shape
 }
 
 

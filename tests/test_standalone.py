@@ -34,6 +34,7 @@ USED_BY = {
     "gymnasium": r"^\s*from gymnasium\b",
     "numpy": r"^\s*import numpy\b",
     "numba": r"^\s*import numba\b",
+    "argon2-cffi": r"^\s*from argon2\b",
 }
 
 

@@ -194,7 +194,8 @@ def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: 
 
 
 def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0)) as client:
+    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0,
+                                 quiet_after=0)) as client:
         done = create(client, seats=BOTS)
         waiting = create(client, name="Ann")
         server = server_of(client)

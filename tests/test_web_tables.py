@@ -136,7 +136,8 @@ def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(stor
 
 def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> None:
     now = [1000.0]
-    lobby = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: now[0])
+    limits = Limits(listed_after_over=60, abandoned_after=600, quiet_after=600)
+    lobby = Lobby(store, limits=limits, wall=lambda: now[0])
     t = lobby.create(Setup.parse({"name": "Ann"}))
     done = lobby.create(Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 4}))
     while done.auto_step():
@@ -153,7 +154,7 @@ def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> N
     # once; one finished longer ago when asked for.
     assert [x.id for x in Lobby(store).load_all()] == [t.id, done.id]
     later = time.time() + 61
-    again = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: later)
+    again = Lobby(store, limits=limits, wall=lambda: later)
     assert [x.id for x in again.load_all()] == [t.id] and list(again.tables) == [t.id]
     assert again.get(done.id).state.is_over and again.get(done.id).state.totals == done.state.totals
     for bad in ("nope", "../etc", "x" * 100):

@@ -66,12 +66,20 @@ function toast(text, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+async function api(path, body, retried) {
+  // The profile kept in this browser goes with every request (friends.js): the server ties seats to it.
+  const init = body === undefined ? { headers: Friends.headers() } : {
+    method: "POST", headers: Object.assign({ "Content-Type": "application/json" }, Friends.headers()),
+    body: JSON.stringify(body),
   };
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({}));
+  if (res.status === 403 && data.error && data.error.code === "bad-profile" && Friends.profile() && !retried) {
+    // The server no longer knows the profile this browser kept: say so once, and go on without it.
+    toast(I18N.error(data.error));
+    Friends.forget();
+    return api(path, body, true);
+  }
   // A refusal reaches the reader in the reader's words (error.<code>), else in the server's.
   if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
   return data;
@@ -92,6 +100,14 @@ async function showLobby() {
   $("lobby").hidden = false;
   const saved = recall("barbu.name");
   if (saved) $("create-name").value = saved;
+  const you = Friends.profile();
+  if (you) {
+    // A table made with a profile seats it under the profile's name.
+    $("create-name").value = you.name;
+    $("create-name").readOnly = true;
+    $("create-name-note").hidden = false;
+  }
+  Friends.yourTables();
   try {
     [lobby.info, lobby.rules] = await Promise.all([api("/api/info"), api("/api/rules/classic")]);
   } catch (e) {
@@ -103,7 +119,7 @@ async function showLobby() {
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
   $("create-form").addEventListener("submit", createTable);
-  $("refresh-list").addEventListener("click", refreshTables);
+  $("refresh-list").addEventListener("click", () => { refreshTables(); Friends.yourTables(); });
 }
 
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
@@ -133,16 +149,19 @@ function renderOptions(box) {
   }
 }
 
-// One seat's choice: a computer of some level or a friend, with what the chosen level does.
+// One seat's choice: a computer of some level, a friend (by invitation only) or anyone, with what
+// the choice means.
 function seatChoice(i, value) {
   const id = `seat-${i}`;
   const help = h("p", { class: "help level-line", id: `${id}-help`, "aria-live": "polite" });
   const sel = h("select", { "data-seat": i, id, "aria-describedby": `${id}-help` },
     lobby.info.levels.map((l) => h("option", { value: `bot:${l}` }, t("lobby.computer", { level: levelName(l) }))),
-    h("option", { value: "human" }, t("lobby.friend")));
+    h("option", { value: "friend" }, t("lobby.friend")),
+    h("option", { value: "open" }, t("lobby.open-seat")));
   sel.value = value;
   const explain = () => {
-    help.textContent = sel.value === "human" ? t("lobby.friend-line") : levelLine(sel.value.slice(4));
+    help.textContent = sel.value === "friend" ? t("lobby.friend-line")
+      : sel.value === "open" ? t("lobby.open-seat-line") : levelLine(sel.value.slice(4));
   };
   sel.addEventListener("change", explain);
   explain();
@@ -199,20 +218,23 @@ async function createTable(ev) {
   remember("barbu.name", name);
   const family = ruleset() === "family";
   const players = family ? Number($("create-players").value) : 4;
-  const seats = [{ kind: "human" }];
+  const seats = [{ kind: "you" }];
   for (const sel of $("seats-box").querySelectorAll("select")) {
-    seats.push(sel.value === "human" ? { kind: "human" } : { kind: "bot", level: sel.value.slice(4) });
+    seats.push(sel.value.startsWith("bot:") ? { kind: "bot", level: sel.value.slice(4) } : { kind: sel.value });
   }
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   $("create-button").disabled = true;
   try {
-    const body = { ruleset: ruleset(), players, options, seats, name, chat: $("create-chat").checked ? "everyone" : "players",
-      turn_clock: turnClock() };
+    const body = { ruleset: ruleset(), players, options, seats, name, private: $("create-private").checked,
+      chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
     const res = await api("/api/tables", body);
     const links = res.seats.filter((s) => !res.you || s.seat !== res.you.seat);
     remember(`barbu.links.${res.id}`, links);
+    const mine = recall("barbu.mine") || {};
+    mine[res.id] = res.you.token; // in "your tables" at once, before the table is even opened
+    remember("barbu.mine", mine);
     const url = res.you.link;
     if (!links.length) { location.href = url; return; }
     const box = $("invites");
@@ -259,8 +281,10 @@ function tableItem(x) {
     : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
   const join = x.free_seats && !x.damaged && !x.over
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
+  const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
   return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
-    h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
+    h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
+    h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
 }
 
 // Where a damaged table stopped and why (the server's reason, in English, counts seats from 1).
@@ -276,7 +300,8 @@ function damageBanner(d) {
 }
 
 async function joinTable(id) {
-  const name = ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
+  const you = Friends.profile();
+  const name = you ? you.name : ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
   if (!name) return;
   remember("barbu.name", name);
   try {
@@ -293,7 +318,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
-  online: false, retryTimer: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -329,23 +354,28 @@ function showTable(id) {
   $("summary-dialog").addEventListener("cancel", (ev) => { ev.preventDefault(); closeSummary(true); });
   $("hand").addEventListener("keydown", handKeys);
   const links = recall(`barbu.links.${id}`);
-  if (links && links.length) {
-    $("btn-invite").hidden = false;
-    $("btn-invite").addEventListener("click", () => {
-      fill($("invite-links"), inviteList(links));
-      $("invite-dialog").showModal();
-    });
-  }
+  if (links && links.length) $("btn-invite").hidden = false;
+  $("btn-invite").addEventListener("click", () => {
+    // The server's own list for the creator (live, re-issuable); a table of the first release: the kept links.
+    fill($("invite-links"), T.invites ? Friends.inviteItems(T.invites) : inviteList(links || []));
+    $("invite-dialog").showModal();
+  });
   $("name-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     T.named = $("seat-name").value.trim();
     remember("barbu.name", T.named);
     $("name-form").hidden = true;
-    send({ type: "hello", token: T.token, name: T.named, pace: true });
+    send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() });
   });
   Chat.setup(send);
   watchNetwork();
   connect();
+}
+
+// Taking a free seat through its link with a profile ties the seat to it (and needs no name).
+function profileCredential() {
+  const you = Friends.profile();
+  return you ? you.credential : undefined;
 }
 
 function connect() {
@@ -357,7 +387,7 @@ function connect() {
     T.backoff = 500;
     setConn("", true);
     // "pace": this page shows a summary after each hand, so the computers wait for our "ready".
-    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true, profile: profileCredential() });
     clearInterval(T.pingTimer);
     T.pingTimer = setInterval(() => send({ type: "ping" }), 25000);
   };
@@ -438,6 +468,8 @@ function onMessage(msg) {
     Chat.onLog(msg, T.you);
   } else if (msg.type === "chat") {
     Chat.onMessage(msg);
+  } else if (msg.type === "invites") {
+    onInvites(msg);
   } else if (msg.type === "error") {
     T.pending = null;
     onError(msg);
@@ -472,12 +504,36 @@ function onWelcome(msg) {
   }
 }
 
+// The creator's links, sent again whenever a seat is taken or its link made anew: who joined is said.
+function onInvites(msg) {
+  const before = T.invites;
+  T.invites = msg;
+  $("btn-invite").hidden = false;
+  if (before) {
+    for (const s of msg.seats) {
+      const was = before.seats.find((b) => b.seat === s.seat);
+      if (s.claimed && was && !was.claimed) {
+        const text = t("invite.joined", { n: s.seat + 1, name: s.name });
+        $("live").textContent = text;
+        toast(text, "info");
+      }
+    }
+  }
+  if ($("invite-dialog").open) fill($("invite-links"), Friends.inviteItems(msg));
+}
+
 // A refusal in the reader's words (error.<code>, its variant, its args), else the server's English.
 function errorText(msg) {
   return I18N.error(msg);
 }
 
 function onError(msg) {
+  if (msg.code === "bad-profile" && !T.welcomed && Friends.profile()) {
+    Friends.forget(); // unknown to the server: take the seat (or watch) without it
+    toast(errorText(msg));
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    return;
+  }
   if (msg.code === "name-required") {
     $("name-form").hidden = false;
     $("seat-name").value = recall("barbu.name") || "";
@@ -1151,6 +1207,7 @@ async function main() {
   $("lang-slot").append(I18N.switcher());
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
+  else if (location.pathname === "/profile") Friends.showProfile();
   else showLobby();
 }
 
