@@ -39,6 +39,7 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
+from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import SheetBatch, Store
@@ -92,6 +93,9 @@ class Config:
     listed_after_over: float = 600.0  # seconds a finished table stays in the lobby's list
     abandoned_after: float = 3600.0  # seconds without a change before an open table leaves the list
     sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
+    max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
+    analysis_samples: int = 60  # sampled deals per decision in an analysis (barbu analyze --samples)
+    analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
 
     @property
     def limits(self) -> Limits:
@@ -407,6 +411,7 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
+    analyses = Analyses(config.max_analyses, config.analysis_samples, config.analysis_seconds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -415,6 +420,7 @@ def build_app(config: Config) -> Starlette:
         try:
             yield
         finally:
+            analyses.close()
             await server.close()
 
     async def page(request: Request) -> Response:
@@ -480,6 +486,9 @@ def build_app(config: Config) -> Starlette:
     async def rules_api(request: Request) -> Response:
         return JSONResponse(rules_info(_ruleset_of(request)))
 
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -495,6 +504,9 @@ def build_app(config: Config) -> Starlette:
         Route("/rules/{ruleset}", _refusals(rules_page)),
         Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
+        Route("/replay", replay_page),
+        Route("/replay/{table_id}", replay_page),
+        *replay_routes(lambda: server.tables, analyses, _refusals),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
