@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from barbu.engine.cards import bits, card_str
+from barbu.engine.cards import bits, card_str, sorted_cards
 from barbu.engine.contracts import Kind
 from barbu.engine.errors import RecordError
 from barbu.engine.game import PASS, Game
@@ -60,6 +60,9 @@ def timeline(doc: dict[str, Any]) -> dict[str, Any]:
         result = replay(doc, on_action=look)
     except RecordError as e:
         raise refused(e, record_names(doc)) from e
+    if not result.hands:
+        why = "it holds no hand to replay"
+        raise TableError("bad-record", why, 422, args={"variant": "whole", "reason": why})
     hands, running = [], [0] * game.players
     for h in result.hands:
         if h.finished:
@@ -73,13 +76,17 @@ def timeline(doc: dict[str, Any]) -> dict[str, Any]:
 
 def hand_json(h: HandRecord, game: Game, steps: list[dict[str, Any]], totals: list[int]) -> dict[str, Any]:
     """One hand: how it was set up, every seat's cards as dealt, its steps and what it scored."""
-    pairs = set(h.doubles)
-    doubles = [[a, b, (b, a) in pairs] for a, b in h.doubles if not ((b, a) in pairs and a > b)]
+    # Each double once, its doubler first: the engine lists the doubles before the redoubles.
+    pairs, doubles, seen = set(h.doubles), [], set()
+    for a, b in h.doubles:
+        if (b, a) not in seen:
+            doubles.append([a, b, (b, a) in pairs])
+        seen.add((a, b))
     return {"hand_no": h.hand_no, "declarer": h.declarer, "contract": h.contract,
             "layout": game.contracts[game.contract_index(h.contract)].kind != Kind.TRICKS,
             "trump": "SHDC"[h.trump] if h.trump is not None else None,
             "start_rank": "23456789TJQKA"[h.start_rank] if h.start_rank is not None else None,
-            "doubles": doubles, "deal": [[card_str(c) for c in bits(m)] for m in h.deal],
+            "doubles": doubles, "deal": [[card_str(c) for c in sorted_cards(m)] for m in h.deal],
             "set_aside": [card_str(c) for c in bits(h.set_aside)],
             "contract_scores": list(h.contract_scores), "scores": list(h.scores),
             "totals": list(totals), "finished": h.finished, "steps": steps}
@@ -367,8 +374,13 @@ def replay_routes(lobby: Callable[[], Lobby], analyses: Analyses,
     """``/api/tables/ID/timeline``, ``/api/timeline`` (a record as the body) and ``/api/analysis``."""
 
     async def table_timeline(request: Request) -> Response:
-        doc, _ = finished_record(lobby(), request.path_params["table_id"])
-        return JSONResponse(await asyncio.to_thread(timeline, doc))
+        table_id = request.path_params["table_id"]
+        doc, _ = finished_record(lobby(), table_id)
+        out = await asyncio.to_thread(timeline, doc)
+        # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
+        token = request.headers.get("x-barbu-token")
+        out["you"] = lobby().get(table_id).seat_of_token(token) if token else None
+        return JSONResponse(out)
 
     async def record_timeline(request: Request) -> Response:
         doc = await read_record_body(request)
