@@ -6,7 +6,6 @@ import json
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,13 +165,15 @@ def error(res: Any, status: int, code: str) -> dict[str, Any]:
     return err
 
 
-def test_a_finished_game_has_its_timeline_and_the_token_names_its_seat(client: TestClient, tables: Tables) -> None:
-    tl = client.get(f"/api/tables/{tables['done']}/timeline").json()
+def test_a_finished_game_has_its_timeline_and_the_token_names_its_seat(client: TestClient,
+                                                                        tables: Tables) -> None:
+    url = f"/api/tables/{tables['done']}/timeline"
+    tl = client.get(url).json()
     assert tl["complete"] and len(tl["hands"]) == 28 and tl["totals"] == tables["totals"]
     assert tl["you"] is None and all(len(h["deal"][0]) == 13 for h in tl["hands"])
-    mine = client.get(f"/api/tables/{tables['done']}/timeline", headers={"X-Barbu-Token": tables["tokens"][2]})
+    mine = client.get(url, headers={"X-Barbu-Token": tables["tokens"][2]})
     assert mine.json()["you"] == 2
-    lapsed = client.get(f"/api/tables/{tables['done']}/timeline", headers={"X-Barbu-Token": "nope"})
+    lapsed = client.get(url, headers={"X-Barbu-Token": "nope"})
     assert lapsed.json()["you"] is None
 
 
@@ -204,7 +205,8 @@ def test_bad_requests_are_refused_precisely(client: TestClient, tables: Tables) 
     big = client.post("/api/timeline", content=b" " * (MAX_RECORD + 1))
     assert error(big, 413, "record-too-large")["args"] == {"n": MAX_RECORD // 1024}
     error(client.post("/api/analysis", content=b"[" * (MAX_RECORD + 1)), 413, "record-too-large")
-    assert error(client.post("/api/timeline", content=b'{"format": \n nope'), 400, "not-json")["args"] == {"line": 2}
+    not_json = client.post("/api/timeline", content=b'{"format": \n nope')
+    assert error(not_json, 400, "not-json")["args"] == {"line": 2}
     error(client.post("/api/timeline", content="[1, 2]"), 422, "bad-record")
     damaged = golden()
     damaged["hands"][0]["deal"][1] = damaged["hands"][0]["deal"][0]
@@ -237,9 +239,11 @@ def test_an_analysis_reports_progress_and_gives_barbu_analyzes_verdicts(client: 
     done = wait_for(client, job["id"], lambda s: s["status"] != "running")
     assert done["status"] == "done" and done["done"] == done["total"] == job["total"]
     made = analyze(golden(), 1, samples=2)
-    assert [(v["hand"], v["action"], v["played"], v["cost"]) for v in done["verdicts"]] == \
-        [(v.hand, v.index, "pass" if v.played == PASS else card_str(v.played), round(v.cost, 2)) for v in made]
-    assert done["costly"] == sorted([v for v in done["verdicts"] if v["cost"] >= 2.0], key=lambda v: -v["cost"])
+    expected = [(v.hand, v.index, "pass" if v.played == PASS else card_str(v.played), round(v.cost, 2))
+                for v in made]
+    assert [(v["hand"], v["action"], v["played"], v["cost"]) for v in done["verdicts"]] == expected
+    costly = [v for v in done["verdicts"] if v["cost"] >= 2.0]
+    assert done["costly"] == sorted(costly, key=lambda v: -v["cost"])
     again = client.post("/api/analysis", json={"record": golden(), "seat": 1}).json()
     assert again["id"] == job["id"] and again["status"] == "done"  # kept per (record, seat)
     other = client.post("/api/analysis", json={"record": golden(), "seat": 2}).json()
@@ -249,7 +253,8 @@ def test_an_analysis_reports_progress_and_gives_barbu_analyzes_verdicts(client: 
 
 def test_the_tables_answer_while_an_analysis_runs_and_it_can_be_stopped(tables: Tables) -> None:
     with TestClient(app_for(tables["db"], analysis_samples=2, max_analyses=1)) as client:
-        job = client.post("/api/analysis", json={"table": tables["done"], "token": tables["tokens"][0]}).json()
+        mine = {"table": tables["done"], "token": tables["tokens"][0]}
+        job = client.post("/api/analysis", json=mine).json()
         assert job["seat"] == 0 and job["total"] > 100
         running = wait_for(client, job["id"], lambda s: s["done"] > 0)
         assert running["status"] == "running"  # the worker is judging decisions now
