@@ -249,6 +249,10 @@ function renderSteps(hd) {
   });
   fill($("rp-steps"), h("button", { type: "button", class: `rp-step deal${R.step === 0 ? " here" : ""}`,
     "aria-current": R.step === 0 ? "step" : null, onclick: () => go(R.hand, 0) }, t("replay.deal")), items);
+  // On a phone the strip scrolls sideways: keep the step shown in the middle of it.
+  const strip = $("rp-steps");
+  const here = strip.querySelector(".here");
+  if (here && strip.scrollWidth > strip.clientWidth) strip.scrollLeft = here.offsetLeft - strip.offsetLeft - strip.clientWidth / 2;
 }
 
 function renderHands() {
@@ -370,7 +374,15 @@ function showJob() {
 
 // ---------------------------------------------------------------- loading
 
+// The server names the seats it fills itself "Computer 2" and "Seat 3": said in the reader's words.
+function localName(nm, i) {
+  if (nm === `Computer ${i + 1}`) return t("table.computer-n", { n: i + 1 });
+  if (nm === `Seat ${i + 1}`) return t("table.seat-n", { n: i + 1 });
+  return nm;
+}
+
 function showTimeline(tl) {
+  tl.names = tl.names.map(localName);
   R.tl = tl;
   R.hand = 0;
   R.step = 0;

@@ -1094,6 +1094,7 @@ function renderSheet() {
   if (model.over) {
     const names = model.winners.map((i) => model.names[i]).join(", ");
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
+    if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
 }
