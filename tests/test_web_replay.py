@@ -268,3 +268,27 @@ def test_the_tables_answer_while_an_analysis_runs_and_it_can_be_stopped(tables: 
         stopped = client.delete(f"/api/analysis/{job['id']}").json()
         assert stopped["status"] == "cancelled"
         assert client.post("/api/analysis", json={"record": golden(), "seat": 0}).status_code == 202
+
+
+def test_no_replay_endpoint_shows_a_hidden_card_of_a_game_in_progress(client: TestClient) -> None:
+    """Mid-way through hand 2: nothing any seat, or a watcher, can ask of the replay shows a card."""
+    made = create(client, name="Ann", seats=[{"kind": "human"}] * 4)
+    table = server_of(client).tables.get(made["id"])
+    players = {}
+    for s, token in table.tokens():
+        players[s] = Recorder(table)
+        table.attach(players[s], token, None if table.seats[s].row.claimed else f"P{s}")
+    while table.state.hand_no < 1 or len(table.state.actions) < 9:
+        seat = table.state.current
+        table.act(players[seat], table.state.observe(seat).to_json()["legal"][0])
+    answers = []
+    for token in [None, *(t for _, t in table.tokens())]:
+        headers = {"X-Barbu-Token": token} if token else {}
+        answers.append(client.get(f"/api/tables/{made['id']}/timeline", headers=headers))
+        answers.append(client.post("/api/analysis", json={"table": made["id"], "token": token}))
+        public = client.get(f"/api/tables/{made['id']}/record", headers=headers).json()
+        answers.append(client.post("/api/timeline", content=json.dumps(public)))
+        answers.append(client.post("/api/analysis", json={"record": public, "seat": 0}))
+    assert {a.status_code for a in answers} <= {403, 409, 422}
+    for a in answers:
+        assert cards_in(a.json()) == set(), a.text

@@ -1,4 +1,4 @@
-"""The replay viewer in Chromium: a finished game stepped through, a record chosen or dropped, the analysis."""
+"""The replay viewer in Chromium: a finished game stepped through, a record chosen or dropped, analyses."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 GOLDEN = ROOT / "tests" / "data" / "classic_no_queens_golden_doubling.json"
 REUSSITE = ROOT / "tests" / "data" / "family_reussite_ace_extra.json"
+DONE = "document.querySelector('#rp-progress-text').textContent.startsWith('Analysis done')"
 
 
 def wait_over(url: str, table: str) -> None:
@@ -109,7 +110,8 @@ def test_stepping_through_a_finished_game_by_keys_and_buttons(server: dict[str, 
     assert page.locator("#rp-sheet tr.hand-row").count() == 1  # hand 1 is on the sheet now
     page.keyboard.press("End")
     assert page.locator("#rp-hand-title").inner_text() == "Hand 28 of 28"
-    assert page.locator("#rp-sheet tr.hand-row").count() == 28 and page.locator("#rp-sheet .winner-line").count()
+    assert page.locator("#rp-sheet tr.hand-row").count() == 28
+    assert page.locator("#rp-sheet .winner-line").count() == 1
     page.keyboard.press("Home")
     assert page.locator("#rp-hand-title").inner_text() == "Hand 1 of 28" and cards_shown(page) == 52
     page.click("#go-next-hand")
@@ -172,17 +174,17 @@ def test_a_dropped_reussite_record_shows_the_layout_growing(server: dict[str, st
     assert page.errors == []
 
 
-def test_the_analysis_of_a_dropped_record_shows_its_progress_and_marks(server: dict[str, str], page: Any) -> None:
+def test_the_analysis_of_a_dropped_record_shows_its_progress_and_marks(server: dict[str, str],
+                                                                       page: Any) -> None:
     page.goto(f"{server['url']}/replay")
     drop(page, GOLDEN)
     page.wait_for_selector("#rp-view:not([hidden])")
     page.select_option("#rp-seat", "1")
     page.click("#rp-analyse")
     page.wait_for_selector("#rp-progress:not([hidden])")
-    page.wait_for_function("document.querySelector('#rp-progress-text').textContent.startsWith('Analysis done')",
-                           timeout=60000)
+    page.wait_for_function(DONE, timeout=60000)
     total = int(page.evaluate("document.querySelector('#rp-progress-bar').max"))
-    marks = page.locator("#rp-steps .rp-step.cost-none, #rp-steps .rp-step.cost-some, #rp-steps .rp-step.cost-high")
+    marks = page.locator(", ".join(f"#rp-steps .rp-step.cost-{k}" for k in ("none", "some", "high")))
     assert total > 0 and marks.count() == total
     marks.first.click()
     assert page.locator("#rp-verdict").is_visible() and "Ben:" in page.locator("#rp-verdict").inner_text()
@@ -202,8 +204,7 @@ def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome:
     page.wait_for_selector("#rp-progress:not([hidden])")
     assert "Ann" in page.locator("#rp-analyse").inner_text()
     page.wait_for_function("Number(document.querySelector('#rp-progress-bar').value) > 0", timeout=60000)
-    page.wait_for_function("document.querySelector('#rp-progress-text').textContent.startsWith('Analysis done')",
-                           timeout=170000)
+    page.wait_for_function(DONE, timeout=170000)
     assert page.locator("#rp-costly li").count() > 0  # random play costs points somewhere
     page.locator("#rp-costly li button").first.click()
     assert "cost" in page.locator("#rp-verdict").inner_text()

@@ -272,6 +272,8 @@ class Analyses:
         job.status, job.reason = status, reason
         if job.process is not None and job.process.is_alive():
             job.process.terminate()
+        with contextlib.suppress(OSError, ValueError):
+            job.inbox.close()  # what a stopped worker left in it is not wanted
         if status != "done":
             self.by_key.pop(job.key, None)  # asked again, it is run again
 
