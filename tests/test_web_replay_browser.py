@@ -93,7 +93,11 @@ def cards_shown(page: Any) -> int:
 
 def test_stepping_through_a_finished_game_by_keys_and_buttons(server: dict[str, str], page: Any) -> None:
     page.goto(f"{server['url']}/")
-    page.locator(f"#table-list a[href='/replay/{server['bots']}']").click()  # the lobby's Replay
+    replay = page.locator(f"#table-list a[href='/replay/{server['bots']}']")  # the lobby's Replay
+    replay.wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "replay-lobby-en-desktop.png"))
+    replay.click()
     page.wait_for_selector("#rp-view:not([hidden])")
     assert page.locator("#rp-hand-title").inner_text() == "Hand 1 of 28"
     assert cards_shown(page) == 52  # a finished game: every hand face up
@@ -199,7 +203,12 @@ def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome:
     page = context.new_page()
     page.goto(f"{server['url']}/table/{server['ann']}#t={server['token']}")
     # The end of the game opens the score sheet, which offers the replay and the analysis.
-    page.locator("#sheet-dialog[open] .replay-links a").nth(1).click()
+    links = page.locator("#sheet-dialog[open] .replay-links a")
+    links.first.wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "replay-table-end-en-desktop.png"))
+    assert page.locator("#btn-replay").is_visible() and page.locator("#btn-analyse").is_visible()
+    links.nth(1).click()
     page.wait_for_url("**/replay/**")
     page.wait_for_selector("#rp-progress:not([hidden])")
     assert "Ann" in page.locator("#rp-analyse").inner_text()

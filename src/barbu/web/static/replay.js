@@ -37,6 +37,8 @@ function cardName(card) {
 function cardShort(card) { return `${card[0] === "T" ? "10" : card[0]}${SUIT_SYMBOL[card[1]]}`; }
 function actionShort(a) { return a === "pass" ? t("replay.pass") : cardShort(a); }
 function name(s) { return R.tl.names[s]; }
+// A list in the reader's punctuation ("A, B" or "A，B"), built from the catalogue's pair.
+function list(items) { return items.reduce((a, b) => t("replay.list", { a, b })); }
 function contractName(hand) {
   return SheetView.contractLabel(R.tl.ruleset, hand);
 }
@@ -164,7 +166,7 @@ function renderContract(hd) {
   const parts = [contractBy(hd)];
   if (hd.doubles.length) {
     const pairs = hd.doubles.map(([a, b, re]) => t(re ? "replay.redoubled" : "replay.doubled", { a: name(a), b: name(b) }));
-    parts.push(pairs.join(", "));
+    parts.push(list(pairs));
   } else if (R.tl.ruleset === "classic") {
     parts.push(t("replay.no-doubles"));
   }
@@ -195,7 +197,7 @@ function renderCentre(hd, now) {
     const lines = now ? now.lines : [[-1, -1], [-1, -1], [-1, -1], [-1, -1]];
     const rows = ["S", "H", "D", "C"].map((suit, i) => layoutRow(suit, lines[i], now));
     const out = now && now.out.length
-      ? h("p", { class: "rp-out" }, t("replay.out-order", { names: now.out.map(name).join(", ") })) : null;
+      ? h("p", { class: "rp-out" }, t("replay.out-order", { names: list(now.out.map(name)) })) : null;
     fill(box, h("div", { class: "layout rp-layout", role: "group", "aria-label": t("replay.layout") }, rows), out);
     return;
   }
@@ -229,12 +231,12 @@ function whereText(hd) {
 
 function sayText(hd, now) {
   const head = t("replay.hand-of", { hand: R.hand + 1, hands: R.tl.num_hands });
-  if (!now) return `${head}: ${contractBy(hd)}`;
+  if (!now) return t("replay.said", { head, text: contractBy(hd) });
   let text = now.action === "pass" ? t("replay.passes", { name: name(now.seat) })
     : t("replay.plays", { name: name(now.seat), card: cardName(now.action) });
   if (now.won_by !== null && now.won_by !== undefined) text += ` ${t("replay.takes", { name: name(now.won_by) })}`;
   if (atEnd()) text += ` ${t("replay.hand-over")}`;
-  return `${head}: ${text}`;
+  return t("replay.said", { head, text });
 }
 
 // The hand's plays as a strip of small buttons: the analysed seat's decisions coloured by cost.
@@ -278,7 +280,7 @@ function renderSheet() {
   const parts = [...SheetView.table(model), SheetView.chart(model)];
   if (!rows.length) parts.unshift(h("p", { class: "muted" }, t("sheet.no-hands")));
   if (over) {
-    const names = R.tl.winners.map(name).join(", ");
+    const names = list(R.tl.winners.map(name));
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${R.tl.ruleset}`, { n: R.tl.winners.length, names })));
   }
   fill($("rp-sheet"), parts);
@@ -389,7 +391,7 @@ function showTimeline(tl) {
   R.job = null;
   $("rp-view").hidden = false;
   $("rules-link").href = `/rules/${tl.ruleset}`;
-  $("rp-title").textContent = t("replay.title-of", { names: tl.names.join(", ") });
+  $("rp-title").textContent = t("replay.title-of", { names: list(tl.names) });
   $("rp-progress").hidden = true;
   fill($("rp-costly"));
   renderAnalysisForm();
