@@ -101,6 +101,9 @@ def test_stepping_through_a_finished_game_by_keys_and_buttons(server: dict[str, 
     page.wait_for_selector("#rp-view:not([hidden])")
     assert page.locator("#rp-hand-title").inner_text() == "Hand 1 of 28"
     assert cards_shown(page) == 52  # a finished game: every hand face up
+    # Watched, not played: no seat of it to analyse here (the note says how to analyse any seat).
+    assert page.locator("#rp-analyse").count() == 0 and "download the record" in page.locator(
+        "#rp-analysis-form").inner_text()
     page.keyboard.press("ArrowRight")
     assert cards_shown(page) == 51 and page.locator("#rp-centre .rp-played").count() == 1
     page.keyboard.press("ArrowDown")  # to the end of the trick: four cards and who took them

@@ -317,6 +317,10 @@ function renderAnalysisForm() {
       t("replay.analyse-mine", { name: name(R.seat) })));
     return;
   }
+  if (R.id) {  // a finished table watched, not played: the analysis is its players' own
+    fill(box, h("p", { class: "help" }, t("replay.analysis-seated")));
+    return;
+  }
   const select = h("select", { id: "rp-seat" }, R.tl.names.map((nm, i) => h("option", { value: i }, nm)));
   fill(box, h("label", { for: "rp-seat" }, t("replay.choose-seat")), " ", select, " ",
     h("button", { type: "button", class: "primary", id: "rp-analyse", onclick: () => startAnalysis(Number(select.value)) },
