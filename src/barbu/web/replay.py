@@ -1,5 +1,7 @@
-"""Replays of finished games: a record turned into a step-by-step timeline by the engine, and analyses
-of one seat's play (``barbu analyze``) run in worker processes with their progress.
+"""The replay of finished games in the browser: timelines of records, and analyses of a seat's play.
+
+A record is turned into a step-by-step timeline by the engine; an analysis of one seat's play
+(``barbu analyze``) runs in a worker process, its progress told as it goes.
 
 Only a finished game is ever shown this way, every hand face up: a table still being played is
 refused (409 ``in-progress``), and so is a record without its deals (the public record of a game in
