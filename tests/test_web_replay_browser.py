@@ -126,6 +126,14 @@ def test_stepping_through_a_finished_game_by_keys_and_buttons(server: dict[str, 
     assert page.locator("#rp-hand-title").inner_text() == "Hand 2 of 28" and cards_shown(page) == 51
     page.locator("#rp-hands button").nth(6).click()
     assert page.locator("#rp-hand-title").inner_text() == "Hand 7 of 28"
+    # By keyboard on the strip of plays: Enter on a play goes there, and the focus stays on the strip.
+    page.locator("#rp-steps button").nth(3).focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.closest('#rp-steps') !== null")
+    assert page.locator("#rp-where").inner_text().startswith("card 3 of")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.classList.contains('here')")
+    assert page.locator("#rp-where").inner_text().startswith("card 4 of")
     assert page.errors == []
 
 

@@ -136,6 +136,17 @@ function onKey(ev) {
 // ---------------------------------------------------------------- drawing
 
 function render() {
+  // A strip is drawn again at each step: a keyboard user who was on it stays on it, at the new place.
+  const active = document.activeElement;
+  const strip = active && active.closest ? active.closest("#rp-steps, #rp-hands") : null;
+  draw();
+  if (strip) {
+    const here = strip.querySelector(".here");
+    if (here) here.focus();
+  }
+}
+
+function draw() {
   const hd = hand();
   const n = R.tl.names.length;
   document.title = `${t("replay.title")} — ${t("replay.hand-of", { hand: R.hand + 1, hands: R.tl.num_hands })}`;
