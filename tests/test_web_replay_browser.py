@@ -243,7 +243,8 @@ def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome:
     page.screenshot(path=str(ARTIFACTS / "replay-analysis-en-desktop.png"))
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(150)
-    page.screenshot(path=str(ARTIFACTS / "replay-analysis-en-phone.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "replay-analysis-en-phone.png"))
+    page.screenshot(path=str(ARTIFACTS / "replay-analysis-en-phone-full.png"), full_page=True)
     context.close()
 
 
