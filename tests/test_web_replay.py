@@ -122,8 +122,23 @@ def test_a_record_that_breaks_a_rule_is_refused_with_its_place() -> None:
         timeline(doc)
     assert e.value.code == "bad-record" and e.value.status == 422
     assert e.value.slots == {"variant": "action", "hand": 1, "action": 2, "name": "Ben",
-                             "reason": e.value.slots["reason"]}
+                             "rule": "not-your-card", "card": "AS", "reason": e.value.slots["reason"]}
     assert "Ben" in e.value.slots["reason"] and "A♠" in e.value.slots["reason"]
+
+
+def test_a_compulsory_double_left_out_is_said_of_the_seat_that_owed_it() -> None:
+    """The seventh hand of a declarer with the doubles on him taken out: someone owed one."""
+    for seed in range(40):
+        doc = random_record("classic", 4, seed, 7)
+        last = doc["hands"][6]
+        last["doubles"] = [p for p in last["doubles"] if last["declarer"] not in p]
+        try:
+            timeline(doc)
+        except TableError as e:
+            assert e.slots["variant"] == "hand" and e.slots["hand"] == 7
+            assert e.slots["rule"] == "compulsory-double" and e.slots["name"] in doc["players"]
+            return
+    raise AssertionError("no game of 40 had a compulsory double in its seventh hand")
 
 
 # -- the endpoints -----------------------------------------------------------------------------

@@ -28,9 +28,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from barbu.engine.cards import bits, card_str, sorted_cards
+from barbu.engine.cards import bits, card_str, parse_card, sorted_cards
 from barbu.engine.contracts import Kind
-from barbu.engine.errors import RecordError
+from barbu.engine.errors import IllegalActionError, RecordError
 from barbu.engine.game import PASS, Game
 from barbu.engine.hand import HandRecord
 from barbu.engine.layout import place_card
@@ -61,7 +61,7 @@ def timeline(doc: dict[str, Any]) -> dict[str, Any]:
         game, names = game_of(doc)
         result = replay(doc, on_action=look)
     except RecordError as e:
-        raise refused(e, record_names(doc)) from e
+        raise refused(e, doc) from e
     if not result.hands:
         why = "it holds no hand to replay"
         raise TableError("bad-record", why, 422, args={"variant": "whole", "reason": why})
@@ -134,18 +134,35 @@ def _layout_after(before: State, after: State, action: int, ended: bool) -> dict
             "points": list(after.history[-1].contract_scores) if ended else after.contract_scores()}
 
 
-def refused(e: RecordError, names: list[str]) -> TableError:
-    """A record the engine refuses, said with its place counted from 1 and its players by name."""
+def refused(e: RecordError, doc: dict[str, Any]) -> TableError:
+    """A record the engine refuses, said with its place counted from 1 and its players by name.
+
+    ``reason`` is the engine's English; ``rule`` (the rule an action broke, if one did) and ``card``
+    (the card of that action) let a page say it in its reader's words instead.
+    """
+    names = record_names(doc)
     reason = say(e.said, names, by_name=True)
     who = names[e.seat] if e.seat is not None and 0 <= e.seat < len(names) else ""
+    cause = e.__cause__
+    rule = cause.rule if isinstance(cause, IllegalActionError) else ""
     if e.hand is not None and e.action is not None:
         return TableError("bad-record", f"hand {e.hand + 1}, action {e.action + 1}: {reason}", 422,
                           args={"variant": "action", "hand": e.hand + 1, "action": e.action + 1,
-                                "name": who, "reason": reason})
+                                "name": who, "reason": reason, "rule": rule, "card": _card_at(doc, e)})
     if e.hand is not None:
         return TableError("bad-record", f"hand {e.hand + 1}: {reason}", 422,
-                          args={"variant": "hand", "hand": e.hand + 1, "reason": reason})
+                          args={"variant": "hand", "hand": e.hand + 1, "reason": reason, "name": who,
+                                "rule": rule})
     return TableError("bad-record", reason, 422, args={"variant": "whole", "reason": reason})
+
+
+def _card_at(doc: dict[str, Any], e: RecordError) -> str:
+    """The card of the action a refusal names, in the record's notation ("" for a pass or no card)."""
+    try:
+        text = doc["hands"][e.hand]["actions"][e.action]
+        return card_str(parse_card(text))
+    except (KeyError, IndexError, TypeError, ValueError):
+        return ""
 
 
 # -- the analyses ------------------------------------------------------------------------------
@@ -367,7 +384,7 @@ def count_decisions(doc: dict[str, Any], seat: int) -> int:
     try:
         return decisions(doc, seat)
     except RecordError as e:
-        raise refused(e, record_names(doc)) from e
+        raise refused(e, doc) from e
 
 
 Handler = Callable[[Request], Awaitable[Response]]

@@ -57,8 +57,17 @@ function cardEl(card, cls) {
 
 function showError(err) {
   const box = $("rp-error");
-  box.textContent = typeof err === "string" ? err : I18N.error(err);
+  box.textContent = typeof err === "string" ? err : I18N.error(recordReason(err));
   box.hidden = false;
+}
+
+// A refused record says its place in the reader's words; the rule broken too, when the catalogue
+// has words for it (replay.rule.<rule>), else the engine's English reason stays.
+function recordReason(err) {
+  const a = err.args || {};
+  if (err.code !== "bad-record" || !a.rule || !I18N.has(`replay.rule.${a.rule}`)) return err;
+  const card = a.card ? cardName(a.card) : "";
+  return { ...err, args: { ...a, reason: t(`replay.rule.${a.rule}`, { name: a.name, card }) } };
 }
 function clearError() { $("rp-error").hidden = true; }
 
