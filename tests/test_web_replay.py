@@ -307,3 +307,9 @@ def test_no_replay_endpoint_shows_a_hidden_card_of_a_game_in_progress(client: Te
     assert {a.status_code for a in answers} <= {403, 409, 422}
     for a in answers:
         assert cards_in(a.json()) == set(), a.text
+
+
+def test_a_server_that_runs_no_analyses_says_so(tables: Tables) -> None:
+    with TestClient(app_for(tables["db"], max_analyses=0)) as client:
+        res = client.post("/api/analysis", json={"record": golden(), "seat": 0})
+        assert error(res, 403, "too-many-analyses")["args"] == {"variant": "none"}

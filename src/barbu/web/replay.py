@@ -229,7 +229,10 @@ class Analyses:
         return job if job is not None and job.status in ("running", "done") else None
 
     def check_room(self) -> None:
-        """TableError 429 when as many analyses as allowed are running already."""
+        """TableError 429 when as many analyses as allowed are running already (403: none allowed)."""
+        if self.running <= 0:
+            raise TableError("too-many-analyses", "this server runs no analyses", 403,
+                             args={"variant": "none"})
         if self.busy() >= self.running:
             raise TableError("too-many-analyses", f"{self.running} analyses are running already: "
                              "please try again in a minute", 429, args={"n": self.running})
