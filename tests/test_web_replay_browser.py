@@ -158,6 +158,8 @@ def test_a_chosen_record_file_is_replayed_and_a_damaged_one_refused(server: dict
     said = page.locator("#rp-error").inner_text()
     words = "refusé à la donne 1, action 2 (Ben) : Ben joue une carte qu’il n’a pas en main : as de pique."
     assert words in said, said
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "replay-refused-fr-desktop.png"))
     page.set_input_files("#rp-file", str(GOLDEN))
     page.wait_for_selector("#rp-view:not([hidden])")
     assert page.locator("#rp-error").is_hidden()
