@@ -38,6 +38,7 @@ API_ONLY = {
     "bad-level",  # an unknown computer level in a hand-over (the page offers only known ones)
     "bad-hand",  # a score-sheet hand that is not a JSON object, or out of range
     "bad-entry",  # a score-sheet entry without its id
+    "bad-chat",  # a chat message that is not text (the page sends the input's text)
     "not-found",  # an export kind other than json, csv and pdf
     "bad-name",  # a name that is not text (the empty name has its words: bad-name.empty)
     "bad-pace",  # a hello whose "pace" is not true or false (the page always sends true)

@@ -39,6 +39,7 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
+from barbu.web.errors import TableError
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
@@ -50,7 +51,6 @@ from barbu.web.tables import (
     Lobby,
     Setup,
     Table,
-    TableError,
     default_level,
     storage_error,
 )
@@ -627,7 +627,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             raise
         conn.greeted = True
         return True
-    if kind not in ("act", "takeover", "reclaim", "sync", "ready"):
+    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -639,6 +639,9 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_reclaim(conn))
     elif kind == "ready":
         await server.change(table, lambda: table.plan_ready(conn, msg.get("hand")))
+    elif kind == "chat":
+        await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
+        return True  # a message moves no player: nothing for the computers to do
     else:
         table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))

@@ -38,7 +38,8 @@ from barbu.engine.record import game_of, replay
 from barbu.engine.state import State
 from barbu.engine.tricks import trick_winner
 from barbu.tools.analyze import Verdict, analyze, decisions
-from barbu.web.tables import Lobby, TableError
+from barbu.web.errors import TableError
+from barbu.web.tables import Lobby
 from barbu.wording import record_names, say
 
 MAX_RECORD = 262144  # bytes of a record sent to the server: a whole classic game is about 20 KiB

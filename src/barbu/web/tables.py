@@ -31,6 +31,8 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
+from barbu.web.chat import Chat, rights_of
+from barbu.web.errors import TableError
 from barbu.web.rules import figures
 from barbu.web.store import Batch, Event, SeatRow, Store
 from barbu.wording import plural, say, seat_label
@@ -39,39 +41,6 @@ log = logging.getLogger("barbu.web")
 
 MAX_NAME = 24
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
-
-class TableError(Exception):
-    """A request the table refuses; ``code`` is a short machine-readable reason.
-
-    ``message`` is English; ``args`` holds the values it names (numbers, names, cards, rules),
-    so that a page can say the same in the reader's language from its catalogue's ``error.<code>``.
-    """
-
-    def __init__(self, code: str, message: str, status: int = 400, *, field: str | None = None,
-                 hand: int | None = None, args: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.field = field  # the part of the request it is about (a score sheet's entry form), if any
-        self.hand = hand  # the sheet's hand it is about (from 0), if any
-        self.slots = args or {}  # Exception.args is taken: the JSON still calls them args
-
-    def event(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
-        if self.slots:
-            out["args"] = self.slots
-        return out
-
-    def body(self) -> dict[str, Any]:
-        """The refusal as an HTTP answer's JSON body."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
-        if self.hand is not None:
-            error["hand"] = self.hand
-        if self.slots:
-            error["args"] = self.slots
-        return {"error": error}
 
 
 class Client(Protocol):
@@ -144,6 +113,7 @@ class Setup:
     seats: list[dict[str, Any]]
     creator: str | None = None
     seed: int | None = None
+    chat: str = "players"  # who may write in the table's chat (barbu.web.chat.CHAT_RIGHTS)
 
     @property
     def ruleset(self) -> str:
@@ -182,7 +152,7 @@ class Setup:
                                  or not 0 <= seed < 2**63):
             raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
         return cls(game, [_seat_spec(s) for s in seats],
-                   clean_name(creator) if creator is not None else None, seed)
+                   clean_name(creator) if creator is not None else None, seed, rights_of(body.get("chat")))
 
 
 def _seat_spec(spec: object) -> dict[str, Any]:
@@ -243,6 +213,7 @@ class Table:
     pacers: list[Client] = field(default_factory=list)
     ready: set[int] = field(default_factory=set)  # seats that said they are ready for this hand
     hand_ended_at: float | None = None  # clock time the last hand ended, while its pause lasts
+    chat: Chat = field(default_factory=Chat)
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -269,9 +240,12 @@ class Table:
                                     creator is not None))
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
                   "seed": state.seed, "first_declarer": state.first_declarer}
+        if setup.chat != "players":
+            record["chat"] = setup.chat
         batch = Batch(table_id, seats=rows, create=record)
         deal_into(state, batch)
         table = cls._open(store, table_id, game, state, rows, **kw)
+        table.chat.rights = setup.chat
         return table, batch
 
     @classmethod
@@ -305,7 +279,8 @@ class Table:
         if start is None:
             return None
         game, state, rows = start
-        damaged = replay_events(state, store.events(table_id), [r.name for r in rows])
+        events = store.events(table_id)
+        damaged = replay_events(state, events, [r.name for r in rows])
         if damaged is not None:
             log.error("table %s is damaged: %s; it is kept as it was before that event and cannot be "
                       "played on", table_id, damaged.pop("logged"))
@@ -313,6 +288,8 @@ class Table:
             store.mark_over(table_id)
         table = cls._open(store, table_id, game, state, rows, damaged=damaged, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
+        table.chat.rights = rights_of((store.load_setup(table_id) or {}).get("chat"))
+        table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
             deal_into(table.state, batch)
@@ -505,6 +482,7 @@ class Table:
             welcome["token"] = token  # the seat's fresh token: from now on the only one that opens it
         self.send(client, welcome)
         self.send(client, self.sheet_event())
+        self.send(client, self.chat.log_event())
         self.broadcast()
 
     def detach(self, client: Client) -> None:
@@ -534,6 +512,27 @@ class Table:
                     self.broadcast()
                 return self._seat_change(fresh, joined), fresh.seat, fresh.token
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    # -- chat ------------------------------------------------------------------------
+
+    def plan_chat(self, client: Client, text: object) -> Change:
+        """A message for everyone at the table (players, and watchers when the table lets them),
+        stored as a ``chat`` event before it is sent to anyone."""
+        seat = client.seat
+        self._writable()
+        name = self.seats[seat].row.name if seat is not None else ""
+        message = self.chat.message(seat, name, text, time.time())
+        sender, now = f"seat {seat}" if seat is not None else f"watcher {id(client)}", self.clock()
+        self.chat.limit.check(sender, now)
+
+        def said() -> None:
+            self.chat.limit.note(sender, now)
+            self.chat.messages.append(message)
+            self.active_at = time.time()
+            out = json.dumps({"type": "chat", "message": message}, ensure_ascii=False)
+            for other in list(self.clients):
+                other.send_text(out)
+        return Change(Batch(self.id, events=[("chat", message)]), said)
 
     # -- playing -------------------------------------------------------------------
 
@@ -833,6 +832,8 @@ def replay_events(state: State, events: list[Event], names: list[str]) -> dict[s
     """
     action_no = 0
     for ev in events:
+        if ev.kind == "chat":  # talk at the table, not part of the game
+            continue
         problem = ev.problem or replay_event(state, ev, names)
         if problem is not None:
             data = json.dumps(ev.data)[:200] if ev.problem is None else "unreadable"

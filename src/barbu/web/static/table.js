@@ -176,7 +176,7 @@ async function createTable(ev) {
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   $("create-button").disabled = true;
   try {
-    const body = { ruleset: ruleset(), players, options, seats, name };
+    const body = { ruleset: ruleset(), players, options, seats, name, chat: $("create-chat").checked ? "everyone" : "players" };
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
     const res = await api("/api/tables", body);
@@ -313,6 +313,7 @@ function showTable(id) {
     $("name-form").hidden = true;
     send({ type: "hello", token: T.token, name: T.named, pace: true });
   });
+  Chat.setup(send);
   watchNetwork();
   connect();
 }
@@ -403,6 +404,10 @@ function onMessage(msg) {
   } else if (msg.type === "state") {
     if (T.summary) summaryNews(msg);
     Motion.push(() => onState(msg));
+  } else if (msg.type === "chat-log") {
+    Chat.onLog(msg, T.you);
+  } else if (msg.type === "chat") {
+    Chat.onMessage(msg);
   } else if (msg.type === "error") {
     T.pending = null;
     onError(msg);
