@@ -42,6 +42,7 @@ API_ONLY = {
     "not-found",  # an export kind other than json, csv and pdf
     "bad-name",  # a name that is not text (the empty name has its words: bad-name.empty)
     "bad-pace",  # a hello whose "pace" is not true or false (the page always sends true)
+    "bad-analysis",  # an analysis asked with neither a record nor a table (the replay page sends one)
     "bad-setup",  # a setup document of the wrong shape (the pages' mistakes have variants)
     "bad-seat",  # a seat number out of range (handing over one's own seat: bad-seat.own)
     "illegal:unknown-action",  # an action number outside the game (the page sends real ones)

@@ -43,6 +43,7 @@ from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
 from barbu.web.players import Policy, Profiles, public
+from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, Store
@@ -99,6 +100,9 @@ class Config:
     profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
     signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
     signin_window: float = 900.0  # seconds
+    max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
+    analysis_samples: int = 60  # sampled deals per decision in an analysis (barbu analyze --samples)
+    analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
 
     @property
     def limits(self) -> Limits:
@@ -475,6 +479,7 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
+    analyses = Analyses(config.max_analyses, config.analysis_samples, config.analysis_seconds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -483,6 +488,7 @@ def build_app(config: Config) -> Starlette:
         try:
             yield
         finally:
+            analyses.close()
             await server.close()
 
     async def page(request: Request) -> Response:
@@ -550,6 +556,9 @@ def build_app(config: Config) -> Starlette:
     async def rules_api(request: Request) -> Response:
         return JSONResponse(rules_info(_ruleset_of(request)))
 
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -567,6 +576,9 @@ def build_app(config: Config) -> Starlette:
         Route("/rules/{ruleset}", _refusals(rules_page)),
         Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
+        Route("/replay", replay_page),
+        Route("/replay/{table_id}", replay_page),
+        *replay_routes(lambda: server.tables, analyses, _refusals),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
