@@ -211,7 +211,7 @@ def test_a_profile_carried_by_a_transfer_code_and_signed_in_with_a_password(serv
 
 
 @pytest.mark.parametrize("lang, minutes, days", [
-    ("fr", "il y a 3 minutes", "il y a 2 jours"),  # the browser's own words (Intl.RelativeTimeFormat)
+    ("fr", "il y a 3 minutes", "avant-hier"),  # the browser's own words (Intl.RelativeTimeFormat)
     ("be", "3 хвіліны таму", "2 дні таму"),  # Chromium has no Belarusian ones: the catalogue's
     ("my", "3 မိနစ်က", "2 ရက်က"),
 ])
