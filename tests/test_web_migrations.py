@@ -12,6 +12,7 @@ import pytest
 
 from barbu.engine.record import to_record
 from barbu.web.players import Profiles
+from barbu.web.server import CannotStart, check_database
 from barbu.web.sheets import SheetBook
 from barbu.web.store import SCHEMA_VERSION, NewerDatabase, Store, migrate
 from barbu.web.tables import Lobby
@@ -120,3 +121,6 @@ def test_a_database_of_a_newer_release_is_left_alone(old: Path) -> None:
     db.close()
     with pytest.raises(NewerDatabase, match="newer than this barbu"):
         Store(str(old))
+    with pytest.raises(CannotStart, match=r"was made by a newer barbu \(its layout is version \d+, newer"):
+        check_database(old, 1.0)  # barbu serve says so in one line, before anything is announced
+    assert counts(old)["events"] > 0

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from barbu.web.store import DatabaseInUse, Store, exclusive
+from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive
 
 if TYPE_CHECKING:
     from barbu.web.app import Config
@@ -142,6 +142,8 @@ def check_database(db: Path, timeout: float) -> None:
     """Open the database (creating it if new) before anything is announced; CannotStart if it is unfit."""
     try:
         Store(str(db), timeout=timeout).close()
+    except NewerDatabase as e:
+        raise CannotStart(f"{db} was made by a newer barbu ({e}): run that one, or use --db") from e
     except sqlite3.OperationalError as e:  # locked, unreadable, a folder…: a database it may well be
         raise CannotStart(f"cannot open the database {db}: {e}") from e
     except sqlite3.DatabaseError as e:
