@@ -29,6 +29,19 @@ REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "han
               "turn", "leader", "hand_no")
 
 
+# kernels.read writes these fields whole and clears only the rest: they must follow one another.
+CARD_BLOCKS = ("hand", "set_aside", "lines", "played", "trick", "last_trick", "captured", "voids")
+
+
+def _check_blocks(views: Views) -> None:
+    """Refuse a layout in which kernels.read's card blocks are not one contiguous run."""
+    off, n = views.off, views.n
+    widths = (52, 52, 52, 52 * n, 52 * n, 52 * n, 52 * n)
+    for name, after, width in zip(CARD_BLOCKS, CARD_BLOCKS[1:], widths, strict=False):
+        if off[name] + width != off[after]:
+            raise ValueError(f"observation layout: {after} does not follow {name}")
+
+
 class Compiled:
     """The kernels of one table, with the offsets they need worked out once."""
 
@@ -36,6 +49,7 @@ class Compiled:
         self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
         self.k = k.COMPILED
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
+        _check_blocks(views)
 
     def step(self, g: Games, action: Int) -> Bool:
         """Every game takes its action, as Rules.step; the games whose hand ended."""
