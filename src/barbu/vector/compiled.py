@@ -70,7 +70,7 @@ class Compiled:
         state = (g.contract, g.out, g.points, g.doubled, g.redoubled, g.totals, g.used, g.declarer, g.hand_no,
                  g.dbl_count)
         self.k["score"](idx, state, (self.t.kind, self.t.out_scores), self.classic, last_hand, per_hand, sign,
-                        rewards, done, over)
+                        rewards, done, over, np.empty((2, g.n), dtype=np.int64))
         return over
 
     def cards(self, names: list[str], hand_size: int, n: int) -> tuple[Int, U64, U64]:
@@ -102,5 +102,6 @@ class Compiled:
         v = self.v
         out = np.empty((g.batch, v.size), dtype=np.float32)
         state = tuple(getattr(g, name) for name in READ_STATE)
-        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
+        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic,
+                       np.empty(3 + 4 * g.n, dtype=np.uint64))
         return out

@@ -29,13 +29,23 @@ FULL = np.uint64((1 << 52) - 1)
 
 
 def _jit(f: F) -> F:
-    """Compile ``f`` without the Python interpreter (cached on disk beside the module)."""
+    """Compile ``f`` without the Python interpreter (cached on disk beside the module), and without
+    numba's reference counting (``_nrt=False``): the kernels take every array they use as an
+    argument and allocate none, and the counts numba kept of the arrays taken out of the state
+    tuples and of each row's views cost up to 200 ns a game (the rules of the phases other than
+    trick play went from 0.2 ms to 0.01-0.02 ms a step at B = 4,096 without them).
+    """
+    return cast(F, numba.njit(cache=True, nogil=True, _nrt=False)(f))
+
+
+def _allocating(f: F) -> F:
+    """Compile a kernel that makes arrays of its own (the deals'), with numba's reference counts."""
     return cast(F, numba.njit(cache=True, nogil=True)(f))
 
 
 def _inline(f: F) -> F:
     """Compile ``f`` into its callers (the small helpers of the hot loops)."""
-    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(f))
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(f))
 
 
 @_jit
@@ -225,20 +235,21 @@ def _lines(lo: Int, hi: Int) -> np.uint64:
     return lines
 
 
-def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool) -> None:
+def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool,
+          sets: U64) -> None:
     """Write every acting seat's observation into ``out``: encode(state.observe(current)).
 
     ``s``: the fields of compiled.READ_STATE; ``off``: the offsets of compiled.READ_OFFSETS, in
-    their order. Each entry is written once: the card blocks (hand … captured, contiguous) whole,
-    zeros included, and only the small fields around them cleared first, since clearing the whole
-    row and then writing the cards over it cost a third more at B = 1,024.
+    their order; ``sets``: room for the 3 + 4n card sets of a row. Each entry is written once:
+    the card blocks (hand … captured, contiguous) whole, zeros included, and only the small
+    fields around them cleared first, since clearing the whole row and then writing the cards
+    over it cost a third more at B = 1,024.
     """
     (phase, current, declarer, leader, last_leader, contract, trump, start, ace_extra, hands, lo, hi,
      tricks_won, points, totals, trick_no, hand_no, set_aside, played, captured, trick, last_trick, voids,
      used, doubled, redoubled, forced, dbl_count, out_place) = s
     kind = t[0]
     n = hands.shape[1]
-    sets = np.empty(3 + 4 * n, dtype=np.uint64)
     for b in range(out.shape[0]):
         me, dst = current[b], out[b]
         c = max(contract[b], 0)
@@ -381,46 +392,51 @@ def _finish(b: int, c: int, n: int, trick: Int, leader: Int, last_leader: Int, t
 def _rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, required: int,
          aside: int) -> None:
     """Every game not in trick play takes its action, as Rules._rest does (``s``: compiled.REST_STATE)."""
+    phase, contract, kind = s[0], s[1], t[0]
+    for b in range(ended.shape[0]):
+        # The few games concerned go to a function of their own: with its body in this loop, the
+        # loop cost 50 ns a game even for the games it skips (10 times a skip alone).
+        if phase[b] != 6 or kind[max(contract[b], 0)] != 0:
+            ended[b] = _act(b, action[b], s, t, classic, per, required, aside)
+
+
+@_inline
+def _act(b: int, a: int, s: State, t: Tab, classic: bool, per: int, required: int, aside: int) -> bool:
+    """Game ``b``, not in trick play, takes action ``a``; whether its hand ends."""
     phase, contract, current, trump, start = s[0], s[1], s[2], s[4], s[5]
     hands, redoubled, turn = s[6], s[15], s[18]
     kind, trumps_c = t[0], t[1]
     n = hands.shape[1]
-    for b in range(ended.shape[0]):
-        ph, a = phase[b], action[b]
-        if ph == 6 and kind[max(contract[b], 0)] == 0:
-            continue
-        named = False
-        if ph == 1:
-            i = min(max(a - 53, 0), 6)
-            contract[b] = i
-            if trumps_c[i]:
-                phase[b] = 2
-            elif kind[i] == 1:
-                phase[b] = 3
-            else:
-                named = True
-        elif ph == 2:
-            trump[b] = a - 60
-            named = True
-        elif ph == 3:
-            start[b] = a - 64
-            named = True
-        elif ph == 4:
-            ended[b] = _double(b, a - 77, n, s, t)
-        elif ph == 5:
-            targets = _from_left(a - 85, current[b], n)
-            redoubled[b, current[b]] = targets
-            ended[b] = _next_redoubler(b, turn[b] + 1, n, s, t)
-        elif ph == 6:
-            ended[b] = _place(b, a, n, s, t, aside)
-        if named:
-            if classic:
-                _forced(b, n, s, per, required)
-            else:
-                ended[b] = _start_play(b, s, t)
+    ph = phase[b]
+    if ph == 1:
+        i = min(max(a - 53, 0), 6)
+        contract[b] = i
+        if trumps_c[i]:
+            phase[b] = 2
+            return False
+        if kind[i] == 1:
+            phase[b] = 3
+            return False
+    elif ph == 2:
+        trump[b] = a - 60
+    elif ph == 3:
+        start[b] = a - 64
+    elif ph == 4:
+        return _double(b, a - 77, n, s, t)
+    elif ph == 5:
+        redoubled[b, current[b]] = _from_left(a - 85, current[b], n)
+        return _next_redoubler(b, turn[b] + 1, n, s, t)
+    elif ph == 6:
+        return _place(b, a, n, s, t, aside)
+    else:
+        return False
+    if classic:  # the contract is named
+        _forced(b, n, s, per, required)
+        return False
+    return _start_play(b, s, t)
 
 
-@_jit
+@_inline
 def _forced(b: int, n: int, s: State, per: int, required: int) -> None:
     """After the naming: the doubling round, with the doubles now compulsory."""
     phase, declarer, current, dbl_count, forced, turn, hand_no = s[0], s[3], s[2], s[16], s[17], s[18], s[20]
@@ -436,7 +452,7 @@ def _forced(b: int, n: int, s: State, per: int, required: int) -> None:
     current[b] = (declarer[b] + 1) % n
 
 
-@_jit
+@_inline
 def _start_play(b: int, s: State, t: Tab) -> bool:
     """The first lead; whether the hand is over at once (every card it scores set aside)."""
     phase, contract, current, declarer, set_aside, leader = s[0], s[1], s[2], s[3], s[8], s[19]
@@ -449,7 +465,7 @@ def _start_play(b: int, s: State, t: Tab) -> bool:
     return bool(kind[c] == 0 and e != U0 and (e & ~set_aside[b]) == U0)
 
 
-@_jit
+@_inline
 def _from_left(mask: int, actor: int, n: int) -> int:
     """A relative seat mask (bit k-1: k places to the actor's left) as a seat mask."""
     seats = 0
@@ -458,7 +474,7 @@ def _from_left(mask: int, actor: int, n: int) -> int:
     return seats
 
 
-@_jit
+@_inline
 def _double(b: int, mask: int, n: int, s: State, t: Tab) -> bool:
     current, declarer, doubled, dbl_count, turn = s[2], s[3], s[14], s[16], s[18]
     cur = current[b]
@@ -478,7 +494,7 @@ def _double(b: int, mask: int, n: int, s: State, t: Tab) -> bool:
     return _next_redoubler(b, 0, n, s, t)
 
 
-@_jit
+@_inline
 def _next_redoubler(b: int, first: int, n: int, s: State, t: Tab) -> bool:
     """The next doubled seat in redoubling order from position ``first``, or the play."""
     current, declarer, doubled, turn = s[2], s[3], s[14], s[18]
@@ -494,7 +510,7 @@ def _next_redoubler(b: int, first: int, n: int, s: State, t: Tab) -> bool:
     return _start_play(b, s, t)
 
 
-@_jit
+@_inline
 def _place(b: int, card: int, n: int, s: State, t: Tab, aside: int) -> bool:
     """A Dominoes/Réussite card placed (or a pass): as Rules._place; whether the hand is over."""
     contract, current, hands, played, out, out_count, ace_extra = s[1], s[2], s[6], s[7], s[11], s[12], s[13]
@@ -522,7 +538,7 @@ def _place(b: int, card: int, n: int, s: State, t: Tab, aside: int) -> bool:
     return over
 
 
-@_jit
+@_inline
 def _lay(b: int, card: int, s: State, aside: int) -> None:
     """Put ``card`` on its line, opening set-aside ones at Réussite's first card, and run on."""
     start, set_aside, lo, hi = s[5], s[8], s[9], s[10]
@@ -636,13 +652,12 @@ def _mt_words(key: U32, key_len: Int, base: U32, out: U32) -> None:
 
 
 def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: bool, sign: float,
-           rewards: Float, done: Bool, over: Bool) -> None:
+           rewards: Float, done: Bool, over: Bool, scratch: Int) -> None:
     """env._close_hands' scoring compiled: the hands of the games ``idx`` scored, settled and paid."""
     contract, out, points, doubled, redoubled, totals, used, declarer, hand_no, dbl_count = s
     kind, out_scores = t
     n = points.shape[1]
-    scores = np.empty(n, dtype=np.int64)
-    cs = np.empty(n, dtype=np.int64)
+    scores, cs = scratch[0], scratch[1]  # (2, n): each seat's score with and without the doubles
     for j in range(idx.shape[0]):
         b = idx[j]
         c = contract[b]
@@ -671,4 +686,6 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
 KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
-COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
+ALLOCATING = ("deal_cards", "mt_words")  # their arrays: the sort's order, the generators' states
+COMPILED: dict[str, Callable[..., None]] = {
+    name: (_allocating if name in ALLOCATING else _jit)(f) for name, f in KERNELS.items()}
