@@ -198,6 +198,22 @@ def test_the_compiled_words_are_python_s() -> None:
     assert np.array_equal(v._fast.words(names), want)
 
 
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+def test_the_compiled_keys_are_mt_keys() -> None:
+    """kernels.seed_keys (the seed string and its SHA-512 made in numba) gives mt_keys' key and lengths."""
+    from barbu.vector import kernels
+
+    triples = [*_triples(3000), (0, 0, 123456), (2**63 - 1, 2**31 - 1, 2**31 - 1)]
+    seed, hand, redeals = (np.array(col, dtype=dtype) for col, dtype in
+                           zip(zip(*triples, strict=True), (np.int64, np.int32, np.int32), strict=True))
+    key = np.full((kernels.KEY_ROWS, len(triples)), 7, dtype=np.uint32)
+    length = np.zeros(len(triples), dtype=np.int64)
+    kernels.COMPILED["seed_keys"](seed, hand, redeals, key, length)
+    want, want_length = mt_keys([seed_of(*t) for t in triples])
+    assert np.array_equal(length, want_length)
+    assert np.array_equal(key[:want.shape[0]], want) and not key[want.shape[0]:].any()
+
+
 def test_it_needs_numpy_alone() -> None:
     code = "import sys, barbu.vector; print(sorted({m.split('.')[0] for m in sys.modules}))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)

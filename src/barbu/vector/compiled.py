@@ -81,6 +81,17 @@ class Compiled:
         self.k["deal_cards"](w, hand_size, seat, hands, aside)
         return seat, hands, aside
 
+    def dealt(self, g: Games, idx: Int, hand_size: int) -> tuple[Int, U64, U64]:
+        """deal.dealt, compiled from end to end: the seed strings' keys (SHA-512 included) too."""
+        key, length = np.empty((k.KEY_ROWS, len(idx)), dtype=np.uint32), np.empty(len(idx), dtype=np.int64)
+        self.k["seed_keys"](g.seed[idx], g.hand_no[idx], g.redeals[idx], key, length)
+        w = np.empty((len(idx), 104), dtype=np.uint32)
+        self.k["mt_words"](key, length, k.MT_BASE, w)
+        seat = np.empty((len(idx), 52), dtype=np.int32)
+        hands, aside = np.empty((len(idx), g.n), dtype=np.uint64), np.empty(len(idx), dtype=np.uint64)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        return seat, hands, aside
+
     def words(self, names: list[str]) -> U32:
         """deal.python_words, compiled: the 104 words of each deal's generator seeded with ``names``."""
         key, length = mt_keys(names)

@@ -15,7 +15,7 @@ from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
 from barbu.vector.apply import Rules
 from barbu.vector.backend import I64, Bool, Float, Int, xp
-from barbu.vector.deal import Cards, cards_of, deal
+from barbu.vector.deal import Dealt, deal, dealt
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
@@ -71,7 +71,7 @@ class VectorEnv:
                            self.game.hand_size)
         self.backend = backend
         self._apply: Callable[[Games, Int], Bool] = self.rules.step
-        self._cards: Cards = cards_of
+        self._cards: Dealt = dealt
         self._fast: Compiled | None = None
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
@@ -84,7 +84,7 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
-            self._cards, self._fast = fast.cards, fast
+            self._cards, self._fast = fast.dealt, fast
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
@@ -93,7 +93,7 @@ class VectorEnv:
     @property
     def seeds(self) -> I64:
         """The engine seed of each game in progress (``State(game, seed=...)`` replays it)."""
-        return np.array(self.games.seed, dtype=np.int64)
+        return self.games.seed.copy()
 
     def reset(self, seed: int | None = None) -> Reset:
         """New games everywhere; with ``seed``, the streams of games start again from it."""
@@ -171,8 +171,7 @@ class VectorEnv:
         refresh(g, idx, HAND_FIELDS)
         per = self.game.hands_per_declarer
         g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
-        for b in idx:
-            g.redeals[b] = 0
+        g.redeals[idx] = 0
         deal(g, self.tables, idx, self.game.hand_size, self._cards)
         if self.backend == "numpy":  # the compiled observation is made from the games' fields alone
             self.views.new_hand(g, idx)

@@ -654,6 +654,106 @@ def _mt_words(key: U32, key_len: Int, base: U32, out: U32) -> None:
             out[b, k] = z & LOW32
 
 
+def _primes(count: int) -> list[int]:
+    found: list[int] = []
+    k = 2
+    while len(found) < count:
+        if all(k % p for p in found):
+            found.append(k)
+        k += 1
+    return found
+
+
+def _root_bits(p: int, k: int) -> int:
+    """The first 64 bits after the point of the k-th root of ``p`` (SHA-512's constants)."""
+    n = p << (64 * k)
+    x = 1 << -(-n.bit_length() // k)
+    while True:  # integer Newton from above: stops at the floor of the root
+        y = ((k - 1) * x + n // x ** (k - 1)) // k
+        if y >= x:
+            return x & ((1 << 64) - 1)
+        x = y
+
+
+# SHA-512 (FIPS 180-4): the first hash words (square roots of the first 8 primes) and the round
+# constants (cube roots of the first 80), made here rather than written out.
+SHA_H = np.array([_root_bits(p, 2) for p in _primes(8)], dtype=np.uint64)
+SHA_K = np.array([_root_bits(p, 3) for p in _primes(80)], dtype=np.uint64)
+# Key words of the longest seed string: 19 digits, ":", two int32's 10 and the 64 bytes of the hash.
+KEY_ROWS = (19 + 1 + 10 + 1 + 10 + 64 + 3) // 4
+
+
+@_inline
+def _rotr(x: np.uint64, k: int) -> np.uint64:
+    return (x >> np.uint64(k)) | (x << np.uint64(64 - k))
+
+
+@_inline
+def _digits(out: U32, at: int, value: int) -> int:
+    """Write ``value``'s decimal digits (as bytes) from ``at``; where they end."""
+    width, v = 1, value
+    while v >= 10:
+        v //= 10
+        width += 1
+    v = value
+    for i in range(width):
+        out[at + width - 1 - i] = 48 + v % 10
+        v //= 10
+    return at + width
+
+
+@_jit
+def _sha512(msg: U32, size: int, w: U64, h: U64) -> None:
+    """The SHA-512 of the ``size`` bytes of ``msg`` (one per entry, at most 111) into ``h``."""
+    for i in range(16):
+        w[i] = U0
+    for i in range(128):
+        byte = msg[i] if i < size else (128 if i == size else 0)
+        w[i // 8] |= np.uint64(byte) << np.uint64(56 - 8 * (i % 8))
+    w[15] = np.uint64(8 * size)
+    for i in range(16, 80):
+        a, b = w[i - 15], w[i - 2]
+        s0 = _rotr(a, 1) ^ _rotr(a, 8) ^ (a >> np.uint64(7))
+        s1 = _rotr(b, 19) ^ _rotr(b, 61) ^ (b >> np.uint64(6))
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1
+    a, b, c, d, e, f, g, hh = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    for i in range(80):
+        t1 = hh + (_rotr(e, 14) ^ _rotr(e, 18) ^ _rotr(e, 41)) + ((e & f) ^ (~e & g)) + SHA_K[i] + w[i]
+        t2 = (_rotr(a, 28) ^ _rotr(a, 34) ^ _rotr(a, 39)) + ((a & b) ^ (a & c) ^ (b & c))
+        hh, g, f, e, d, c, b, a = g, f, e, d + t1, c, b, a, t1 + t2
+    for i, x in enumerate((a, b, c, d, e, f, g, hh)):
+        h[i] += x
+
+
+def _seed_keys(seed: Int, hand_no: Int, redeals: Int, key: U32, length: Int) -> None:
+    """deal.mt_keys compiled, from the numbers of each deal's seed string f"{seed}:{hand}:{redeals}".
+
+    Deal ``b``'s key (column b) is the 32-bit words, least significant first, of the int
+    ``s.encode() + sha512(s.encode()).digest()`` read big-endian; its first byte is a digit, so
+    the int has ceil(bytes / 4) words.
+    """
+    msg = np.empty(128, dtype=np.uint32)  # the string's bytes, then the digest's
+    w, h = np.empty(80, dtype=np.uint64), np.empty(8, dtype=np.uint64)
+    for b in range(seed.shape[0]):
+        size = _digits(msg, 0, seed[b])
+        msg[size] = 58  # ":"
+        size = _digits(msg, size + 1, hand_no[b])
+        msg[size] = 58
+        size = _digits(msg, size + 1, redeals[b])
+        h[:] = SHA_H
+        _sha512(msg, size, w, h)
+        for i in range(64):
+            msg[size + i] = (h[i // 8] >> np.uint64(56 - 8 * (i % 8))) & np.uint64(255)
+        total = size + 64
+        length[b] = (total + 3) // 4
+        for j in range(key.shape[0]):
+            word = 0
+            for i in range(4):  # bytes total-4j-4 … total-4j-1, the first the most significant
+                at = total - 4 * j - 4 + i
+                word = (word << 8) | (msg[at] if at >= 0 else 0)
+            key[j, b] = word if j < length[b] else 0
+
+
 def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: bool, sign: float,
            rewards: Float, done: Bool, over: Bool, scratch: Int) -> None:
     """env._close_hands' scoring compiled: the hands of the games ``idx`` scored, settled and paid."""
@@ -687,8 +787,9 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
 
 
 KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
+    "seed_keys": _seed_keys,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
-ALLOCATING = ("deal_cards", "mt_words")  # their arrays: the sort's order, the generators' states
+ALLOCATING = ("deal_cards", "mt_words", "seed_keys")  # their arrays: the sort's order, the generators' states
 COMPILED: dict[str, Callable[..., None]] = {
     name: (_allocating if name in ALLOCATING else _jit)(f) for name, f in KERNELS.items()}
