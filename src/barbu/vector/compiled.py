@@ -50,6 +50,7 @@ class Compiled:
         self.k = k.COMPILED
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
         _check_blocks(views)
+        self.groups: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def step(self, g: Games, action: Int) -> Bool:
         """Every game takes its action, as Rules.step; the games whose hand ended."""
@@ -98,6 +99,18 @@ class Compiled:
         out = np.empty((len(names), 104), dtype=np.uint32)
         self.k["mt_words"](key, length, k.MT_BASE, out)
         return out
+
+    def refresh(self, g: Games, idx: Int, names: tuple[str, ...]) -> None:
+        """games.refresh, in one compiled pass: the fields ``names`` of the games ``idx`` as before a deal."""
+        if names not in self.groups:  # which fields start at 0 and which at -1
+            zeros = tuple(f for f in names if not g.fresh[f].any())
+            minus = tuple(f for f in names if (g.fresh[f] == -1).all())
+            if len(zeros) + len(minus) != len(names):
+                raise ValueError("kernels.clear knows fresh fields of 0 or -1 only")
+            self.groups[names] = zeros, minus
+        for fields, value in zip(self.groups[names], (0, -1), strict=True):
+            if fields:
+                self.k["clear"](idx, tuple(getattr(g, f) for f in fields), value)
 
     def legal_mask(self, g: Games) -> Bool:
         """The (B, 93) legal ids, as legal.legal_mask."""

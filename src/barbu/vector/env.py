@@ -72,6 +72,7 @@ class VectorEnv:
         self.backend = backend
         self._apply: Callable[[Games, Int], Bool] = self.rules.step
         self._cards: Dealt = dealt
+        self._refresh: Callable[[Games, Int, tuple[str, ...]], None] = refresh
         self._fast: Compiled | None = None
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
@@ -84,8 +85,9 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
-            self._cards, self._fast = fast.dealt, fast
+            self._cards, self._fast, self._refresh = fast.dealt, fast, fast.refresh
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
+        self._rows = np.arange(batch) * NUM_ACTIONS  # where each game's mask row starts, flattened
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
         self.timings: dict[str, float] | None = None
@@ -107,7 +109,9 @@ class VectorEnv:
         """Each game's player to act takes its action id; games that end start again."""
         g = self.games
         a = np.asarray(actions).astype(np.int32).reshape(g.batch)
-        legal = (a >= 0) & (a < NUM_ACTIONS) & self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)]
+        known = (a >= 0) & (a < NUM_ACTIONS)
+        # A flat take: np.clip (which makes an np.iinfo at each call) stood out in cProfile.
+        legal = known & self.mask.reshape(-1).take(self._rows + np.where(known, a, 0))
         if not legal.all():
             bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
@@ -168,7 +172,7 @@ class VectorEnv:
         g = self.games
         if not len(idx):
             return
-        refresh(g, idx, HAND_FIELDS)
+        self._refresh(g, idx, HAND_FIELDS)
         per = self.game.hands_per_declarer
         g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
         g.redeals[idx] = 0
@@ -184,7 +188,7 @@ class VectorEnv:
             g.seed[b] = self._streams[b].randrange(2**63)
         first = [random.Random(f"{g.seed[b]}:declarer").randrange(g.n) for b in idx]
         g.first_declarer[idx] = first
-        refresh(g, idx, GAME_FIELDS)
+        self._refresh(g, idx, GAME_FIELDS)
         self._next_hands(idx)
 
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 import numpy.typing as npt
+from numba import literal_unroll
 
 from barbu.vector.backend import U32, U64, Bool, Float, Int
 
@@ -654,6 +655,14 @@ def _mt_words(key: U32, key_len: Int, base: U32, out: U32) -> None:
             out[b, k] = z & LOW32
 
 
+def _clear(idx: Int, arrays: tuple[Any, ...], value: int) -> None:
+    """games.refresh compiled: rows ``idx`` of each array of ``arrays`` (not empty) set to ``value``."""
+    for j in range(idx.shape[0]):
+        b = idx[j]
+        for a in literal_unroll(arrays):
+            a[b] = value
+
+
 def _primes(count: int) -> list[int]:
     found: list[int] = []
     k = 2
@@ -787,7 +796,7 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
 
 
 KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
-    "seed_keys": _seed_keys,
+    "seed_keys": _seed_keys, "clear": _clear,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
 ALLOCATING = ("deal_cards", "mt_words", "seed_keys")  # their arrays: the sort's order, the generators' states
