@@ -113,6 +113,40 @@ def _shadow(case: Case, backend: str) -> None:
     print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")
 
 
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 3), ("family", 6)])
+def test_reuse_writes_the_same_views_into_the_same_arrays(rules: str, players: int) -> None:
+    """reuse=True: the numba backend's observations and masks are the default's, in one pair of arrays."""
+    fresh = VectorEnv(rules, players, batch=24, seed=4, hands=2, backend="numba")
+    reused = VectorEnv(rules, players, batch=24, seed=4, hands=2, backend="numba", reuse=True)
+    obs, mask, _ = fresh.reset()
+    obs2, mask2, _ = reused.reset()
+    first = obs2, mask2
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+        obs, mask, _, rewards, done = fresh.step(actions)
+        obs2, mask2, _, rewards2, done2 = reused.step(actions)
+        assert obs2 is first[0] and mask2 is first[1] and obs is not first[0]
+        assert np.array_equal(rewards, rewards2) and np.array_equal(done, done2)
+
+
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 5)])
+def test_the_compiled_view_writes_every_entry(rules: str, players: int) -> None:
+    """kernels.read clears only some fields: one written over NaNs is the one written over zeros."""
+    v = VectorEnv(rules, players, batch=32, seed=9, backend="numba")
+    assert v._fast is not None
+    _, mask, _ = v.reset()
+    rng = np.random.default_rng(9)
+    for step in range(400):
+        if step % 40 == 0:
+            poisoned = v._fast.read(v.games, np.full((32, v.obs_size), np.nan, dtype=np.float32))
+            assert np.array_equal(poisoned, v._fast.read(v.games, np.zeros((32, v.obs_size), np.float32)))
+        _, mask, _, _, _ = v.step([rng.choice(np.flatnonzero(row)) for row in mask])
+
+
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     v, twin = VectorEnv("family", 4, batch=3, seed=2), VectorEnv("family", 4, batch=3, seed=2)
     _, mask, _ = v.reset()

@@ -112,19 +112,20 @@ class Compiled:
             if fields:
                 self.k["clear"](idx, tuple(getattr(g, f) for f in fields), value)
 
-    def legal_mask(self, g: Games) -> Bool:
-        """The (B, 93) legal ids, as legal.legal_mask."""
-        t, mask = self.t, np.empty((g.batch, 93), dtype=np.bool_)
+    def legal_mask(self, g: Games, mask: Bool | None = None) -> Bool:
+        """The (B, 93) legal ids, as legal.legal_mask (written into ``mask`` if given)."""
+        t = self.t
+        mask = np.empty((g.batch, 93), dtype=np.bool_) if mask is None else mask
         self.k["legal_mask"](mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
                      g.leader, g.trump, g.trick_cards, g.trick_no, g.lo, g.hi, g.start, g.ace_extra, g.used,
                      g.set_aside, g.doubled, g.forced, t.kind, t.lead, t.positive, t.trumps, t.overtrump,
                      t.king_first, t.king_idx)
         return mask
 
-    def read(self, g: Games) -> Float:
-        """The acting seats' observations, as Views.read, from the games' fields alone."""
+    def read(self, g: Games, out: Float | None = None) -> Float:
+        """The acting seats' observations, as Views.read, from the games' fields alone (into ``out``)."""
         v = self.v
-        out = np.empty((g.batch, v.size), dtype=np.float32)
+        out = np.empty((g.batch, v.size), dtype=np.float32) if out is None else out
         state = tuple(getattr(g, name) for name in READ_STATE)
         self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic,
                        np.empty(3 + 4 * g.n, dtype=np.uint64))

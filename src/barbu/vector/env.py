@@ -43,12 +43,14 @@ class VectorEnv:
     engine seeds, so the same deals, and with the same actions the same observations, masks
     and rewards. ``hands`` ends each game after that many hands, as in barbu.env.
     ``backend="numba"`` runs the rules, masks and observations as compiled loops (the fast
-    extra), to the same results; ``"numpy"`` is the reference.
+    extra), to the same results; ``"numpy"`` is the reference. With ``reuse=True`` the numba
+    backend writes every step's observations and masks into the same two arrays (the ones the
+    previous step returned: copy what you keep); by default each step's arrays are new.
     """
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
                  batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand",
-                 backend: str = "numpy") -> None:
+                 backend: str = "numpy", reuse: bool = False) -> None:
         if reward not in ("hand", "game"):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
         if backend not in BACKENDS:
@@ -85,6 +87,10 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
+            if reuse:  # one observation array and one mask for the whole run, overwritten each step
+                obs = np.empty((batch, self.obs_size), dtype=np.float32)
+                mask = np.empty((batch, NUM_ACTIONS), dtype=np.bool_)
+                self._mask, self._read = lambda g: fast.legal_mask(g, mask), lambda g: fast.read(g, obs)
             self._cards, self._fast, self._refresh = fast.dealt, fast, fast.refresh
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._rows = np.arange(batch) * NUM_ACTIONS  # where each game's mask row starts, flattened
