@@ -79,7 +79,7 @@ class Compiled:
         w = self.words(names)
         seat = np.empty((len(names), 52), dtype=np.int32)
         hands, aside = np.empty((len(names), n), dtype=np.uint64), np.empty(len(names), dtype=np.uint64)
-        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside, np.empty(52, dtype=np.int64))
         return seat, hands, aside
 
     def dealt(self, g: Games, idx: Int, hand_size: int) -> tuple[Int, U64, U64]:
@@ -90,7 +90,7 @@ class Compiled:
         self.k["mt_words"](key, length, k.MT_BASE, w)
         seat = np.empty((len(idx), 52), dtype=np.int32)
         hands, aside = np.empty((len(idx), g.n), dtype=np.uint64), np.empty(len(idx), dtype=np.uint64)
-        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside, np.empty(52, dtype=np.int64))
         return seat, hands, aside
 
     def words(self, names: list[str]) -> U32:

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import literal_unroll
 
-from barbu.vector.backend import U32, U64, Bool, Float, Int
+from barbu.vector.backend import I64, U32, U64, Bool, Float, Int
 
 F = TypeVar("F", bound=Callable[..., Any])
 State = tuple[Any, ...]  # the games' fields that read() takes, in the order of compiled.READ_STATE
@@ -570,19 +570,25 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 hi[b, su] = high + 1
 
 
-def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64) -> None:
-    """deal.cards_of compiled: each deal's 52 keys from its generator's words, sorted (stably) into seats."""
+def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64, keys: I64) -> None:
+    """deal.cards_of compiled: each deal's 52 keys from its generator's words, ranked (stably) into seats.
+
+    A key (53 bits) times 64 plus its card is below 2**63 and unique, and orders the cards as a
+    stable sort of the keys does; a card's place is then the number of such keys below its own:
+    52 × 52 comparisons that vectorise, quicker than numba's argsort for 52 keys.
+    """
     n = hands.shape[1]
-    keys = np.empty(52, dtype=np.uint64)
     for b in range(words.shape[0]):
         for c in range(52):
-            high, low = np.uint64(words[b, 2 * c]), np.uint64(words[b, 2 * c + 1])
-            keys[c] = (high >> np.uint64(5)) * np.uint64(1 << 26) + (low >> np.uint64(6))
-        order = np.argsort(keys, kind="mergesort")
+            high, low = np.int64(words[b, 2 * c]), np.int64(words[b, 2 * c + 1])
+            keys[c] = (((high >> 5) << 26) + (low >> 6)) * 64 + c
         hands[b, :] = U0
         aside[b] = U0
-        for place in range(52):
-            card, who = order[place], place // hand_size
+        for card in range(52):
+            place, key = 0, keys[card]
+            for other in range(52):
+                place += keys[other] < key
+            who = place // hand_size
             seat[b, card] = who
             if who < n:
                 hands[b, who] |= _bit(card)
@@ -799,6 +805,6 @@ KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_
     "seed_keys": _seed_keys, "clear": _clear,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
-ALLOCATING = ("deal_cards", "mt_words", "seed_keys")  # their arrays: the sort's order, the generators' states
+ALLOCATING = ("mt_words", "seed_keys")  # their arrays: the generators' states, the hash's words
 COMPILED: dict[str, Callable[..., None]] = {
     name: (_allocating if name in ALLOCATING else _jit)(f) for name, f in KERNELS.items()}
