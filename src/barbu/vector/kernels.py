@@ -195,19 +195,6 @@ def _legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: I
 BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
 
 
-@_inline
-def _bits(dst: Float, at: int, cards: np.uint64) -> None:
-    """The 52 entries from ``at``: 1 where ``cards`` has the card, 0 elsewhere (eight a look-up)."""
-    x = np.int64(cards)
-    for j in range(6):
-        row = BYTE_BITS[(x >> (8 * j)) & 255]
-        for i in range(8):
-            dst[at + 8 * j + i] = row[i]
-    row = BYTE_BITS[(x >> 48) & 255]
-    for i in range(4):
-        dst[at + 48 + i] = row[i]
-
-
 @_jit
 def _blocks(dst: Float, sets: U64) -> None:
     """The card blocks at the start of ``dst``: 52 entries a set, one after another."""
