@@ -8,7 +8,7 @@ from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector import kernels as k
 from barbu.vector.backend import U32, U64, Bool, Float, Int
 from barbu.vector.deal import mt_keys
-from barbu.vector.games import Games
+from barbu.vector.games import HAND_FIELDS, Games
 from barbu.vector.tables import Tables
 from barbu.vector.views import Views
 
@@ -111,6 +111,16 @@ class Compiled:
         for fields, value in zip(self.groups[names], (0, -1), strict=True):
             if fields:
                 self.k["clear"](idx, tuple(getattr(g, f) for f in fields), value)
+
+    def next_hands(self, g: Games, idx: Int) -> None:
+        """env._next_hands in one kernel: the fields reset, the declarer set, the hands dealt."""
+        if HAND_FIELDS not in self.groups:
+            self.refresh(g, idx[:0], HAND_FIELDS)  # works out the fields' groups
+        zeros, minus = (tuple(getattr(g, f) for f in fields) for fields in self.groups[HAND_FIELDS])
+        state = (g.first_declarer, g.hand_no, g.declarer, g.leader, g.redeals, g.seed, g.used, g.hands,
+                 g.set_aside, g.phase, g.current)
+        self.k["new_hands"](idx, zeros, minus, state, self.per, self.size, self.t.king_idx,
+                            bool(self.t.aside), k.MT_BASE)
 
     def legal_mask(self, g: Games, mask: Bool | None = None) -> Bool:
         """The (B, 93) legal ids, as legal.legal_mask (written into ``mask`` if given)."""

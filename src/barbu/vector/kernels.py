@@ -557,7 +557,7 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 hi[b, su] = high + 1
 
 
-def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64, keys: I64) -> None:
+def _deal_cards(words: U32, hand_size: int, seat: Int, hands: U64, aside: U64, keys: I64) -> None:
     """deal.cards_of compiled: each deal's 52 keys from its generator's words, ranked (stably) into seats.
 
     A key (53 bits) times 64 plus its card is below 2**63 and unique, and orders the cards as a
@@ -788,10 +788,60 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
             rewards[b, p] = sign * paid
 
 
+_SEED_KEYS, _MT_WORDS = _allocating(_seed_keys), _allocating(_mt_words)
+_DEAL_CARDS = _jit(_deal_cards)
+
+
+def _new_hands(idx: Int, zeros: tuple[Any, ...], minus: tuple[Any, ...], s: State, per: int,
+               hand_size: int, king_idx: int, aside: bool, base: U32) -> None:
+    """env._next_hands compiled: the games ``idx`` reset for their next hand, given its declarer, dealt.
+
+    ``zeros``, ``minus``: the hand's fields that start at 0 and at -1; ``s``: first_declarer,
+    hand_no, declarer, leader, redeals, seed, used, hands, set_aside, phase, current. A deal that
+    sets K♥ aside when King of Hearts is the chooser's last challenge is dealt again (deal.deal).
+    """
+    first, hand_no, declarer, leader, redeals, seed, used, hands, set_aside, phase, current = s
+    n = hands.shape[1]
+    for j in range(idx.shape[0]):
+        b = idx[j]
+        for a in literal_unroll(zeros):
+            a[b] = 0
+        for a in literal_unroll(minus):
+            a[b] = -1
+        declarer[b] = (first[b] + hand_no[b] // per) % n
+        leader[b] = declarer[b]
+        redeals[b] = 0
+    only_king = 127 & ~(1 << king_idx) if king_idx >= 0 and aside else -1
+    todo = idx.copy()
+    while todo.shape[0] > 0:
+        m = todo.shape[0]
+        key, length = np.empty((KEY_ROWS, m), dtype=np.uint32), np.empty(m, dtype=np.int64)
+        _SEED_KEYS(seed[todo], hand_no[todo], redeals[todo], key, length)
+        words = np.empty((m, 104), dtype=np.uint32)
+        _MT_WORDS(key, length, base, words)
+        seat = np.empty((m, 52), dtype=np.int32)
+        dealt, dealt_aside = np.empty((m, n), dtype=np.uint64), np.empty(m, dtype=np.uint64)
+        _DEAL_CARDS(words, hand_size, seat, dealt, dealt_aside, np.empty(52, dtype=np.int64))
+        again = 0
+        for j in range(m):
+            b = todo[j]
+            if used[b, declarer[b]] == only_king and seat[j, KH] >= n:
+                redeals[b] += 1
+                todo[again] = b  # kept for the next round (again <= j: already read)
+                again += 1
+            else:
+                hands[b, :] = dealt[j]
+                set_aside[b] = dealt_aside[j]
+                phase[b] = 1
+                current[b] = declarer[b]
+        todo = todo[:again]
+
+
 KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
-    "seed_keys": _seed_keys, "clear": _clear,
+    "seed_keys": _seed_keys, "clear": _clear, "new_hands": _new_hands,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
-ALLOCATING = ("mt_words", "seed_keys")  # their arrays: the generators' states, the hash's words
+# Their arrays: the generators' states, the hash's words, the deals' keys, words and cards.
+ALLOCATING = ("mt_words", "seed_keys", "new_hands")
 COMPILED: dict[str, Callable[..., None]] = {
     name: (_allocating if name in ALLOCATING else _jit)(f) for name, f in KERNELS.items()}
