@@ -277,6 +277,29 @@ def test_a_family_redeal_is_the_engine_s(backend: str) -> None:
     assert redealt > 0
 
 
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+def test_the_compiled_new_hand_redeals_as_the_engine() -> None:
+    """kernels.new_hands (reset, declarer, deal and redeals in one pass) deals the engine's cards."""
+    v = VectorEnv("family", 6, batch=300, seed=1, backend="numba")
+    v.reset()
+    assert v._fast is not None
+    g, only_king = v.games, 127 & ~(1 << _family_king(v.game))
+    g.used[:] = only_king  # every seat: whoever declares has King of Hearts left alone
+    g.phase[:], g.hands[:] = 6, 0  # so that the pass visibly writes the new hand
+    v._fast.next_hands(g, np.arange(300))
+    redealt = 0
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        state.used[state.declarer] = only_king
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        got = (g.hands[b].tolist(), int(g.set_aside[b]), int(g.redeals[b]), int(g.declarer[b]))
+        assert got == (state.hands, state.set_aside, state.redeals, state.declarer), f"game {b}"
+        assert int(g.phase[b]) == Phase.CHOOSE and int(g.current[b]) == state.current
+        redealt += state.redeals > 0
+    assert redealt > 0
+
+
 def test_queens_with_every_queen_set_aside_end_before_the_first_card() -> None:
     v = VectorEnv("family", 6, batch=2, seed=3, reward="hand")
     v.reset()
