@@ -158,7 +158,8 @@ def set_aside_of(hand: dict[str, Any], game: Game, i: int) -> int | None:
                              hand=i, field="set_aside", code="sheet:aside-none")
         return None if game.set_aside_count else 0
     if not isinstance(listed, list) or not all(isinstance(x, str) for x in listed):
-        raise SheetError("the field 'set_aside' must list cards", hand=i, field="set_aside", code="sheet:record")
+        raise SheetError("the field 'set_aside' must list cards", hand=i, field="set_aside",
+                         code="sheet:record")
     try:
         cards = parse_cards(" ".join(listed))
     except ValueError as e:
