@@ -65,8 +65,11 @@ def test_a_sheet_is_started_then_hands_checked_added_and_scored_by_the_engine(cl
     short = {**TRICKS, "result": {"tricks": [4, 3, 3, 2]}}
     bad = client.post(f"/api/sheets/{sid}/check", json={"data": short})
     assert bad.status_code == 200
-    assert bad.json() == {"ok": False, "error": {"code": "refused", "field": "result.tricks", "hand": 0,
-                                                 "message": "13 tricks in all, but these add up to 12"}}
+    assert bad.json() == {"ok": False, "error": {
+        "code": "tally:sum", "field": "result.tricks", "hand": 0,
+        "message": "13 tricks in all, but these add up to 12",
+        "args": {"variant": "tricks", "n": 13, "most": 13, "total": 12, "aside": 0,
+                 "contract": "no-tricks", "ruleset": "classic"}}}
     good = client.post(f"/api/sheets/{sid}/check", json={"data": QUEENS}).json()
     assert good == {"ok": True, "contract_scores": [-6, 0, -6, -12], "scores": [-12, 24, -12, -24]}
     res = add(client, sid, auth, QUEENS, 0)
@@ -96,8 +99,8 @@ def test_refusals_leave_the_sheet_unchanged(client: TestClient) -> None:
     assert add(client, sid, auth, QUEENS, 0).status_code == 200
     before = stored(client, sid)
     attempts = [
-        (add(client, sid, auth, {**TRICKS, "result": {"tricks": [13, 1, 0, 0]}}, 1), 422, "refused"),
-        (add(client, sid, auth, QUEENS, 1, "again"), 422, "refused"),  # No Queens is declared already
+        (add(client, sid, auth, {**TRICKS, "result": {"tricks": [13, 1, 0, 0]}}, 1), 422, "tally:sum"),
+        (add(client, sid, auth, QUEENS, 1, "again"), 422, "illegal:contract-used"),  # declared already
         (add(client, sid, auth, TRICKS, 0), 409, "conflict"),  # made for hand 1, the sheet has 1 hand
         (add(client, sid, {}, TRICKS, 1), 403, "read-only"),
         (add(client, sid, {"X-Barbu-Token": "nope"}, TRICKS, 1), 403, "bad-token"),

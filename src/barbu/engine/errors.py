@@ -161,8 +161,8 @@ class TallyError(BarbuError, ValueError):
     ``seat`` is the seat the fault is about, when there is one; ``said`` is the message with
     its seats as data. ``rule`` names the refusal and ``slots`` the values its message names, so
     that a front end can say it in another language: a :class:`Seat` for a player, card numbers
-    (0-51) under the keys ``card`` and ``cards`` (a list), contract ids under ``contract``, suit
-    letters under ``suit``, and plain numbers and texts otherwise; ``slots["variant"]``, when
+    (0-51) under the keys ``card`` and ``cards`` (a list), contract ids under ``contract``, and
+    plain numbers and texts otherwise; ``slots["variant"]``, when
     set, says which of a rule's messages it is.
     """
 

@@ -442,7 +442,7 @@ def _queens(obj: dict[str, Any]) -> tuple[int | None, ...] | None:
         seat = value.get(s)
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise TallyError(f"the queen of {SUIT_NAMES[SUITS.index(s)]}: a seat or null", field="queens",
-                             rule="queen-seat", slots={"suit": s})
+                             rule="queen-seat", slots={"card": QUEEN_CARDS[SUITS.index(s)]})
         out.append(seat)
     return tuple(out)
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from barbu.engine import doubling, scoresheet
-from barbu.engine.cards import RANKS, SUITS
+from barbu.engine.cards import RANKS, SUITS, card_str
 from barbu.engine.contracts import CLASSIC_OPTIONS
-from barbu.engine.errors import SheetError
+from barbu.engine.errors import Seat, SheetError
 from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
@@ -37,9 +37,32 @@ HAND_KEYS = ("declarer", "contract", "trump", "start_rank", "doubles", "set_asid
 _ENTRY_RE = re.compile(r"^[A-Za-z0-9_:.-]{1,64}$")
 
 
-def refusal(e: SheetError, names: Sequence[str]) -> TableError:
-    """The engine's refusal as the page shows it: names for seats, the field and hand it is about."""
-    return TableError("refused", say(e.said, names, by_name=True), 422, field=e.field, hand=e.hand)
+def refusal(e: SheetError, names: Sequence[str], ruleset: str) -> TableError:
+    """The engine's refusal as the page shows it: its code, the values its words name (names for
+    seats, card ids, contract ids with their rule set), the field and hand it is about."""
+    return TableError(e.code, say(e.said, names, by_name=True), 422, field=e.field, hand=e.hand,
+                      args=refusal_args(e, names, ruleset))
+
+
+def refusal_args(e: SheetError, names: Sequence[str], ruleset: str) -> dict[str, Any]:
+    """A refusal's slots as JSON: the page says cards and contracts in its own language."""
+    args: dict[str, Any] = {k: _slot(k, v, names, ruleset) for k, v in e.slots.items()}
+    if "contract" in args:
+        args["ruleset"] = ruleset
+    return args
+
+
+def _slot(key: str, value: object, names: Sequence[str], ruleset: str) -> object:
+    if isinstance(value, Seat):
+        return names[value.seat] if 0 <= value.seat < len(names) else str(value.seat + 1)
+    if isinstance(value, SheetError):  # a later hand's own refusal, inside the edit's
+        return {"code": value.code, "message": say(value.said, names, by_name=True),
+                "args": refusal_args(value, names, ruleset)}
+    if key == "card" and isinstance(value, int):
+        return card_str(value)
+    if key == "cards" and isinstance(value, list):
+        return [card_str(x) for x in value]
+    return value
 
 
 # -- a new sheet -----------------------------------------------------------------------
@@ -133,7 +156,7 @@ class Sheet:
                 raise _conflict(k + 1, count)
             return scoresheet.undo_last(self.doc)
         except SheetError as e:
-            raise refusal(e, self.names) from e
+            raise refusal(e, self.names, self.doc["ruleset"]) from e
 
     def batch(self, doc: dict[str, Any], entry: str, op: dict[str, Any]) -> SheetBatch:
         return SheetBatch(self.id, doc, self.version + 1, entry, op)
@@ -157,7 +180,7 @@ class Sheet:
             doc = (scoresheet.add_hand(self.doc, data) if k == count
                    else scoresheet.replace_hand(self.doc, k, data))
         except SheetError as e:
-            err = refusal(e, self.names)
+            err = refusal(e, self.names, self.doc["ruleset"])
             return {"ok": False, "error": err.body()["error"]}
         h = scoresheet.replay_sheet(doc).hands[k]
         return {"ok": True, "contract_scores": list(h.contract_scores), "scores": list(h.scores)}

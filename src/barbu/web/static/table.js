@@ -577,9 +577,7 @@ function onSheet(msg) {
   if ($("sheet-dialog").open) renderSheet();
 }
 
-function cardName(card) {
-  return t("table.card", { rank: t(`table.rank.${card[0]}`), suit: t(`table.suit.${card[1]}`) });
-}
+function cardName(card) { return I18N.card(card); }
 
 function say(text) {
   const el = $("live");
