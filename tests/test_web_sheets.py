@@ -90,8 +90,16 @@ def test_messages_name_the_players_and_the_field(client: TestClient) -> None:
                 "result": {"out": [2, 2, 1]}}
     err = client.post(f"/api/sheets/{sid}/check", json={"data": dominoes}).json()["error"]
     assert err["field"] == "result.out" and "Cleo" in err["message"] and "seat" not in err["message"]
+    assert err["code"] == "tally:out-twice" and err["args"] == {"name": "Cleo", "a": 1, "b": 2,
+                                                                "contract": "dominoes", "ruleset": "classic"}
     err = client.post(f"/api/sheets/{sid}/check", json={"data": {**TRICKS, "declarer": 1}}).json()["error"]
     assert err["field"] == "declarer" and "must be Ann" in err["message"]
+    assert err["code"] == "sheet:rotation" and err["args"] == {"variant": "declarer", "a": "Ann", "b": "Ben"}
+    # Cards go as ids, for the page to name them in its language.
+    no_one = {**QUEENS, "result": {"queens": {"S": 0, "H": None, "D": 3, "C": 3}}}
+    err = client.post(f"/api/sheets/{sid}/check", json={"data": no_one}).json()["error"]
+    assert err["code"] == "tally:who-took" and err["args"]["card"] == "QH"
+    assert err["message"] == "say who took the queen of hearts"
 
 
 def test_refusals_leave_the_sheet_unchanged(client: TestClient) -> None:
@@ -139,6 +147,11 @@ def test_an_edit_rescores_later_hands_and_one_that_breaks_a_later_hand_is_refuse
     res = client.put(f"/api/sheets/{sid}/hands/1", headers=auth, json={"entry": "e1", "data": KING})
     assert res.status_code == 422 and res.json()["error"]["hand"] == 2
     assert "later hand" in res.json()["error"]["message"] and "seat" not in res.json()["error"]["message"]
+    # Its words, for a page in another language: the later hand's own refusal inside the edit's.
+    err = res.json()["error"]
+    assert err["code"] == "sheet:later-hand" and err["args"]["hand"] == 3
+    assert err["args"]["why"]["code"] == "illegal:contract-used"
+    assert err["args"]["why"]["args"] == {"declarer": "Ann", "contract": "no-king", "ruleset": "classic"}
     assert stored(client, sid) == before
     res = client.put(f"/api/sheets/{sid}/hands/1", headers=auth,
                      json={"entry": "e2", "data": {**TRICKS, "result": {"tricks": [0, 5, 4, 4]}}})
