@@ -377,3 +377,26 @@ def test_every_refused_count_has_its_words() -> None:
                  "queen-seat", "same-place"}
     texts = {k for k in en if k.startswith("error.tally:")}
     assert texts - seen == {k for k in texts if k.split(":")[1].split(".")[0] in unreached}
+
+
+@pytest.mark.parametrize("code", languages())
+def test_the_servers_plural_forms_are_the_pages(code: str) -> None:
+    """The exports choose a count's form as Intl.PluralRules does: only forms the language has."""
+    from barbu.web.words import plural_form
+    forms = {plural_form(code, n) for n in range(0, 250)}
+    assert forms <= PLURAL_FORMS[code] and (len(forms) > 1) == (len(PLURAL_FORMS[code]) > 1)
+    assert plural_form(code, 1) == ("one" if "one" in PLURAL_FORMS[code] else "other")
+
+
+def test_the_servers_words_are_the_catalogues() -> None:
+    from barbu.web.words import languages as server_languages
+    from barbu.web.words import words
+    assert server_languages() == sorted(languages())
+    fr = words("fr")
+    assert fr.t("export.rules", rules="R", names="A, B") == "Règles : R. Joueurs : A, B."
+    trumps = catalogue("fr")["contract.classic.trumps.name"]
+    assert fr.contract("classic", "trumps", trump="H") == f"{trumps} ♥"
+    two = catalogue("be")["sheet.winners.classic"]["few"].replace("{names}", "A, B")
+    assert words("be").t("sheet.winners.classic", n=2, names="A, B") == two  # "few" in Belarusian
+    assert words("xx").lang == words(None).lang == "en"  # a language the server has no words for
+    assert words("../en").lang == "en"

@@ -293,7 +293,7 @@ def test_a_refused_count_is_said_in_the_readers_language(server: str, chrome: An
                 text = said(words, "error.tally:who-took", card=card_said(words, "Q", "H"))
                 assert page.inner_text("#check") == text[0].upper() + text[1:]
                 page.locator("#check").scroll_into_view_if_needed()
-                page.screenshot(path=str(ARTIFACTS / f"score-refused-card-{lang}-{name}.png"), full_page=False)
+                page.screenshot(path=str(ARTIFACTS / f"score-refused-card-{lang}-{name}.png"))
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
                 assert_no_placeholders(page)
             finally:

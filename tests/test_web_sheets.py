@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,7 +225,7 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
     totals = client.get(f"/api/sheets/{sid}").json()["totals"]
     assert json.loads(out.stdout)["totals"] == totals
     lines = client.get(f"/api/sheets/{sid}/csv").text.splitlines()
-    assert lines[0].startswith("hand,declarer,contract,doubles,Ann points") and len(lines) == 5
+    assert lines[0].startswith("Hand,Declarer,Contract,Doubles,Ann points") and len(lines) == 5
     assert lines[1].startswith("1,Ann,No Queens,Ben x Ann (Ben +6)")
     assert lines[-1].split(",")[-4:] == [str(t) for t in totals]
     pdf = client.get(f"/api/sheets/{sid}/pdf")
@@ -232,8 +234,74 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
         (tmp_path / "s.pdf").write_bytes(pdf.content)
         text = subprocess.run(["pdftotext", str(tmp_path / "s.pdf"), "-"], capture_output=True, text=True,
                               check=True).stdout
-        assert all(n in text for n in NAMES) and "No King of Hearts" in text and "dominoes-40" in text
+        assert all(n in text for n in NAMES) and "No King of Hearts" in text and "Dominoes at 40" in text
     assert client.get(f"/api/sheets/{sid}/xls").status_code == 404
+
+
+def catalogue(lang: str) -> dict[str, Any]:
+    path = Path(web_app.__file__).parent / "static" / "i18n" / f"{lang}.json"
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_the_csv_follows_the_readers_language(client: TestClient) -> None:
+    sid, auth = start(client)
+    for k, hand in enumerate([QUEENS, TRICKS]):
+        add(client, sid, auth, hand, k)
+    fr = catalogue("fr")
+    lines = client.get(f"/api/sheets/{sid}/csv?lang=fr").text.splitlines()
+    assert lines[0].split(",")[:5] == [fr["export.hand"], fr["export.declarer"], fr["score.contract"],
+                                       fr["score.doubles"], fr["export.points"].replace("{name}", "Ann")]
+    assert lines[0].startswith("Donne,Déclarant,Contrat,Contres,")  # the words, as a French reader sees them
+    assert lines[1].split(",")[2] == fr["contract.classic.no-queens.name"] == "Pas de dames"
+    assert lines[-1].split(",")[1] == fr["sheet.totals"]
+    english = client.get(f"/api/sheets/{sid}/csv").text
+    assert client.get(f"/api/sheets/{sid}/csv?lang=xx").text == english  # an unknown language: English
+    assert client.get(f"/api/sheets/{sid}/csv?lang=../en").text == english
+
+
+def pdf_text(pdf: bytes, tmp_path: Path) -> tuple[str, str]:
+    """pdftotext's text of a PDF, and the fonts pdffonts finds embedded in it."""
+    path = tmp_path / "sheet.pdf"
+    path.write_bytes(pdf)
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
+    return text, fonts
+
+
+def letters(text: str) -> str:
+    """A text's letters, without vowel signs and medials: shaping draws some of these before their
+    consonant (ေ), so pdftotext gives them back out of order; the letters it keeps in order."""
+    return "".join(ch for ch in text if unicodedata.category(ch) in ("Lo", "Co"))
+
+
+def has_letters(text: str, word: str) -> bool:
+    """Whether a shaped Burmese ``word`` is in the PDF's ``text``, letter by letter. Shaping draws a
+    few letters in another form (ရ over ွ, န over ှ) that has no character of its own in the font:
+    reportlab names it by a private-use character, which pdftotext gives back in its place."""
+    pattern = "".join(f"[{re.escape(ch)}\ue000-\uf8ff]" for ch in letters(word))
+    return re.search(pattern, letters(text)) is not None
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="pdftotext (poppler-utils) reads the PDF")
+@pytest.mark.parametrize(("lang", "font"), [("fr", "DejaVuSans"), ("zh", "WenQuanYi"), ("my", "Padauk")])
+def test_the_pdf_follows_the_readers_language(client: TestClient, tmp_path: Path, lang: str,
+                                              font: str) -> None:
+    sid, auth = start(client)
+    for k, hand in enumerate([QUEENS, TRICKS]):
+        add(client, sid, auth, hand, k)
+    words = catalogue(lang)
+    text, fonts = pdf_text(client.get(f"/api/sheets/{sid}/pdf?lang={lang}").content, tmp_path)
+    headings = [words[k] for k in ("sheet.title", "export.declarer", "score.contract", "score.doubles",
+                                   "sheet.totals", "contract.classic.no-queens.name", "ruleset.classic")]
+    if lang == "my":
+        assert all(has_letters(text, h) for h in headings), text
+        # Shaped: some letters took the other form their neighbours call for (unshaped text has none).
+        assert re.search("[\ue000-\uf8ff]", text)
+    else:
+        assert all(h in text for h in headings), text
+        assert "Score sheet" not in text and "Declarer" not in text
+    assert font in fonts  # the letters are drawn with a font that has them (not as boxes)
+    assert all(n in text for n in NAMES)
 
 
 class FailingStore(Store):

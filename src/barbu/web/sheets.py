@@ -29,6 +29,7 @@ from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
 from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import TableError, clean_name, valid_id
+from barbu.web.words import Words
 from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")
@@ -350,23 +351,34 @@ def annotate(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     return {**frame, "owes": owes}
 
 
-def csv_text(sheet: Sheet) -> str:
-    """The sheet as CSV: one row per hand with each player's points, score and running total."""
+def csv_text(sheet: Sheet, w: Words) -> str:
+    """The sheet as CSV in ``w``'s language: one row per hand with each player's points, score and
+    running total (contracts by their names, doubles as ``Ben x Ann (Ben +12)``)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    out = csv.writer(buf, lineterminator="\n")
     names = sheet.names
-    w.writerow(["hand", "declarer", "contract", "doubles", *(f"{n} points" for n in names),
-                *(f"{n} score" for n in names), *(f"{n} total" for n in names)])
-    if sheet.result is None:
+    game = game_of(sheet.doc) if sheet.result is not None else None
+    who = "export.declarer" if game is None or game.is_classic else "export.chooser"
+    out.writerow([w.t("export.hand"), w.t(who), w.t("score.contract"), w.t("score.doubles"),
+                  *(w.t(f"export.{k}", name=n) for k in ("points", "score", "total") for n in names)])
+    if sheet.result is None or game is None:
         return buf.getvalue()
-    game = game_of(sheet.doc)
     for row in rows(game, sheet.result, names):
-        w.writerow([row["hand"] + 1, names[row["declarer"]], row["label"], doubles_text(row, names),
-                    *row["contract_scores"], *row["scores"], *row["totals"]])
-    w.writerow(["", "totals", "", "", *[""] * (2 * len(names)), *sheet.result.state.totals])
+        out.writerow([row["hand"] + 1, names[row["declarer"]], label_of(w, game, row),
+                      doubles_text(row, names), *row["contract_scores"], *row["scores"], *row["totals"]])
+    out.writerow(["", w.t("sheet.totals"), "", "", *[""] * (2 * len(names)), *sheet.result.state.totals])
     if sheet.result.state.is_over:
-        w.writerow(["", winner_text(game, sheet.result.state.winners(), names)])
+        out.writerow(["", winners_said(w, game, sheet.result.state.winners(), names)])
     return buf.getvalue()
+
+
+def label_of(w: Words, game: Game, row: dict[str, Any]) -> str:
+    """A row's contract in ``w``'s language, with its trump suit or starting rank."""
+    return w.contract(game.ruleset, row["contract"], row["trump"], row["start_rank"])
+
+
+def winners_said(w: Words, game: Game, winners: Sequence[int], names: Sequence[str]) -> str:
+    return w.t(f"sheet.winners.{game.ruleset}", n=len(winners), names=", ".join(names[s] for s in winners))
 
 
 def doubles_text(row: dict[str, Any], names: Sequence[str]) -> str:

@@ -294,7 +294,10 @@ function renderRows(v) {
 }
 
 function renderExports(v) {
-  for (const kind of ["pdf", "csv", "json"]) $(`export-${kind}`).href = `/api/sheets/${v.id}/${kind}`;
+  // The PDF and CSV in the reader's language (the JSON document is the same in every language).
+  for (const kind of ["pdf", "csv", "json"]) {
+    $(`export-${kind}`).href = `/api/sheets/${v.id}/${kind}` + (kind === "json" ? "" : `?lang=${I18N.lang}`);
+  }
   $("share-read").value = `${location.origin}/score/${v.id}`;
   $("share-write").value = S.token ? `${location.origin}/score/${v.id}#k=${S.token}` : "";
   $("share-write").parentElement.hidden = !S.token;
