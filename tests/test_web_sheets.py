@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
 
 from barbu.web import app as web_app
@@ -302,6 +303,10 @@ def test_the_pdf_follows_the_readers_language(client: TestClient, tmp_path: Path
         assert "Score sheet" not in text and "Declarer" not in text
     assert font in fonts  # the letters are drawn with a font that has them (not as boxes)
     assert all(n in text for n in NAMES)
+    if shutil.which("pdftoppm"):  # the first page, for a person to look at
+        ARTIFACTS.mkdir(exist_ok=True)
+        subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", str(tmp_path / "sheet.pdf"),
+                        str(ARTIFACTS / f"sheet-pdf-{lang}")], check=True)
 
 
 class FailingStore(Store):
