@@ -40,13 +40,16 @@ API_ONLY = {
     "bad-level",  # an unknown computer level in a hand-over (the page offers only known ones)
     "bad-hand",  # a score-sheet hand that is not a JSON object, or out of range
     "bad-entry",  # a score-sheet entry without its id
+    "bad-chat",  # a chat message that is not text (the page sends the input's text)
     "not-found",  # an export kind other than json, csv and pdf
     "bad-name",  # a name that is not text (the empty name has its words: bad-name.empty)
     "bad-pace",  # a hello whose "pace" is not true or false (the page always sends true)
+    "bad-analysis",  # an analysis asked with neither a record nor a table (the replay page sends one)
     "bad-setup",  # a setup document of the wrong shape (the pages' mistakes have variants)
     "bad-seat",  # a seat number out of range (handing over one's own seat: bad-seat.own)
     "illegal:unknown-action",  # an action number outside the game (the page sends real ones)
     "illegal:finish-from",  # a score-sheet count given after cards were played (sheets only)
+    "bad-held",  # a "your tables" request whose list of held seats is of the wrong shape
 }
 # The score keeper's refusals of a sheet document of the wrong shape (the page sends hands it
 # built from the engine's own question): the engine's English is enough.

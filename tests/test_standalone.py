@@ -27,6 +27,7 @@ USED_BY = {
     "axe-playwright-python": r"^\s*from axe_playwright_python\b",
     "reportlab": r"^\s*from reportlab\b",
     "uharfbuzz": r"^\s*import uharfbuzz\b",  # reportlab's text shaping, for Burmese in the PDF
+    "openskill": r"^\s*from openskill\b",
     "pytest": r"^\s*import pytest\b",
     "hypothesis": r"^\s*from hypothesis\b",
     "ruff": r"ruff check",
@@ -35,6 +36,7 @@ USED_BY = {
     "gymnasium": r"^\s*from gymnasium\b",
     "numpy": r"^\s*import numpy\b",
     "numba": r"^\s*import numba\b",
+    "argon2-cffi": r"^\s*from argon2\b",
 }
 
 

@@ -346,7 +346,12 @@ def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
     again = Recorder(table)
     table.attach(again, fresh)  # Ben comes back with his fresh token, no name needed
     assert again.seat == 1 and "token" not in again.messages[0]
-    assert link not in json.dumps(ben.messages + host.messages)
+    # The creator was sent the link while the seat was free (to copy it); never after, nor Ben.
+    invites = [m for m in host.messages if m["type"] == "invites"]
+    assert link in json.dumps(invites[0]) and link not in json.dumps(invites[-1])
+    assert invites[-1]["seats"][0] == {"seat": 1, "access": "open", "claimed": True, "name": "Ben",
+                                       "link": None}
+    assert link not in json.dumps(ben.messages + [m for m in host.messages if m["type"] != "invites"])
 
 
 def played_table(path: Path, steps: int = 10) -> Table:

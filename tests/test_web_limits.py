@@ -194,7 +194,8 @@ def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: 
 
 
 def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0)) as client:
+    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0,
+                                 quiet_after=0)) as client:
         done = create(client, seats=BOTS)
         waiting = create(client, name="Ann")
         server = server_of(client)
@@ -306,7 +307,8 @@ def test_a_lock_file_someone_else_made_is_left_on_a_failed_start(tmp_path: Path)
 @pytest.mark.parametrize("flag", ["--port=99999", "--port=-1", "--bot-delay=-1", "--idle=nan",
                                   "--max-open-tables=-5", "--tables-per-minute=2.5", "--max-bot-tables=-1",
                                   "--sockets-per-client=0", "--hello-timeout=0", "--listed-after-over=-1",
-                                  "--abandoned-after=0", "--sheets-per-minute=-1", "--db-timeout=inf"])
+                                  "--abandoned-after=0", "--sheets-per-minute=-1", "--db-timeout=inf",
+                                  "--max-analyses=-1", "--analysis-samples=0"])
 def test_every_numeric_serve_flag_is_checked_by_argparse(flag: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:

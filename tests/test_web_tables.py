@@ -136,7 +136,8 @@ def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(stor
 
 def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> None:
     now = [1000.0]
-    lobby = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: now[0])
+    limits = Limits(listed_after_over=60, abandoned_after=600, quiet_after=600)
+    lobby = Lobby(store, limits=limits, wall=lambda: now[0])
     t = lobby.create(Setup.parse({"name": "Ann"}))
     done = lobby.create(Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 4}))
     while done.auto_step():
@@ -153,7 +154,7 @@ def test_the_lobby_lists_open_tables_and_refuses_unknown_ones(store: Store) -> N
     # once; one finished longer ago when asked for.
     assert [x.id for x in Lobby(store).load_all()] == [t.id, done.id]
     later = time.time() + 61
-    again = Lobby(store, limits=Limits(listed_after_over=60, abandoned_after=600), wall=lambda: later)
+    again = Lobby(store, limits=limits, wall=lambda: later)
     assert [x.id for x in again.load_all()] == [t.id] and list(again.tables) == [t.id]
     assert again.get(done.id).state.is_over and again.get(done.id).state.totals == done.state.totals
     for bad in ("nope", "../etc", "x" * 100):
@@ -472,3 +473,66 @@ def test_the_pause_after_a_hand_lapses_after_the_idle_limit_and_when_the_person_
     assert table.waiting() == [0]
     table.detach(ann)
     assert table.waiting() == []  # gone: not waited for
+
+
+# -- the turn clock --------------------------------------------------------------
+
+def test_a_turn_clock_is_checked_when_the_table_is_set_up(store: Store) -> None:
+    for bad in ({"seconds": 9}, {"seconds": 601}, {"seconds": "30"}, {"seconds": True}, [30],
+                {"seconds": 30, "level": "wizard"}):
+        with pytest.raises(TableError) as e:
+            Setup.parse({"name": "Ann", "turn_clock": bad})
+        assert code(e) == "bad-setup"
+    assert Setup.parse({"name": "Ann"}).turn_clock is None
+    assert Setup.parse({"name": "Ann", "turn_clock": {"seconds": 30}}).turn_clock is not None
+
+
+def test_a_person_out_of_time_is_played_by_the_stated_computer_until_taking_the_seat_back(
+        store: Store) -> None:
+    now = [0.0]
+    body = {"name": "Ann", "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}],
+            "turn_clock": {"seconds": 20, "level": "random"}}
+    table = make(store, body, idle_seconds=60.0, clock=lambda: now[0])
+    players, _ = attach_all(table)
+    while table.auto_step():
+        pass
+    seat, moves = table.state.current, table.moves
+    assert table.meta()["turn_clock"] == {"seconds": 20, "level": "random"}
+    assert table.clock_left() == 20.0 and table.meta()["clock_left"] == 20.0
+    now[0] += 19.0
+    assert table.plan_time_out(moves) is None  # one second still to go
+    now[0] += 1.0
+    assert table.plan_time_out(moves - 1) is None  # a stale timer changes nothing
+    change = table.plan_time_out(moves)
+    assert change is not None
+    table.run(change)
+    assert table.seats[seat].row.kind == "bot" and table.seats[seat].row.level == "random"
+    assert Table.load(store, table.id).seats[seat].row.level == "random"  # stored, like any hand-over
+    assert table.clock_left() is None  # a computer is to act: no clock runs
+    assert table.auto_step() and table.moves == moves + 1
+    owner = next(p for p in players if p.seat == seat)
+    table.reclaim(owner)
+    assert table.seats[seat].row.kind == "human"
+    reloaded = Table.load(store, table.id)
+    assert reloaded.turn_clock == table.turn_clock  # the clock is part of the stored setup
+
+
+def test_no_clock_runs_during_the_pause_between_hands_and_it_starts_when_the_pause_ends(
+        store: Store) -> None:
+    now = [0.0]
+    body = {"name": "Ann", "seed": 3, "turn_clock": {"seconds": 15, "level": "basic"}}
+    table = make(store, body, idle_seconds=40.0, clock=lambda: now[0])
+    ann = Recorder(table)
+    table.attach(ann, table.seats[0].row.token, pace=True)
+    rng = random.Random(4)
+    while table.state.hand_no == 0:
+        if not table.auto_step():
+            table.act(ann, rng.choice(ann.last_state["view"]["legal"]))
+    assert table.waiting() == [0] and table.clock_left() is None
+    now[0] += 30.0  # longer than the clock: the pause does not count
+    table.run(table.plan_ready(ann, 1))
+    while table.auto_step():
+        pass
+    # Ann declares the first seven hands: her choice of the next contract has a whole clock from
+    # the end of the pause, not from the end of the hand.
+    assert table.state.current == 0 and table.clock_left() == 15.0

@@ -23,6 +23,7 @@ Actions are small ints so that the hot path never allocates:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from barbu.engine.cards import RANKS, SUITS, card_str, parse_card, parse_rank, parse_suit
@@ -99,6 +100,18 @@ class Game:
                 return i
         ids = ", ".join(c.id for c in self.contracts)
         raise ValueError(f"unknown {self.ruleset} contract {contract_id!r} (one of {ids})")
+
+    def places(self, totals: Sequence[int]) -> list[int]:
+        """Each seat's place by its total, 1 being the best (the highest total in classic, the lowest
+        in family); equal totals share a place and the next place is skipped.
+
+        >>> Game.family(4).places([12, -3, 12, 40])
+        [2, 1, 2, 4]
+        >>> Game.classic().places([50, -20, 50, -30])
+        [1, 3, 1, 4]
+        """
+        sign = 1 if self.is_classic else -1
+        return [1 + sum(sign * u > sign * t for u in totals) for t in totals]
 
     # -- notation of actions -------------------------------------------------
 

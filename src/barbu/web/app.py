@@ -3,8 +3,10 @@
 Client to server, each a JSON object with a ``type``: ``hello`` (first, with the seat ``token`` or
 none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-queens",
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
-``reclaim``, ``sync``, ``ping``. Server to client: ``welcome``, ``state`` (the reader's own view),
-``sheet`` (the finished hands, when one ends), ``error`` (``code``, ``message``), ``pong``.
+``reclaim``, ``sync``, ``ping``, and the creator's ``invites`` and ``reissue`` (``seat``). Server to
+client: ``welcome``, ``state`` (the reader's own view), ``sheet`` (the finished hands, when one ends),
+``invites`` (to the creator only: the free seats' links), ``error`` (``code``, ``message``), ``pong``.
+A hello may carry ``profile`` ("ID:SECRET") to tie the seat it takes to a profile (profile_routes).
 Anything malformed gets an ``error`` and changes nothing. A change is told to anyone only once it
 is stored: the database is written in one writer thread, so a slow write holds up only its table.
 """
@@ -21,7 +23,7 @@ import os
 import sqlite3
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +41,12 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import sheets as sheetmod
+from barbu.web.errors import TableError
+from barbu.web.players import Policy, Profiles, public
+from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
-from barbu.web.store import SheetBatch, Store
+from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, Store
 from barbu.web.tables import (
     AutoMove,
     Change,
@@ -49,7 +54,6 @@ from barbu.web.tables import (
     Lobby,
     Setup,
     Table,
-    TableError,
     default_level,
     storage_error,
 )
@@ -91,12 +95,19 @@ class Config:
     sockets_per_client: int = 16  # WebSockets open at once from one client (IP address)
     hello_timeout: float = 10.0  # seconds a new socket has to say hello before it is closed
     listed_after_over: float = 600.0  # seconds a finished table stays in the lobby's list
-    abandoned_after: float = 3600.0  # seconds without a change before an open table leaves the list
+    abandoned_after: float = 3600.0  # seconds without a change before a computers' table leaves the list
+    quiet_after: float = 86400.0  # the same for a table with a person at it
     sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
+    profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
+    signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
+    signin_window: float = 900.0  # seconds
+    max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
+    analysis_samples: int = 60  # sampled deals per decision in an analysis (barbu analyze --samples)
+    analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
 
     @property
     def limits(self) -> Limits:
-        return Limits(self.listed_after_over, self.abandoned_after)
+        return Limits(self.listed_after_over, self.abandoned_after, self.quiet_after)
 
 
 class Connection:
@@ -134,6 +145,8 @@ class Server:
         self.store: Store | None = None
         self.lobby: Lobby | None = None
         self.drivers: dict[str, asyncio.Task[None]] = {}
+        self.clocks: dict[str, asyncio.TimerHandle] = {}  # each table's turn clock, while it runs
+        self.background: set[asyncio.Task[None]] = set()
         self.pool: ProcessPoolExecutor | None = None  # for the searching computer players
         # One thread writes the database, in the order the changes were asked for.
         self.writer: ThreadPoolExecutor | None = None
@@ -142,16 +155,23 @@ class Server:
         self.sockets: Counter[str] = Counter()  # open WebSockets of each client
         self.book: SheetBook | None = None  # the score keeper's sheets
         self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
+        self.people: Profiles | None = None  # the player profiles
+        self.profiles_made: dict[str, deque[float]] = {}  # when each client made its recent profiles
 
     def open(self) -> None:
         self.store = Store(self.config.db_path, timeout=self.config.db_timeout)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
         self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
         self.book = SheetBook(self.store)
+        c = self.config
+        policy = Policy(max_failures=c.signin_failures, failure_window=c.signin_window)
+        self.people = Profiles(self.store, policy)
         for table in self.lobby.load_all():
             self.kick(table)
 
     async def close(self) -> None:
+        for handle in self.clocks.values():
+            handle.cancel()
         for task in self.drivers.values():
             task.cancel()
         for task in list(self.drivers.values()):
@@ -177,10 +197,38 @@ class Server:
         if table.auto_seat() is None:
             if table.waiting():  # the pause between hands ends by itself after --idle seconds
                 asyncio.get_running_loop().call_later(table.pause_left() + 0.05, self.kick, table)
+            self.arm_clock(table)
             return
         task = self.drivers.get(table.id)
         if task is None or task.done():
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
+
+    def arm_clock(self, table: Table) -> None:
+        """Wake up when the person to act runs out of time on the table's turn clock, if it has one."""
+        left = table.clock_left()
+        if left is None:
+            return
+        old = self.clocks.pop(table.id, None)
+        if old is not None:
+            old.cancel()
+        moves = table.moves
+        self.clocks[table.id] = asyncio.get_running_loop().call_later(
+            max(0.0, left) + 0.05, lambda: self._spawn(self._time_out(table, moves)))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task, held until it is done (the loop keeps only weak references)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _time_out(self, table: Table, moves: int) -> None:
+        try:
+            if await self.change(table, lambda: table.plan_time_out(moves)):
+                self.kick(table)
+            else:
+                self.arm_clock(table)  # moved on (or the pause began): the new turn's clock
+        except TableError as e:
+            log.info("table %s: the turn clock could not hand the seat over: %s", table.id, e.message)
 
     async def store_batch(self, batch: Any) -> None:
         """Write a batch in the writer thread; sqlite3.Error (or OSError) when it cannot be stored."""
@@ -218,6 +266,30 @@ class Server:
                 raise storage_error(table.id, e) from e
             change.commit()
         return True
+
+    @property
+    def profiles(self) -> Profiles:
+        assert self.people is not None, "the server is not open"
+        return self.people
+
+    async def store_player(self, batch: PlayerBatch) -> None:
+        try:
+            await self.store_batch(batch)
+        except sqlite3.IntegrityError as e:  # one name taken twice, or a transfer code used twice, at once
+            raise TableError("conflict", "someone else made this change at the same moment: try again", 409,
+                             args={"variant": "profile"}) from e
+        except (sqlite3.Error, OSError) as e:
+            raise storage_error("profile " + batch.player_id, e) from e
+
+    def count_profile(self, client: str) -> None:
+        """TableError (429) past the profiles one client may make in a minute; else counts this one."""
+        recent = self.profiles_made.setdefault(client, deque())
+        _forget_older(recent)
+        n = self.config.profiles_per_minute
+        if len(recent) >= n:
+            raise TableError("too-many-profiles", f"you have made {plural(n, 'profile')} in the last minute: "
+                             "please wait a little", 429, args={"n": n})
+        recent.append(time.monotonic())
 
     @property
     def sheets(self) -> SheetBook:
@@ -408,6 +480,7 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
+    analyses = Analyses(config.max_analyses, config.analysis_samples, config.analysis_seconds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -416,6 +489,7 @@ def build_app(config: Config) -> Starlette:
         try:
             yield
         finally:
+            analyses.close()
             await server.close()
 
     async def page(request: Request) -> Response:
@@ -430,6 +504,7 @@ def build_app(config: Config) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         setup = Setup.parse(await _json_body(request))
+        setup.player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players", args={"variant": "seed"})
@@ -446,11 +521,12 @@ def build_app(config: Config) -> Starlette:
         table = server.tables.get(request.path_params["table_id"])
         body = await _json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
+        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
         seat, token = -1, ""
 
         def plan() -> Change:
             nonlocal seat, token
-            change, seat, token = table.plan_join(name)
+            change, seat, token = table.plan_join(name, player)
             return change
         await server.change(table, plan)
         return JSONResponse({"seat": seat, "token": token, "link": f"/table/{table.id}#t={token}"})
@@ -481,6 +557,9 @@ def build_app(config: Config) -> Starlette:
     async def rules_api(request: Request) -> Response:
         return JSONResponse(rules_info(_ruleset_of(request)))
 
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -491,11 +570,16 @@ def build_app(config: Config) -> Starlette:
         Route("/api/tables/{table_id}/join", _refusals(join_table), methods=["POST"]),
         Route("/api/tables/{table_id}/record", _refusals(record)),
         WebSocketRoute("/ws/{table_id}", ws_endpoint),
+        Route("/profile", page),
+        *profile_routes(server),
         Route("/score", score_page),
         Route("/score/{sheet_id}", score_page),
         Route("/rules/{ruleset}", _refusals(rules_page)),
         Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
+        Route("/replay", replay_page),
+        Route("/replay/{table_id}", replay_page),
+        *replay_routes(lambda: server.tables, analyses, _refusals),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -607,8 +691,9 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         if attached:
             raise TableError("already-joined", "you are already at this table")
         try:
+            player = server.profiles.optional(msg.get("profile"))
             await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name"),
-                                                                 msg.get("pace", False)))
+                                                                 msg.get("pace", False), player))
         except TableError as e:
             # A refused hello does not count, but for one: its token opens a free seat and only the
             # name is missing, so a person holding the invitation is typing it at the page's prompt.
@@ -616,7 +701,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             raise
         conn.greeted = True
         return True
-    if kind not in ("act", "takeover", "reclaim", "sync", "ready"):
+    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -628,6 +713,13 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_reclaim(conn))
     elif kind == "ready":
         await server.change(table, lambda: table.plan_ready(conn, msg.get("hand")))
+    elif kind == "chat":
+        await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
+        return True  # a message moves no player: nothing for the computers to do
+    elif kind == "invites":  # the creator's: the links of the free seats, to copy or send again
+        await server.change(table, lambda: table.plan_invites(conn))
+    elif kind == "reissue":
+        await server.change(table, lambda: table.plan_reissue(conn, msg.get("seat")))
     else:
         table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))
@@ -718,4 +810,79 @@ def sheet_routes(server: Server) -> list[Route]:
         Route("/api/sheets/{sheet_id}/hands/{k:int}", _refusals(hand_frame), methods=["GET"]),
         Route("/api/sheets/{sheet_id}/undo", _refusals(undo), methods=["POST"]),
         Route("/api/sheets/{sheet_id}/{kind:str}", _refusals(export), methods=["GET"]),
+    ]
+
+
+# -- player profiles and "your tables" ----------------------------------------------------------
+
+PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
+
+
+def profile_routes(server: Server) -> list[Route]:
+    """The HTTP API of the profiles (``/api/players``, ``/api/me``…) and of a person's own tables."""
+
+    def me(request: Request) -> PlayerRow:
+        return server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
+
+    def signed(row: PlayerRow, secret: str, status: int = 200) -> JSONResponse:
+        """A device's new way in: shown once, kept by the browser, never stored by the server."""
+        return JSONResponse({"profile": public(row), "credential": f"{row.id}:{secret}"}, status_code=status)
+
+    async def create(request: Request) -> Response:
+        body = await _json_body(request)
+        server.count_profile(client_of(request))
+        name = body.get("name") if isinstance(body, dict) else None
+        player_id, secret, batch = server.profiles.plan_create(name)
+        await server.store_player(batch)
+        row = server.profiles.store.load_player(player_id)
+        assert row is not None
+        return signed(row, secret, 201)
+
+    async def show(request: Request) -> Response:
+        return JSONResponse({"profile": public(me(request))})
+
+    async def transfer(request: Request) -> Response:
+        code, until, batch = server.profiles.plan_transfer(me(request))
+        await server.store_player(batch)
+        return JSONResponse({"code": code, "link": f"/profile#code={code}", "expires": until,
+                             "seconds": server.profiles.policy.transfer_seconds})
+
+    async def claim(request: Request) -> Response:
+        body = await _json_body(request)
+        row, secret, batch = server.profiles.plan_claim(body.get("code") if isinstance(body, dict) else None)
+        await server.store_player(batch)
+        return signed(row, secret)
+
+    async def password(request: Request) -> Response:
+        row, body = me(request), await _json_body(request)
+        if not isinstance(body, dict) or "password" not in body:
+            raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it)",
+                             args={"min": 8, "max": 128})
+        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"])
+        await server.store_player(batch)
+        return JSONResponse({"profile": public(me(request))})
+
+    async def signin(request: Request) -> Response:
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise TableError("bad-signin", "this name and password do not match a profile", 403)
+        row, secret, batch = await asyncio.to_thread(server.profiles.plan_signin, body.get("name"),
+                                                     body.get("password"), client_of(request))
+        await server.store_player(batch)
+        return signed(row, secret)
+
+    async def mine(request: Request) -> Response:
+        body = await _json_body(request)
+        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        held = body.get("seats") if isinstance(body, dict) else "?"
+        return JSONResponse({"tables": server.tables.yours(player, held)})
+
+    return [
+        Route("/api/players", _refusals(create), methods=["POST"]),
+        Route("/api/players/claim", _refusals(claim), methods=["POST"]),
+        Route("/api/signin", _refusals(signin), methods=["POST"]),
+        Route("/api/me", _refusals(show), methods=["GET"]),
+        Route("/api/me/transfer", _refusals(transfer), methods=["POST"]),
+        Route("/api/me/password", _refusals(password), methods=["POST"]),
+        Route("/api/mine", _refusals(mine), methods=["POST"]),
     ]

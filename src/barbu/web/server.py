@@ -87,12 +87,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--listed-after-over", type=SECONDS, default=600.0, metavar="SECS",
                         help="seconds a finished table stays in the lobby's list (default 600)")
     limits.add_argument("--abandoned-after", type=POSITIVE_SECONDS, default=3600.0, metavar="SECS",
-                        help="seconds without a move after which a table leaves the list, above 0 "
-                        "(default 3600)")
+                        help="seconds without a move after which a table of computer players only "
+                        "leaves the list, above 0 (default 3600)")
+    limits.add_argument("--quiet-after", type=POSITIVE_SECONDS, default=86400.0, metavar="SECS",
+                        help="seconds without a move after which a table with a person at it leaves the "
+                        "list, above 0 (default 86400: a day; its links and 'your tables' still open it)")
     limits.add_argument("--sheets-per-minute", type=COUNT, default=10, metavar="N",
                         help="score sheets one client (IP address) may start per minute (default 10)")
     limits.add_argument("--db-timeout", type=SECONDS, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
+    limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
+                        help="analyses of a player's cards running at once, each a process (default 2)")
+    limits.add_argument("--analysis-samples", type=number(int, 1), default=60, metavar="N",
+                        help="sampled deals per decision of an analysis (default 60)")
 
 
 def config_of(args: argparse.Namespace, db: Path) -> Config:
@@ -105,7 +112,9 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   max_bot_tables=args.max_bot_tables, bot_table_levels=levels,
                   sockets_per_client=args.sockets_per_client, hello_timeout=args.hello_timeout,
                   listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
-                  sheets_per_minute=args.sheets_per_minute)
+                  quiet_after=args.quiet_after,
+                  sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
+                  analysis_samples=args.analysis_samples)
 
 
 class CannotStart(Exception):

@@ -27,8 +27,9 @@ from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
+from barbu.web.errors import TableError
 from barbu.web.store import SheetBatch, Store
-from barbu.web.tables import TableError, clean_name, valid_id
+from barbu.web.tables import clean_name, valid_id
 from barbu.web.words import Words
 from barbu.wording import plural, say
 

@@ -25,7 +25,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-_SCHEMA = """
+# The layout of release 0.1.0, the first step of every database: a new one is made by the steps in order.
+_SCHEMA_0_1 = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
@@ -68,6 +69,69 @@ CREATE TABLE IF NOT EXISTS sheet_entries (
 );
 """
 
+# Profiles, seats tied to them, friends' seats and private tables. Every older row keeps its meaning:
+# a seat of 0.1.0 is open to anyone, tied to no profile; a table is public, its creator unknown.
+_PROFILES = """
+ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tables ADD COLUMN creator INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE seats ADD COLUMN player TEXT NOT NULL DEFAULT '';
+ALTER TABLE seats ADD COLUMN access TEXT NOT NULL DEFAULT 'open';
+CREATE INDEX seats_by_player ON seats(player) WHERE player != '';
+CREATE TABLE players (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL,
+    password TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE player_keys (
+    player_id TEXT NOT NULL REFERENCES players(id),
+    salt TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (player_id, hash)
+);
+CREATE TABLE transfers (
+    code_hash TEXT PRIMARY KEY,
+    player_id TEXT NOT NULL REFERENCES players(id),
+    expires REAL NOT NULL
+);
+"""
+
+# The migrations, in order: a database at version k (PRAGMA user_version) runs the steps after k.
+MIGRATIONS = (_SCHEMA_0_1, _PROFILES)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class NewerDatabase(sqlite3.DatabaseError):
+    """The database was made by a newer barbu: this one does not know its layout and leaves it alone."""
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring a database up to :data:`SCHEMA_VERSION`, each step in one transaction; the steps it ran.
+
+    A step either runs whole (its version stored with it) or not at all, so an interrupted
+    migration starts again where it stopped. Running it again on a database already migrated does nothing.
+    """
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise NewerDatabase(f"its layout is version {version}, newer than this barbu's {SCHEMA_VERSION}")
+    for step in range(version, SCHEMA_VERSION):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[step]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {step + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return SCHEMA_VERSION - version
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
 
 @dataclass
 class SeatRow:
@@ -79,6 +143,8 @@ class SeatRow:
     kind: str  # "human" or "bot"
     level: str  # bot level when kind is "bot", or the level that took over an idle human
     claimed: bool  # a person has taken the seat (by its link or from the lobby)
+    player: str = ""  # the profile the seat is tied to ("" for none)
+    access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
 
 
 @dataclass(frozen=True)
@@ -110,6 +176,8 @@ class Batch:
     seats: list[SeatRow] = field(default_factory=list)
     over: bool = False
     create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
+    private: bool = False  # a new table left out of the lobby's list
+    creator: int = -1  # a new table's seat of its creator (-1: none)
 
     def __bool__(self) -> bool:
         return bool(self.events or self.seats or self.over or self.create is not None)
@@ -134,6 +202,32 @@ class SheetBatch:
         return True
 
 
+@dataclass
+class PlayerBatch:
+    """One change of a profile, in one transaction: made, a device's key added, a code given or used."""
+
+    player_id: str
+    create: tuple[str, str] | None = None  # a new profile's name and its case-folded key
+    keys: list[tuple[str, str]] = field(default_factory=list)  # (salt, hash) of a device's secret
+    password: str | None = None  # the password's argon2 hash ("" removes it)
+    transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
+    used_transfer: str | None = None  # the hash of a transfer code now used up
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A stored profile: its id (what ratings will hang on), name, password hash and device keys."""
+
+    id: str
+    name: str
+    name_key: str
+    password: str  # argon2 hash, or "" for a profile without a password
+    keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
+
+
 @dataclass(frozen=True)
 class SheetRow:
     """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
@@ -154,7 +248,7 @@ class Store:
         # before it fails with "database is locked") never holds up a read: WAL lets both run.
         self.db = self._connect(timeout)
         _check_schema(self.db)  # before the schema is added to another program's file
-        self.db.executescript(_SCHEMA)
+        migrate(self.db)
         self.lock = threading.RLock()
         shared = path == ":memory:"  # a second connection would open another, empty, database
         self.wdb = self.db if shared else self._connect(timeout)
@@ -220,9 +314,24 @@ class Store:
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
         with self.lock:
-            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed FROM seats "
-                                   "WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
-        return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5])) for r in rows]
+            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed, player, access "
+                                   "FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
+        return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
+                        str(r[7])) for r in rows]
+
+    def table_flags(self, table_id: str) -> tuple[bool, int]:
+        """Whether a table is private, and its creator's seat (-1: none, as for every older table)."""
+        with self.lock:
+            row = self.db.execute("SELECT private, creator FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return (False, -1) if row is None else (bool(row[0]), int(row[1]))
+
+    def tables_of_player(self, player_id: str) -> list[str]:
+        """The tables where a profile holds a seat, oldest first."""
+        with self.lock:
+            rows = self.db.execute("SELECT DISTINCT s.table_id FROM seats s JOIN tables t "
+                                   "ON t.id = s.table_id WHERE s.player = ? ORDER BY t.created",
+                                   (player_id,)).fetchall()
+        return [str(r[0]) for r in rows]
 
     # -- events ------------------------------------------------------------------
 
@@ -268,7 +377,33 @@ class Store:
 
     # -- one change, whole or not at all ---------------------------------------------
 
-    def commit(self, batch: Batch | SheetBatch) -> list[int]:
+    # -- profiles --------------------------------------------------------------------------
+
+    def load_player(self, player_id: str) -> PlayerRow | None:
+        return self._player("id = ?", player_id)
+
+    def player_named(self, name_key: str) -> PlayerRow | None:
+        return self._player("name_key = ?", name_key)
+
+    def _player(self, where: str, value: str) -> PlayerRow | None:
+        with self.lock:
+            row = self.db.execute(f"SELECT id, name, name_key, password FROM players WHERE {where}",
+                                  (value,)).fetchone()
+            if row is None:
+                return None
+            keys = self.db.execute("SELECT salt, hash FROM player_keys WHERE player_id = ?",
+                                   (row[0],)).fetchall()
+        return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
+                         tuple((str(k[0]), str(k[1])) for k in keys))
+
+    def transfer(self, code_hash: str) -> tuple[str, float] | None:
+        """The profile a transfer code opens, and until when (wall time)."""
+        with self.lock:
+            row = self.db.execute("SELECT player_id, expires FROM transfers WHERE code_hash = ?",
+                                  (code_hash,)).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]))
+
+    def commit(self, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:
         """Store a batch in one transaction and return the sequence numbers of its events.
 
         Any failure (sqlite3.Error: locked by another process, disk full, I/O error) rolls it all
@@ -287,23 +422,28 @@ class Store:
                 self._next_seq[batch.table_id] = seqs[-1] + 1
         return seqs
 
-    def _write(self, db: sqlite3.Connection, batch: Batch | SheetBatch) -> list[int]:
+    def _write(self, db: sqlite3.Connection, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:
         if isinstance(batch, SheetBatch):
             _write_sheet(db, batch)
             return []
+        if isinstance(batch, PlayerBatch):
+            _write_player(db, batch)
+            return []
         tid = batch.table_id
         if batch.create is not None:
-            db.execute("INSERT INTO tables (id, created, setup) VALUES (?, ?, ?)",
-                       (tid, time.time(), json.dumps(batch.create)))
+            db.execute("INSERT INTO tables (id, created, setup, private, creator) VALUES (?, ?, ?, ?, ?)",
+                       (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
             db.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed)) for s in batch.seats])
+                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access)
+                 for s in batch.seats])
         else:
             for row in batch.seats:
-                db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ? "
-                           "WHERE table_id = ? AND seat = ?",
-                           (row.name, row.token, row.kind, row.level, int(row.claimed), tid, row.seat))
+                db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ?, "
+                           "player = ?, access = ? WHERE table_id = ? AND seat = ?",
+                           (row.name, row.token, row.kind, row.level, int(row.claimed), row.player,
+                            row.access, tid, row.seat))
         seq = 1 if batch.create is not None else self._seq_after(db, tid)
         seqs = []
         for kind, data in batch.events:
@@ -356,6 +496,26 @@ def _write_sheet(db: sqlite3.Connection, b: SheetBatch) -> None:
     if b.entry is not None:
         db.execute("INSERT INTO sheet_entries (sheet_id, entry, version, op, at) VALUES (?, ?, ?, ?, ?)",
                    (b.sheet_id, b.entry, b.version, json.dumps(b.op, ensure_ascii=False), now))
+
+
+def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
+    now = time.time()
+    if b.create is not None:
+        db.execute("INSERT INTO players (id, name, name_key, created) VALUES (?, ?, ?, ?)",
+                   (b.player_id, b.create[0], b.create[1], now))
+    if b.password is not None:
+        db.execute("UPDATE players SET password = ? WHERE id = ?", (b.password, b.player_id))
+    for salt, digest in b.keys:
+        db.execute("INSERT INTO player_keys (player_id, salt, hash, created) VALUES (?, ?, ?, ?)",
+                   (b.player_id, salt, digest, now))
+    db.execute("DELETE FROM transfers WHERE expires < ?", (now,))
+    # Deleted only if still there: a code used twice at once opens the profile once.
+    if b.used_transfer is not None and \
+            db.execute("DELETE FROM transfers WHERE code_hash = ?", (b.used_transfer,)).rowcount != 1:
+        raise sqlite3.IntegrityError("this transfer code was used already")
+    if b.transfer is not None:
+        db.execute("INSERT INTO transfers (code_hash, player_id, expires) VALUES (?, ?, ?)",
+                   (b.transfer[0], b.player_id, b.transfer[1]))
 
 
 def _event(row: tuple[Any, ...]) -> Event:

@@ -31,47 +31,16 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
+from barbu.web.chat import Chat, rights_of
+from barbu.web.errors import TableError
 from barbu.web.rules import figures
-from barbu.web.store import Batch, Event, SeatRow, Store
+from barbu.web.store import Batch, Event, PlayerRow, SeatRow, Store
 from barbu.wording import plural, say, seat_label
 
 log = logging.getLogger("barbu.web")
 
 MAX_NAME = 24
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
-
-class TableError(Exception):
-    """A request the table refuses; ``code`` is a short machine-readable reason.
-
-    ``message`` is English; ``args`` holds the values it names (numbers, names, cards, rules),
-    so that a page can say the same in the reader's language from its catalogue's ``error.<code>``.
-    """
-
-    def __init__(self, code: str, message: str, status: int = 400, *, field: str | None = None,
-                 hand: int | None = None, args: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.field = field  # the part of the request it is about (a score sheet's entry form), if any
-        self.hand = hand  # the sheet's hand it is about (from 0), if any
-        self.slots = args or {}  # Exception.args is taken: the JSON still calls them args
-
-    def event(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
-        if self.slots:
-            out["args"] = self.slots
-        return out
-
-    def body(self) -> dict[str, Any]:
-        """The refusal as an HTTP answer's JSON body."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
-        if self.hand is not None:
-            error["hand"] = self.hand
-        if self.slots:
-            error["args"] = self.slots
-        return {"error": error}
 
 
 class Client(Protocol):
@@ -133,7 +102,13 @@ class Seat:
         r = self.row
         return {"seat": r.seat, "name": r.name, "kind": r.kind,
                 "level": r.level if r.kind == "bot" else None, "claimed": r.claimed,
-                "connected": self.connected > 0, "has_link": bool(r.token)}
+                "connected": self.connected > 0, "has_link": bool(r.token), "access": r.access,
+                "profile": bool(r.player)}
+
+    @property
+    def free(self) -> bool:
+        """A person's seat nobody has taken yet."""
+        return self.row.kind == "human" and not self.row.claimed
 
 
 @dataclass
@@ -144,6 +119,10 @@ class Setup:
     seats: list[dict[str, Any]]
     creator: str | None = None
     seed: int | None = None
+    chat: str = "players"  # who may write in the table's chat (barbu.web.chat.CHAT_RIGHTS)
+    turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
+    private: bool = False  # left out of the lobby's list: reachable by its links only
+    player: PlayerRow | None = None  # the creator's profile, when the request came with one
 
     @property
     def ruleset(self) -> str:
@@ -178,22 +157,78 @@ class Setup:
             raise TableError("bad-setup", f"give one entry in 'seats' for each of the {players} players")
         creator = body.get("name")
         seed = body.get("seed")
+        private = body.get("private", False)
+        if not isinstance(private, bool):
+            raise TableError("bad-setup", "\"private\" is true (only those with a link find the table) "
+                             "or false")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
                                  or not 0 <= seed < 2**63):
             raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
-        return cls(game, [_seat_spec(s) for s in seats],
-                   clean_name(creator) if creator is not None else None, seed)
+        specs = [_seat_spec(s) for s in seats]
+        if sum(s["you"] for s in specs) > 1:
+            raise TableError("bad-setup", "only one seat is yours")
+        if not any(s["you"] for s in specs):  # as before seat kinds: the first person's seat is the creator's
+            first = next((s for s in specs if s["kind"] == "human" and s["access"] == "open"), None)
+            if first is not None:
+                first["you"] = True
+        return cls(game, specs, clean_name(creator) if creator is not None else None, seed,
+                   chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
+                   private=private)
+
+    @property
+    def creator_seat(self) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s["you"]), None)
+
+
+SEAT_KINDS = ("you", "friend", "open", "human", "bot")
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """A table's turn clock: each decision of a person has ``seconds``; then a computer of ``level``
+    plays the seat until its person takes it back."""
+
+    seconds: int
+    level: str
+
+    LIMITS = (10, 600)
+
+    @classmethod
+    def parse(cls, value: object) -> TurnClock | None:
+        """A setup's ``turn_clock`` (``{"seconds": 30, "level": "basic"}``, or null for none), checked."""
+        if value is None:
+            return None
+        lo, hi = cls.LIMITS
+        why = f'"turn_clock" is {{"seconds": {lo} to {hi}, "level": a computer level}}, or null'
+        if not isinstance(value, dict):
+            raise TableError("bad-setup", why)
+        seconds, level = value.get("seconds"), value.get("level") or default_level()
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not lo <= seconds <= hi:
+            raise TableError("bad-setup", why)
+        if level not in levels():
+            raise TableError("bad-setup", f"unknown computer level {str(level)[:40]!r} "
+                             f"(one of {', '.join(levels())})")
+        return cls(seconds, level)
+
+    def stored(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "level": self.level}
 
 
 def _seat_spec(spec: object) -> dict[str, Any]:
-    if not isinstance(spec, dict) or spec.get("kind") not in ("human", "bot"):
-        raise TableError("bad-setup", 'each seat is {"kind": "human"} or {"kind": "bot", "level": …}')
-    if spec["kind"] == "human":
-        return {"kind": "human"}
+    """A seat asked for: yours, a friend's (by invitation only), open to anyone, or a computer's.
+
+    ``human`` is the kind of the first release: a person's seat open to anyone.
+    """
+    if not isinstance(spec, dict) or spec.get("kind") not in SEAT_KINDS:
+        raise TableError("bad-setup", 'each seat is {"kind": "you"}, "friend", "open" or {"kind": "bot", '
+                         '"level": …}')
+    if spec["kind"] != "bot":
+        return {"kind": "human", "access": "friend" if spec["kind"] == "friend" else "open",
+                "you": spec["kind"] == "you"}
     level = spec.get("level") or default_level()
     if level not in levels():
         raise TableError("bad-setup", f"unknown computer level {level!r} (one of {', '.join(levels())})")
-    return {"kind": "bot", "level": level}
+    return {"kind": "bot", "level": level, "access": "open", "you": False}
 
 
 @dataclass
@@ -239,10 +274,15 @@ class Table:
     moves: int = 0  # actions applied since the table was opened: tells a stale decision apart
     active_at: float = field(default_factory=time.time)  # wall time of the last stored change
     damaged: dict[str, Any] | None = None  # why the stored game stopped replaying, and where
+    private: bool = False  # not in the lobby's list
+    creator: int = -1  # the seat of whoever created the table (-1: unknown, as for older tables)
     # The pause between hands: the pages that asked for it (hello "pace") are waited for.
     pacers: list[Client] = field(default_factory=list)
     ready: set[int] = field(default_factory=set)  # seats that said they are ready for this hand
     hand_ended_at: float | None = None  # clock time the last hand ended, while its pause lasts
+    chat: Chat = field(default_factory=Chat)
+    turn_clock: TurnClock | None = None
+    pause_held: bool = False  # the hand that just began waits for the people (see waiting)
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -259,19 +299,28 @@ class Table:
         state = State(game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
         table_id = secrets.token_urlsafe(6)
         rows = []
-        creator_seat = next((i for i, s in enumerate(setup.seats) if s["kind"] == "human"), None)
+        creator_seat = setup.creator_seat
+        you = setup.player
         for i, spec in enumerate(setup.seats):
             if spec["kind"] == "bot":
                 rows.append(SeatRow(i, f"Computer {i + 1}", "", "bot", spec["level"], True))
             else:
-                creator = setup.creator if i == creator_seat else None
+                creator = (you.name if you else setup.creator) if i == creator_seat else None
+                player = you.id if you and i == creator_seat else ""
                 rows.append(SeatRow(i, creator or f"Seat {i + 1}", secrets.token_urlsafe(18), "human", "",
-                                    creator is not None))
+                                    creator is not None, player, spec["access"]))
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
                   "seed": state.seed, "first_declarer": state.first_declarer}
-        batch = Batch(table_id, seats=rows, create=record)
+        if setup.chat != "players":
+            record["chat"] = setup.chat
+        if setup.turn_clock is not None:
+            record["turn_clock"] = setup.turn_clock.stored()
+        mine = -1 if creator_seat is None else creator_seat
+        batch = Batch(table_id, seats=rows, create=record, private=setup.private, creator=mine)
         deal_into(state, batch)
-        table = cls._open(store, table_id, game, state, rows, **kw)
+        table = cls._open(store, table_id, game, state, rows, private=setup.private, creator=mine, **kw)
+        table.chat.rights = setup.chat
+        table.turn_clock = setup.turn_clock
         return table, batch
 
     @classmethod
@@ -305,14 +354,22 @@ class Table:
         if start is None:
             return None
         game, state, rows = start
-        damaged = replay_events(state, store.events(table_id), [r.name for r in rows])
+        events = store.events(table_id)
+        damaged = replay_events(state, events, [r.name for r in rows])
         if damaged is not None:
             log.error("table %s is damaged: %s; it is kept as it was before that event and cannot be "
                       "played on", table_id, damaged.pop("logged"))
         if damaged is None and state.is_over and not store.is_over(table_id):  # ended before a crash
             store.mark_over(table_id)
-        table = cls._open(store, table_id, game, state, rows, damaged=damaged, **kw)
+        private, creator = store.table_flags(table_id)
+        table = cls._open(store, table_id, game, state, rows, damaged=damaged, private=private,
+                          creator=creator, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
+        stored = store.load_setup(table_id) or {}
+        table.chat.rights = rights_of(stored.get("chat"))
+        with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
+            table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
+        table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
             deal_into(table.state, batch)
@@ -383,6 +440,7 @@ class Table:
             self.seats[row.seat].row = row
             self.active_at = time.time()
             then()
+            self.tell_creator()
         return Change(Batch(self.id, seats=[row]), commit)
 
     # -- what each reader may see ------------------------------------------------
@@ -399,6 +457,8 @@ class Table:
             "seats": [s.public for s in self.seats], "hand_no": self.state.hand_no,
             "num_hands": g.num_hands, "over": self.state.is_over, "winners": self.state.winners(),
             "idle_seconds": self.idle_seconds,
+            "turn_clock": self.turn_clock.stored() if self.turn_clock is not None else None,
+            "clock_left": None if (left := self.clock_left()) is None else round(max(0.0, left), 1),
             "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
             **self.pause(),
         }
@@ -461,13 +521,16 @@ class Table:
                 return s.row.seat
         return None
 
-    def attach(self, client: Client, token: object, name: object = None, pace: object = False) -> None:
+    def attach(self, client: Client, token: object, name: object = None, pace: object = False,
+               player: PlayerRow | None = None) -> None:
         """Seat a client by its token (None: watch), storing the claim of a free seat first."""
-        self.run(self.plan_attach(client, token, name, pace))
+        self.run(self.plan_attach(client, token, name, pace, player))
 
-    def plan_attach(self, client: Client, token: object, name: object = None, pace: object = False) -> Change:
-        """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name, and
-        whoever takes it through its link gets a fresh token: the link it came by lapses."""
+    def plan_attach(self, client: Client, token: object, name: object = None, pace: object = False,
+                    player: PlayerRow | None = None) -> Change:
+        """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name (or a
+        profile, whose name it takes and to which it is tied), and whoever takes it through its
+        link gets a fresh token: the link it came by lapses."""
         if name is not None and not isinstance(name, str):
             raise TableError("bad-name", "\"name\" must be a string: the player's name")
         if not isinstance(pace, bool):
@@ -482,9 +545,11 @@ class Table:
         if row.claimed:
             return Change(Batch(self.id), lambda: self._welcome(client, seat, None, pace))
         self._writable()  # before asking for a name: a damaged table's free seat cannot be taken
-        if name is None:
+        if name is None and player is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
-        fresh = dataclasses.replace(row, name=clean_name(name), claimed=True, token=secrets.token_urlsafe(18))
+        self._one_seat_each(player)
+        fresh = dataclasses.replace(row, name=player.name if player else clean_name(name), claimed=True,
+                                    token=secrets.token_urlsafe(18), player=player.id if player else "")
 
         def taken() -> None:
             log.info("table %s: seat %d taken by %s", self.id, seat, fresh.name)
@@ -503,8 +568,12 @@ class Table:
                    "table": self.meta()}
         if token is not None:
             welcome["token"] = token  # the seat's fresh token: from now on the only one that opens it
+        welcome["creator"] = self.is_creator(client)
         self.send(client, welcome)
+        if self.is_creator(client):
+            self.send(client, self.invites())
         self.send(client, self.sheet_event())
+        self.send(client, self.chat.log_event())
         self.broadcast()
 
     def detach(self, client: Client) -> None:
@@ -516,24 +585,106 @@ class Table:
                 self.seats[client.seat].connected -= 1
             self.broadcast()
 
-    def join(self, name: object) -> tuple[int, str]:
-        """Give the first free seat to ``name`` (from the lobby): a fresh token, so old links lapse."""
-        change, seat, token = self.plan_join(name)
+    def join(self, name: object, player: PlayerRow | None = None) -> tuple[int, str]:
+        """Give the first free open seat to ``name`` (from the lobby): a fresh token, so old links lapse."""
+        change, seat, token = self.plan_join(name, player)
         self.run(change)
         return seat, token
 
-    def plan_join(self, name: object) -> tuple[Change, int, str]:
-        clean = clean_name(name)
+    def plan_join(self, name: object, player: PlayerRow | None = None) -> tuple[Change, int, str]:
+        clean = player.name if player is not None else clean_name(name)
         self._writable()
+        self._one_seat_each(player)
         for s in self.seats:
-            if s.row.kind == "human" and not s.row.claimed:
-                fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18))
+            if s.free and s.row.access == "open":
+                fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18),
+                                            player=player.id if player else "")
 
                 def joined(seat: int = s.row.seat) -> None:
                     log.info("table %s: seat %d joined from the lobby by %s", self.id, seat, clean)
                     self.broadcast()
                 return self._seat_change(fresh, joined), fresh.seat, fresh.token
+        if any(s.free for s in self.seats):
+            raise TableError("invite-only", "the free seats of this table are kept for invited friends: "
+                             "only a seat's own link opens it", 403)
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    def _one_seat_each(self, player: PlayerRow | None) -> None:
+        """A profile plays one seat of a table: what is kept about a player (ratings) stays theirs alone."""
+        if player is not None and any(s.row.player == player.id for s in self.seats):
+            raise TableError("already-seated", "you already have a seat at this table: open it from your "
+                             "tables", 409)
+
+    # -- the creator's invitations ------------------------------------------------------
+
+    def is_creator(self, client: Client) -> bool:
+        return client.seat is not None and client.seat == self.creator
+
+    def invites(self) -> dict[str, Any]:
+        """The seats' links as the creator sees them: a free seat's link, who took the others."""
+        seats = []
+        for s in self.seats:
+            if not s.row.token or s.row.seat == self.creator:  # a computer's seat from the start has no link
+                continue
+            # Still free while a computer holds it for whoever comes (a seat handed over before anyone came).
+            link = f"/table/{self.id}#t={s.row.token}" if not s.row.claimed else None
+            seats.append({"seat": s.row.seat, "access": s.row.access, "claimed": s.row.claimed,
+                          "name": s.row.name if s.row.claimed else None, "link": link})
+        return {"type": "invites", "seats": seats}
+
+    def tell_creator(self) -> None:
+        """Send the invitations, as they are now, to the creator's pages only (they carry links)."""
+        if self.creator < 0:
+            return
+        text = json.dumps(self.invites(), ensure_ascii=False)
+        for client in list(self.clients):
+            if self.is_creator(client):
+                client.send_text(text)
+
+    def plan_invites(self, client: Client) -> Change:
+        """The creator asks for the links; anyone else is refused (a link opens a seat)."""
+        self._creator_only(client)
+        return Change(Batch(self.id), lambda: self.send(client, self.invites()))
+
+    def plan_reissue(self, client: Client, target: object) -> Change:
+        """The creator gets a new link for a free seat: the old one lapses at once."""
+        self._creator_only(client)
+        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(self.seats):
+            raise TableError("bad-seat", "no such seat")
+        self._writable()
+        seat = self.seats[target]
+        if seat.row.claimed or not seat.row.token or target == self.creator:
+            raise TableError("seat-taken", "only the link of a free seat can be made again", 409)
+        fresh = dataclasses.replace(seat.row, token=secrets.token_urlsafe(18))
+
+        def reissued() -> None:
+            log.info("table %s: seat %d has a new link; the old one lapsed", self.id, target)
+        return self._seat_change(fresh, reissued)
+
+    def _creator_only(self, client: Client) -> None:
+        if not self.is_creator(client):
+            raise TableError("not-creator", "only whoever created this table manages its invitations", 403)
+
+    # -- chat ------------------------------------------------------------------------
+
+    def plan_chat(self, client: Client, text: object) -> Change:
+        """A message for everyone at the table (players, and watchers when the table lets them),
+        stored as a ``chat`` event before it is sent to anyone."""
+        seat = client.seat
+        self._writable()
+        name = self.seats[seat].row.name if seat is not None else ""
+        message = self.chat.message(seat, name, text, time.time())
+        sender, now = f"seat {seat}" if seat is not None else f"watcher {id(client)}", self.clock()
+        self.chat.limit.check(sender, now)
+
+        def said() -> None:
+            self.chat.limit.note(sender, now)
+            self.chat.messages.append(message)
+            self.active_at = time.time()
+            out = json.dumps({"type": "chat", "message": message}, ensure_ascii=False)
+            for other in list(self.clients):
+                other.send_text(out)
+        return Change(Batch(self.id, events=[("chat", message)]), said)
 
     # -- playing -------------------------------------------------------------------
 
@@ -605,15 +756,17 @@ class Table:
         ended = state.hand_no != hand_no
 
         def commit() -> None:
+            now = self.clock()
             if ended:
                 self.ready = set()
-                self.hand_ended_at = self.clock()
+                self.hand_ended_at = now
             elif not self.seats[seat].is_bot:
                 self.ready.add(seat)  # a person who acts in the new hand is ready for it
             self.state = state
             self.moves += 1
             self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
-            self.turn_since = self.clock()
+            self.turn_since = now
+            self.pause_held = ended and bool(self.waiting())
             self.active_at = time.time()
             self.broadcast(sheet=state.hand_no != hand_no or state.is_over)
         return Change(batch, commit)
@@ -650,6 +803,8 @@ class Table:
         def ready() -> None:
             if seat not in self.ready:
                 self.ready.add(seat)
+                if self.pause_held and not self.waiting():  # the turn clock starts as the pause ends
+                    self.turn_since, self.pause_held = self.clock(), False
                 self.broadcast()
         return Change(Batch(self.id), ready)
 
@@ -690,6 +845,34 @@ class Table:
         """Take one automatic action at once; False when nothing is automatic now."""
         move = self.auto_move()
         return move is not None and self.auto_apply(move, move.decide())
+
+    # -- the turn clock -------------------------------------------------------------
+
+    def clock_left(self) -> float | None:
+        """Seconds left on the turn clock of the person to act (None: no clock is running now)."""
+        s = self.state
+        if self.turn_clock is None or s.current < 0 or self.damaged is not None or self.waiting():
+            return None
+        if self.auto_seat() is not None or not self.seats[s.current].row.claimed:
+            return None
+        start = self.turn_since
+        if self.pause_held and self.hand_ended_at is not None and self.hand_ended_at >= start:
+            start = self.hand_ended_at + self.idle_seconds  # the pause ran out by itself
+        return self.turn_clock.seconds - (self.clock() - start)
+
+    def plan_time_out(self, moves: int) -> Change | None:
+        """When the person to act has used up the turn clock, a computer takes the seat (None: not
+        now, or the table moved on since ``moves``)."""
+        left = self.clock_left()
+        if self.turn_clock is None or moves != self.moves or left is None or left > 0.05:
+            return None
+        seat, level = self.seats[self.state.current], self.turn_clock.level
+
+        def timed_out() -> None:
+            self._make_bots()
+            log.info("table %s: seat %d ran out of time; computer %s plays it", self.id, seat.row.seat, level)
+            self.broadcast()
+        return self._seat_change(dataclasses.replace(seat.row, kind="bot", level=level), timed_out)
 
     def takeover(self, client: Client, target: object, level: object = None) -> None:
         self.run(self.plan_takeover(client, target, level))
@@ -772,13 +955,28 @@ class Table:
         return doc
 
     def summary(self) -> dict[str, Any]:
-        """What the lobby lists about this table."""
-        free = sum(1 for s in self.seats if s.row.kind == "human" and not s.row.claimed)
+        """What the lobby lists about this table (``free_seats``: those anyone may take)."""
+        free = sum(1 for s in self.seats if s.free and s.row.access == "open")
+        invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
                 "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
-                "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
+                "invited_seats": invited, "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
                 "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None),
-                "damaged": self.damaged}
+                "damaged": self.damaged, "moved": round(self.active_at, 1), "private": self.private}
+
+    def standing(self, seat: int) -> str:
+        """Where a seat's player stands: ``your-turn``, ``waiting``, ``finished``, ``damaged``."""
+        if self.damaged is not None:
+            return "damaged"
+        if self.state.is_over:
+            return "finished"
+        return "your-turn" if self.state.current == seat and not self.seats[seat].is_bot else "waiting"
+
+    def yours(self, seat: int) -> dict[str, Any]:
+        """A seat's entry in its player's own list of tables: the table, its state, the way back."""
+        token = self.seats[seat].row.token
+        return {**self.summary(), "seat": seat, "state": self.standing(seat),
+                "link": f"/table/{self.id}#t={token}", "token": token}
 
     @property
     def computers_only(self) -> bool:
@@ -833,6 +1031,8 @@ def replay_events(state: State, events: list[Event], names: list[str]) -> dict[s
     """
     action_no = 0
     for ev in events:
+        if ev.kind == "chat":  # talk at the table, not part of the game
+            continue
         problem = ev.problem or replay_event(state, ev, names)
         if problem is not None:
             data = json.dumps(ev.data)[:200] if ev.problem is None else "unreadable"
@@ -886,7 +1086,8 @@ class Limits:
     """How long a table stays in the lobby's list once nothing happens at it any more."""
 
     listed_after_over: float = 600.0  # seconds a finished table stays listed
-    abandoned_after: float = 3600.0  # seconds without a change after which an open table is abandoned
+    abandoned_after: float = 3600.0  # seconds without a change after which a computers' table is abandoned
+    quiet_after: float = 86400.0  # the same for a table with a person at it: they may come back tomorrow
 
 
 class Lobby:
@@ -957,13 +1158,16 @@ class Lobby:
         return table
 
     def abandoned(self, table: Table) -> bool:
-        return not table.state.is_over and self.wall() - table.active_at >= self.limits.abandoned_after
+        after = self.limits.abandoned_after if table.computers_only else self.limits.quiet_after
+        return not table.state.is_over and self.wall() - table.active_at >= after
 
     def is_open(self, table: Table) -> bool:
         """Unfinished, still played (not abandoned) and sound: counts against the open-table limits."""
         return not table.state.is_over and table.damaged is None and not self.abandoned(table)
 
     def listed(self, table: Table) -> bool:
+        if table.private:
+            return False
         if table.state.is_over:
             return self.wall() - table.active_at < self.limits.listed_after_over
         return not self.abandoned(table)
@@ -973,6 +1177,46 @@ class Lobby:
         shown = [t for t in self.tables.values() if self.listed(t)]
         return [t.summary() for t in reversed(shown[-limit:])]
 
+    def yours(self, player: PlayerRow | None, held: object, limit: int = 50) -> list[dict[str, Any]]:
+        """Every table where a profile, or the seat tokens a browser holds, has a seat: newest move first.
+
+        ``held`` is the browser's list of ``{"table", "token"}``; one that opens no seat is left
+        out (it lapsed, or never was), so a guessed token shows nothing.
+        """
+        found: dict[tuple[str, int], Table] = {}
+        ids = self.store.tables_of_player(player.id)[-limit:] if player is not None else []
+        for table_id in ids:
+            table = self.get(table_id)
+            for s in table.seats:
+                if s.row.player == player.id:  # type: ignore[union-attr]
+                    found[(table.id, s.row.seat)] = table
+        for table_id, token in _held_seats(held, limit):
+            try:
+                table = self.get(table_id)
+            except TableError:
+                continue
+            seat = table.seat_of_token(token)
+            if seat is not None:
+                found[(table.id, seat)] = table
+        out = [t.yours(seat) for (_, seat), t in found.items()]
+        return sorted(out, key=lambda x: -x["moved"])[:limit]
+
     def open_tables(self, computers_only: bool = False) -> int:
         return sum(1 for t in self.tables.values()
                    if self.is_open(t) and (t.computers_only or not computers_only))
+
+
+def _held_seats(held: object, limit: int) -> list[tuple[str, str]]:
+    """The (table id, token) pairs of a browser's list; TableError ``bad-held`` if it is not one."""
+    if held is None:
+        return []
+    if not isinstance(held, list) or len(held) > limit:
+        raise TableError("bad-held", f"\"seats\" is a list of at most {limit} {{\"table\", \"token\"}} "
+                         "objects", args={"n": limit})
+    out = []
+    for item in held:
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("table", "token")):
+            raise TableError("bad-held", "each held seat is {\"table\": ID, \"token\": SECRET}",
+                             args={"n": limit})
+        out.append((str(item["table"])[:40], str(item["token"])[:60]))
+    return out

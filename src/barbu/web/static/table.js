@@ -66,12 +66,20 @@ function toast(text, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+async function api(path, body, retried) {
+  // The profile kept in this browser goes with every request (friends.js): the server ties seats to it.
+  const init = body === undefined ? { headers: Friends.headers() } : {
+    method: "POST", headers: Object.assign({ "Content-Type": "application/json" }, Friends.headers()),
+    body: JSON.stringify(body),
   };
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({}));
+  if (res.status === 403 && data.error && data.error.code === "bad-profile" && Friends.profile() && !retried) {
+    // The server no longer knows the profile this browser kept: say so once, and go on without it.
+    toast(I18N.error(data.error));
+    Friends.forget();
+    return api(path, body, true);
+  }
   // A refusal reaches the reader in the reader's words (error.<code>), else in the server's.
   if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
   return data;
@@ -92,6 +100,14 @@ async function showLobby() {
   $("lobby").hidden = false;
   const saved = recall("barbu.name");
   if (saved) $("create-name").value = saved;
+  const you = Friends.profile();
+  if (you) {
+    // A table made with a profile seats it under the profile's name.
+    $("create-name").value = you.name;
+    $("create-name").readOnly = true;
+    $("create-name-note").hidden = false;
+  }
+  Friends.yourTables();
   try {
     [lobby.info, lobby.rules] = await Promise.all([api("/api/info"), api("/api/rules/classic")]);
   } catch (e) {
@@ -103,7 +119,7 @@ async function showLobby() {
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
   $("create-form").addEventListener("submit", createTable);
-  $("refresh-list").addEventListener("click", refreshTables);
+  $("refresh-list").addEventListener("click", () => { refreshTables(); Friends.yourTables(); });
 }
 
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
@@ -133,20 +149,52 @@ function renderOptions(box) {
   }
 }
 
-// One seat's choice: a computer of some level or a friend, with what the chosen level does.
+// One seat's choice: a computer of some level, a friend (by invitation only) or anyone, with what
+// the choice means.
 function seatChoice(i, value) {
   const id = `seat-${i}`;
   const help = h("p", { class: "help level-line", id: `${id}-help`, "aria-live": "polite" });
   const sel = h("select", { "data-seat": i, id, "aria-describedby": `${id}-help` },
     lobby.info.levels.map((l) => h("option", { value: `bot:${l}` }, t("lobby.computer", { level: levelName(l) }))),
-    h("option", { value: "human" }, t("lobby.friend")));
+    h("option", { value: "friend" }, t("lobby.friend")),
+    h("option", { value: "open" }, t("lobby.open-seat")));
   sel.value = value;
   const explain = () => {
-    help.textContent = sel.value === "human" ? t("lobby.friend-line") : levelLine(sel.value.slice(4));
+    help.textContent = sel.value === "friend" ? t("lobby.friend-line")
+      : sel.value === "open" ? t("lobby.open-seat-line") : levelLine(sel.value.slice(4));
   };
   sel.addEventListener("change", explain);
   explain();
   return h("div", { class: "seat-choice" }, h("label", { for: id }, t("lobby.seat", { n: i + 1 })), sel, help);
+}
+
+// The optional turn clock: a time per decision, then a computer of the chosen level plays the seat.
+const CLOCK_SECONDS = [15, 30, 60, 120];
+function renderClockChoice() {
+  const box = $("clock-box");
+  if (box.querySelector("select")) return;
+  const secs = h("select", { id: "clock-seconds", "aria-describedby": "clock-help" },
+    h("option", { value: "" }, t("lobby.clock-off")),
+    CLOCK_SECONDS.map((n) => h("option", { value: String(n) }, t("lobby.clock-seconds", { n }))));
+  const level = h("select", { id: "clock-level" },
+    lobby.info.levels.map((l) => h("option", { value: l }, levelName(l))));
+  level.value = lobby.info.default_level;
+  const help = h("p", { class: "help", id: "clock-help" });
+  const explain = () => {
+    level.disabled = !secs.value;
+    help.textContent = secs.value ? t("lobby.clock-line", { n: Number(secs.value), level: levelName(level.value) }) : "";
+  };
+  secs.addEventListener("change", explain);
+  level.addEventListener("change", explain);
+  explain();
+  fill(box, h("legend", {}, t("lobby.clock")),
+    h("label", { for: "clock-seconds" }, t("lobby.clock-time")), secs,
+    h("label", { for: "clock-level" }, t("lobby.clock-then")), level, help);
+}
+
+function turnClock() {
+  const secs = $("clock-seconds").value;
+  return secs ? { seconds: Number(secs), level: $("clock-level").value } : null;
 }
 
 function renderCreateForm() {
@@ -157,6 +205,7 @@ function renderCreateForm() {
   const opts = $("options-box");
   opts.hidden = family;
   renderOptions(opts);
+  renderClockChoice();
   const box = $("seats-box");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   fill(box, h("legend", {}, t("lobby.other-seats")));
@@ -169,19 +218,23 @@ async function createTable(ev) {
   remember("barbu.name", name);
   const family = ruleset() === "family";
   const players = family ? Number($("create-players").value) : 4;
-  const seats = [{ kind: "human" }];
+  const seats = [{ kind: "you" }];
   for (const sel of $("seats-box").querySelectorAll("select")) {
-    seats.push(sel.value === "human" ? { kind: "human" } : { kind: "bot", level: sel.value.slice(4) });
+    seats.push(sel.value.startsWith("bot:") ? { kind: "bot", level: sel.value.slice(4) } : { kind: sel.value });
   }
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   $("create-button").disabled = true;
   try {
-    const body = { ruleset: ruleset(), players, options, seats, name };
+    const body = { ruleset: ruleset(), players, options, seats, name, private: $("create-private").checked,
+      chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
     const res = await api("/api/tables", body);
     const links = res.seats.filter((s) => !res.you || s.seat !== res.you.seat);
     remember(`barbu.links.${res.id}`, links);
+    const mine = recall("barbu.mine") || {};
+    mine[res.id] = res.you.token; // in "your tables" at once, before the table is even opened
+    remember("barbu.mine", mine);
     const url = res.you.link;
     if (!links.length) { location.href = url; return; }
     const box = $("invites");
@@ -228,8 +281,11 @@ function tableItem(x) {
     : x.over ? h("span", { class: "badge" }, t("lobby.finished")) : null;
   const join = x.free_seats && !x.damaged && !x.over
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
+  const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
   return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
-    h("span", { class: "muted" }, where), mark, join, h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
+    h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
+    h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")),
+    x.over && !x.damaged ? h("a", { class: "button", href: `/replay/${x.id}` }, t("lobby.replay")) : null);
 }
 
 // Where a damaged table stopped and why (the server's reason, in English, counts seats from 1).
@@ -245,7 +301,8 @@ function damageBanner(d) {
 }
 
 async function joinTable(id) {
-  const name = ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
+  const you = Friends.profile();
+  const name = you ? you.name : ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
   if (!name) return;
   remember("barbu.name", name);
   try {
@@ -262,7 +319,7 @@ const T = {
   id: null, token: null, ws: null, you: null, meta: null, view: null, last: null, received: 0,
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
-  online: false, retryTimer: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -298,22 +355,28 @@ function showTable(id) {
   $("summary-dialog").addEventListener("cancel", (ev) => { ev.preventDefault(); closeSummary(true); });
   $("hand").addEventListener("keydown", handKeys);
   const links = recall(`barbu.links.${id}`);
-  if (links && links.length) {
-    $("btn-invite").hidden = false;
-    $("btn-invite").addEventListener("click", () => {
-      fill($("invite-links"), inviteList(links));
-      $("invite-dialog").showModal();
-    });
-  }
+  if (links && links.length) $("btn-invite").hidden = false;
+  $("btn-invite").addEventListener("click", () => {
+    // The server's own list for the creator (live, re-issuable); a table of the first release: the kept links.
+    fill($("invite-links"), T.invites ? Friends.inviteItems(T.invites) : inviteList(links || []));
+    $("invite-dialog").showModal();
+  });
   $("name-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     T.named = $("seat-name").value.trim();
     remember("barbu.name", T.named);
     $("name-form").hidden = true;
-    send({ type: "hello", token: T.token, name: T.named, pace: true });
+    send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() });
   });
+  Chat.setup(send);
   watchNetwork();
   connect();
+}
+
+// Taking a free seat through its link with a profile ties the seat to it (and needs no name).
+function profileCredential() {
+  const you = Friends.profile();
+  return you ? you.credential : undefined;
 }
 
 function connect() {
@@ -325,7 +388,7 @@ function connect() {
     T.backoff = 500;
     setConn("", true);
     // "pace": this page shows a summary after each hand, so the computers wait for our "ready".
-    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true, profile: profileCredential() });
     clearInterval(T.pingTimer);
     T.pingTimer = setInterval(() => send({ type: "ping" }), 25000);
   };
@@ -402,6 +465,12 @@ function onMessage(msg) {
   } else if (msg.type === "state") {
     if (T.summary) summaryNews(msg);
     Motion.push(() => onState(msg));
+  } else if (msg.type === "chat-log") {
+    Chat.onLog(msg, T.you);
+  } else if (msg.type === "chat") {
+    Chat.onMessage(msg);
+  } else if (msg.type === "invites") {
+    onInvites(msg);
   } else if (msg.type === "error") {
     T.pending = null;
     onError(msg);
@@ -426,7 +495,7 @@ function onWelcome(msg) {
   }
   // A seated reader's seat boxes are redrawn every second: an idle player's seat can be handed
   // to the computer once their turn has lasted long enough, and the countdown says when.
-  if (T.you !== null && T.redrawTimer === null) {
+  if ((T.you !== null || msg.table.turn_clock) && T.redrawTimer === null) {
     T.redrawTimer = setInterval(() => { if (T.view) { renderOthers(); renderStatus(T.view); } }, 1000);
   }
   if (T.you !== null && T.token) {
@@ -436,12 +505,36 @@ function onWelcome(msg) {
   }
 }
 
+// The creator's links, sent again whenever a seat is taken or its link made anew: who joined is said.
+function onInvites(msg) {
+  const before = T.invites;
+  T.invites = msg;
+  $("btn-invite").hidden = false;
+  if (before) {
+    for (const s of msg.seats) {
+      const was = before.seats.find((b) => b.seat === s.seat);
+      if (s.claimed && was && !was.claimed) {
+        const text = t("invite.joined", { n: s.seat + 1, name: s.name });
+        $("live").textContent = text;
+        toast(text, "info");
+      }
+    }
+  }
+  if ($("invite-dialog").open) fill($("invite-links"), Friends.inviteItems(msg));
+}
+
 // A refusal in the reader's words (error.<code>, its variant, its args), else the server's English.
 function errorText(msg) {
   return I18N.error(msg);
 }
 
 function onError(msg) {
+  if (msg.code === "bad-profile" && !T.welcomed && Friends.profile()) {
+    Friends.forget(); // unknown to the server: take the seat (or watch) without it
+    toast(errorText(msg));
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    return;
+  }
   if (msg.code === "name-required") {
     $("name-form").hidden = false;
     $("seat-name").value = recall("barbu.name") || "";
@@ -452,6 +545,7 @@ function onError(msg) {
     T.stopped = true;
     $("banner").hidden = false;
     fill($("banner"), `${errorText(msg)}. `, h("a", { href: `/table/${T.id}` }, t("table.watch-instead")));
+    $("banner").dataset.shows = "token";
     return;
   }
   if (msg.code === "damaged" && !T.welcomed) {
@@ -724,6 +818,13 @@ function doublesText(pairs, declarer) {
   return out.join("; ");
 }
 
+// Seconds left on the table's turn clock for the person to act (null: no clock runs now).
+function clockLeft() {
+  const m = T.meta;
+  if (!live() || m.clock_left === null || m.clock_left === undefined) return null;
+  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - T.received) / 1000));
+}
+
 // Seconds left before the player to act may be handed to a computer (null: no such limit now).
 function idleLeft(s) {
   const m = T.meta;
@@ -748,27 +849,42 @@ function renderStatus(v) {
     if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
     if (forcedPass(v)) text = t("table.you-pass");
     const left = idleLeft(T.you);
-    if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
+    const clock = clockLeft();
+    if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelName(m.turn_clock.level) })}`;
+    else if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
     text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
   }
   $("status").textContent = text;
   $("status").classList.toggle("mine", v.current === T.you && live());
+  renderReplayLinks(m);
   const banner = $("banner");
   const unknown = m.damaged && m.damaged.kind === "setup"; // no game to show: its rules are not known
   for (const id of ["felt", "others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
   $("btn-record").hidden = Boolean(unknown);
   banner.classList.toggle("damaged", Boolean(m.damaged));
+  // The status is drawn again every second: the banner only when what it says changes, so that a
+  // click on its button never lands on one that was just replaced.
   if (m.damaged) {
     banner.hidden = false;
     fill(banner, damageBanner(m.damaged));
+    banner.dataset.shows = "damaged";
   } else if (T.you !== null && m.seats[T.you].kind === "bot") {
     banner.hidden = false;
-    fill(banner, t("table.computer-plays-you"), " ",
-      h("button", { type: "button", class: "primary", onclick: () => send({ type: "reclaim" }) }, t("table.take-back")));
+    if (banner.dataset.shows !== "reclaim") {
+      fill(banner, t("table.computer-plays-you"), " ",
+        h("button", { type: "button", class: "primary", onclick: reclaim }, t("table.take-back")));
+      banner.dataset.shows = "reclaim";
+    }
   } else if (!T.stopped) {
     banner.hidden = true;
+    banner.dataset.shows = "";
   }
+}
+
+// Said at once: the computer's plays made meanwhile are still shown, in order, before the seat is back.
+function reclaim() {
+  if (send({ type: "reclaim" })) fill($("banner"), t("table.taking-back"));
 }
 
 // Seats clockwise from the bottom (you, or seat 1 for a spectator): next to play sits on your left.
@@ -814,7 +930,10 @@ function seatBox(v, s, mine = false) {
     h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
-  if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
+  const clock = turn && s !== T.you ? clockLeft() : null;
+  if (clock !== null) {
+    box.append(h("div", { class: "countdown clock" }, t("table.clock-left-seat", { n: clock })));
+  } else if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
     box.append(h("div", { class: "countdown" }, t("table.idle-left-seat", { n: left })));
   }
   if (turn && T.you !== null && s !== T.you && info.kind === "human" && (!info.claimed || left === 0)) {
@@ -1044,6 +1163,24 @@ function handKeys(ev) {
 }
 
 
+// ---------------------------------------------------------------- replay (after the game)
+
+// A finished game offers its replay, and a seated person the analysis of their own cards: the
+// replay page finds this seat's token where this page keeps it (localStorage barbu.mine).
+function renderReplayLinks(m) {
+  const over = m.over && !m.damaged;
+  $("btn-replay").hidden = !over;
+  $("btn-replay").href = `/replay/${T.id}`;
+  $("btn-analyse").hidden = !over || T.you === null || !T.token;
+  $("btn-analyse").href = `/replay/${T.id}?analyse=1`;
+}
+
+function replayLinks() {
+  const mine = T.you !== null && T.token;
+  return h("p", { class: "replay-links" }, h("a", { class: "button", href: `/replay/${T.id}` }, t("table.replay")), " ",
+    mine ? h("a", { class: "button", href: `/replay/${T.id}?analyse=1` }, t("table.analyse-mine")) : null);
+}
+
 // ---------------------------------------------------------------- score sheet
 
 function openSheet() {
@@ -1081,6 +1218,7 @@ function renderSheet() {
   if (model.over) {
     const names = model.winners.map((i) => model.names[i]).join(", ");
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
+    if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
 }
@@ -1097,6 +1235,7 @@ async function main() {
   $("lang-slot").append(I18N.switcher());
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
+  else if (location.pathname === "/profile") Friends.showProfile();
   else showLobby();
 }
 

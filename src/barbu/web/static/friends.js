@@ -1,0 +1,188 @@
+// Profiles, "your tables", when each table last moved, and the creator's invitation links.
+// The profile's credential ("ID:SECRET") stays in this browser's localStorage and goes with each
+// request as the X-Barbu-Player header; the server keeps only a hash of the secret.
+"use strict";
+
+const Friends = (() => {
+  const KEY = "barbu.profile";
+
+  function profile() { return recall(KEY); }
+  function headers() {
+    const p = profile();
+    return p ? { "X-Barbu-Player": p.credential } : {};
+  }
+  function keep(res) { remember(KEY, Object.assign({ credential: res.credential }, res.profile)); }
+  function forget() {
+    try { localStorage.removeItem(KEY); } catch (e) { /* private mode */ }
+  }
+
+  // "2 minutes ago" in the reader's language, from a wall time in seconds: the browser's own words
+  // where it has them (Intl), the catalogue's where it has not (Chromium lacks Albanian,
+  // Belarusian and Burmese).
+  function ago(wall) {
+    const secs = Math.max(0, Date.now() / 1000 - wall);
+    if (secs < 60) return t("ago.now");
+    const [n, unit] = secs < 3600 ? [Math.round(secs / 60), "minute"]
+      : secs < 86400 ? [Math.round(secs / 3600), "hour"] : [Math.round(secs / 86400), "day"];
+    const locale = I18N.lang === "zh" ? "zh-Hans" : I18N.lang;
+    if (!Intl.RelativeTimeFormat.supportedLocalesOf([locale]).length) return t(`ago.${unit}`, { n });
+    return new Intl.RelativeTimeFormat(locale, { numeric: "auto" }).format(-n, unit);
+  }
+
+  function moved(x) {
+    return h("span", { class: "muted moved", title: new Date(x.moved * 1000).toLocaleString(I18N.lang) },
+      t("lobby.moved", { when: ago(x.moved) }));
+  }
+
+  // The seats this browser took (their tokens, kept as they were given) for "your tables".
+  function held() {
+    return Object.entries(recall("barbu.mine") || {}).slice(-50).map(([table, token]) => ({ table, token }));
+  }
+
+  async function yourTables() {
+    const box = $("your-tables");
+    const seats = held();
+    if (!seats.length && !profile()) { box.hidden = true; return; }
+    box.hidden = false;
+    const list = $("your-list");
+    try {
+      const { tables } = await api("/api/mine", { seats });
+      if (!tables.length) { fill(list, h("p", { class: "muted" }, t("mine.none"))); return; }
+      fill(list, h("ul", { class: "mine" }, tables.map(yourItem)));
+    } catch (e) {
+      fill(list, h("p", { class: "muted" }, t("lobby.cannot-list", { why: e.message })));
+    }
+  }
+
+  function yourItem(x) {
+    const where = t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands });
+    return h("li", { "data-table": x.id, "data-state": x.state },
+      h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
+      h("span", { class: "muted" }, ` — ${where}`),
+      h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
+      x.private ? h("span", { class: "badge" }, t("mine.private")) : null,
+      moved(x),
+      h("a", { class: "button primary", href: x.link }, t("mine.open")));
+  }
+
+  // ------------------------------------------------------------ the profile page
+
+  function showProfile() {
+    $("profile").hidden = false;
+    const code = new URLSearchParams(location.hash.slice(1)).get("code");
+    if (code) {
+      history.replaceState(null, "", "/profile");
+      claim(code);
+      return;
+    }
+    renderProfile();
+  }
+
+  async function claim(code) {
+    try {
+      keep(await api("/api/players/claim", { code }));
+      say(t("profile.claimed"));
+    } catch (e) {
+      say(e.message, true);
+    }
+    renderProfile();
+  }
+
+  function say(text, bad) {
+    const el = $("profile-said");
+    el.textContent = text;
+    el.className = bad ? "said bad" : "said";
+  }
+
+  function form(id, fields, button, onsubmit) {
+    const f = h("form", { id, class: "stack", autocomplete: "off" }, fields,
+      h("button", { type: "submit", class: "primary" }, button));
+    f.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      try { await onsubmit(f); } catch (e) { say(e.message, true); }
+    });
+    return f;
+  }
+
+  function field(id, label, attrs) {
+    return h("label", { for: id }, h("span", {}, label), h("input", Object.assign({ id, required: true }, attrs)));
+  }
+
+  function renderProfile() {
+    const p = profile();
+    const body = $("profile-body");
+    if (!p) {
+      fill(body,
+        h("section", { class: "part" }, h("h2", {}, t("profile.make")), h("p", { class: "help" }, t("profile.make-help")),
+          form("make-form", field("make-name", t("lobby.your-name"), { maxlength: 24 }), t("profile.make-button"), async () => {
+            keep(await api("/api/players", { name: $("make-name").value }));
+            say(t("profile.made"));
+            renderProfile();
+          })),
+        h("section", { class: "part" }, h("h2", {}, t("profile.signin")),
+          form("signin-form", [field("signin-name", t("lobby.your-name"), { maxlength: 24, autocomplete: "username" }),
+            field("signin-password", t("profile.password"), { type: "password", autocomplete: "current-password" })],
+          t("profile.signin-button"), async () => {
+            keep(await api("/api/signin", { name: $("signin-name").value, password: $("signin-password").value }));
+            say(t("profile.signed-in"));
+            renderProfile();
+          })),
+        h("section", { class: "part" }, h("h2", {}, t("profile.have-code")),
+          form("code-form", field("code-input", t("profile.code"), { maxlength: 40, spellcheck: "false" }),
+            t("profile.use-code"), async () => claim($("code-input").value.trim()))));
+      return;
+    }
+    fill(body,
+      h("section", { class: "part" }, h("h2", { id: "profile-name" }, p.name),
+        h("p", { class: "help" }, t("profile.kept-here")),
+        h("a", { class: "button", href: "/" }, t("profile.to-lobby"))),
+      h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),
+        h("button", { type: "button", id: "transfer-button", onclick: transfer }, t("profile.show-code")),
+        h("div", { id: "transfer-box", "aria-live": "polite" })),
+      h("section", { class: "part" }, h("h2", {}, t("profile.password-title")),
+        h("p", { class: "help" }, t(p.password ? "profile.password-set" : "profile.password-help")),
+        form("password-form", field("new-password", t("profile.new-password"),
+          { type: "password", minlength: 8, maxlength: 128, autocomplete: "new-password" }),
+        t("profile.password-button"), async () => {
+          const res = await api("/api/me/password", { password: $("new-password").value });
+          keep({ credential: p.credential, profile: res.profile });
+          say(t("profile.password-saved"));
+          renderProfile();
+        })),
+      h("section", { class: "part" }, h("h2", {}, t("profile.forget-title")), h("p", { class: "help" }, t("profile.forget-help")),
+        h("button", { type: "button", id: "forget-button", onclick: () => { forget(); say(t("profile.forgotten")); renderProfile(); } },
+          t("profile.forget"))));
+  }
+
+  async function transfer() {
+    try {
+      const res = await api("/api/me/transfer", {});
+      const link = new URL(res.link, location.href).href;
+      fill($("transfer-box"),
+        h("p", {}, t("profile.code-is"), " ", h("code", { id: "transfer-code" }, res.code)),
+        h("label", { for: "transfer-link" }, t("profile.or-link")),
+        h("input", { id: "transfer-link", class: "link", value: link, readonly: true, onclick: (e) => e.target.select() }),
+        h("p", { class: "help" }, t("profile.code-lasts", { n: Math.round(res.seconds / 60) })));
+    } catch (e) {
+      say(e.message, true);
+    }
+  }
+
+  // ------------------------------------------------------------ the creator's invitations
+
+  // The links of the free seats, who took the others, and a new link for a seat (the old one lapses).
+  function inviteItems(invites) {
+    return h("ul", { class: "invites" }, invites.seats.map((s) => {
+      const label = t("lobby.seat", { n: s.seat + 1 });
+      const kind = h("span", { class: "badge" }, t(`seat-kind.${s.access}`));
+      if (s.claimed) return h("li", { "data-seat": s.seat }, t("lobby.seat-taken", { n: s.seat + 1, name: s.name }), kind);
+      const full = new URL(s.link, location.href).href;
+      return h("li", { "data-seat": s.seat }, `${label}: `, kind,
+        h("input", { class: "link", value: full, readonly: true, "aria-label": label, onclick: (e) => e.target.select() }),
+        h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) }, t("lobby.copy")),
+        h("button", { type: "button", class: "reissue", onclick: () => send({ type: "reissue", seat: s.seat }) }, t("invite.reissue")));
+    }));
+  }
+
+  return { profile, headers, forget, ago, moved, yourTables, showProfile, inviteItems };
+})();
