@@ -57,6 +57,7 @@ from barbu.web.tables import (
     default_level,
     storage_error,
 )
+from barbu.web.words import words
 from barbu.wording import plural
 
 log = logging.getLogger("barbu.web")
@@ -791,12 +792,13 @@ def sheet_routes(server: Server) -> list[Route]:
         if kind == "json":
             body = json.dumps(sheet.doc, indent=1, ensure_ascii=False) + "\n"
             return Response(body, media_type="application/json", headers=disposition)
+        w = words(request.query_params.get("lang"))  # the reader's language; English if unknown
         if kind == "csv":
-            return Response(sheetmod.csv_text(sheet), media_type="text/csv; charset=utf-8",
+            return Response(sheetmod.csv_text(sheet, w), media_type="text/csv; charset=utf-8",
                             headers=disposition)
         from barbu.web.sheet_pdf import sheet_pdf  # reportlab is loaded only by those who print
 
-        pdf = await asyncio.to_thread(sheet_pdf, sheet, "Barbu score sheet")
+        pdf = await asyncio.to_thread(sheet_pdf, sheet, w)
         return Response(pdf, media_type="application/pdf", headers=disposition)
 
     return [

@@ -671,9 +671,7 @@ function onSheet(msg) {
   if ($("sheet-dialog").open) renderSheet();
 }
 
-function cardName(card) {
-  return t("table.card", { rank: t(`table.rank.${card[0]}`), suit: t(`table.suit.${card[1]}`) });
-}
+function cardName(card) { return I18N.card(card); }
 
 function say(text) {
   const el = $("live");
@@ -959,7 +957,16 @@ function renderOthers() {
     box.style.setProperty("--y", p.y.toFixed(3));
     return box;
   }));
+  keepTrickBelowTop();
 }
+
+// How far down the top seat's box reaches (its lines wrap by language and width): the trick keeps
+// below it (style.css, .trick). Measured again whenever the window changes size.
+function keepTrickBelowTop() {
+  const top = $("others").querySelector(".seat.side-top");
+  $("felt").style.setProperty("--top-clear", `${top ? top.offsetTop + top.offsetHeight : 0}px`);
+}
+window.addEventListener("resize", keepTrickBelowTop);
 
 // Each card of the trick lies in front of its player, between their seat and the centre.
 function playedEl(s, c) {
