@@ -120,3 +120,38 @@ def test_a_database_of_a_newer_release_is_left_alone(old: Path) -> None:
     db.close()
     with pytest.raises(NewerDatabase, match="newer than this barbu"):
         Store(str(old))
+
+
+# -- the profiles layout (user_version 2), before ratings ------------------------------------------
+
+PROFILES_DB = OLD / "0.2.0.sqlite"
+
+
+def test_a_database_of_the_profiles_layout_keeps_everything_and_rates_new_games(tmp_path: Path) -> None:
+    from tests.test_web_ladder import RANDOMS, attach, person, play_out, sit
+
+    path = tmp_path / "profiles.db"
+    shutil.copy(PROFILES_DB, path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()
+    before = counts(path)
+    was = json.loads((OLD / "0.2.0.expected.json").read_text(encoding="utf-8"))
+    store = Store(str(path))
+    try:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        lobby = Lobby(store)
+        lobby.load_all()
+        for table_id, then in was["tables"].items():
+            assert to_record(lobby.get(table_id).state, lobby.get(table_id).names()) == then["record"]
+        # A game finished before ratings existed is not rated on being replayed.
+        assert store.db.execute("SELECT COUNT(*) FROM rated_games").fetchone()[0] == 0
+        zoe = person(store, "Zoë")
+        table = sit(lobby, [{"kind": "you"}, *RANDOMS], zoe, ruleset="family", players=3)
+        play_out(table, {0: attach(table, 0)})
+        assert [(r.ruleset, r.games) for r in store.ratings_of(zoe.id)] == [("family", 1)]
+    finally:
+        store.close()
+    after = counts(path)
+    assert after["tables"] == before["tables"] + 1 and after["sheets"] == before["sheets"]
+    assert after["sheet_entries"] == before["sheet_entries"] and after["events"] > before["events"]
