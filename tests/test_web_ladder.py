@@ -229,3 +229,35 @@ def test_one_profile_is_never_two_entrants() -> None:
             state.apply(rng.choice(state.legal_actions()))
     result = game_result(game, state, rows)  # a profile at two seats (never stored so) is one person
     assert result is not None and result.entrants == ("person:a", "", "computer:random")
+
+
+def test_a_seat_handed_to_a_computer_still_rates_its_person(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "h.db"))
+    ann = person(store, "Ann")
+    lobby = Lobby(store, idle_seconds=0.0)  # a person may be handed over at once
+    table = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOMS[0]], ann, ruleset="family", players=3)
+    people = {0: attach(table, 0), 1: attach(table, 1)}
+    rng = random.Random(3)
+    while table.state.hand_no < 2 or table.state.current != 0:  # into the third hand, on Ann's turn
+        if not table.auto_step():
+            client = people[table.state.current]
+            table.act(client, rng.choice(table.view(client.seat)["legal"]))
+    table.takeover(people[1], 0, "random")  # Ben hands Ann's idle seat to a computer
+    assert table.seats[0].is_bot
+    play_out(table, {1: people[1]})
+    history = store.rating_history(ann.id, 10)
+    assert [(h.seat, h.total) for h in history] == [(0, table.state.totals[0])]
+
+
+def test_a_classic_game_rates_against_the_computers_anchors(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "k.db"))
+    ann = person(store, "Ann")
+    seats = [{"kind": "you"}, RANDOMS[0], {"kind": "bot", "level": "basic"}, RANDOMS[0]]
+    table = sit(Lobby(store), seats, ann)
+    play_out(table, {0: attach(table, 0)})
+    places = table.game.places(table.state.totals)
+    want = rate_game("classic", [f"person:{ann.id}", "computer:random", "computer:basic", "computer:random"],
+                     places, {})[f"person:{ann.id}"]
+    [row] = store.ratings_of(ann.id)
+    assert (row.ruleset, row.games) == ("classic", 1)
+    assert (row.mu, row.sigma) == (pytest.approx(want.mu), pytest.approx(want.sigma))
