@@ -168,6 +168,12 @@ def rated_game(client: TestClient, name: str) -> dict[str, str]:
     return {"X-Barbu-Player": credential}
 
 
+def test_a_name_with_a_slash_has_its_page(client: TestClient) -> None:
+    rated_game(client, "A/B")
+    assert client.get("/api/players/a%2Fb").json()["name"] == "A/B"
+    assert client.get("/player/A%2FB").status_code == 200
+
+
 def test_the_leaderboard_and_a_players_page(client: TestClient) -> None:
     rated_game(client, "Zoë")
     board = client.get("/api/leaderboard/family").json()
@@ -206,6 +212,7 @@ def test_no_new_answer_carries_a_secret(client: TestClient) -> None:
     secrets |= {str(r[0]) for r in store.db.execute("SELECT token FROM seats WHERE token != ''")}
     secrets |= {str(r[0]) for r in store.db.execute("SELECT hash FROM player_keys")}
     secrets |= {str(r[0]) for r in store.db.execute("SELECT salt FROM player_keys")}
+    secrets |= {str(r[0]) for r in store.db.execute("SELECT id FROM tables")}  # private ones are found by it
     client.post("/api/me/password", headers=auth, json={"password": "correct horse"})
     secrets |= {str(r[0]) for r in store.db.execute("SELECT password FROM players WHERE password != ''")}
     for url in ("/api/leaderboard/family", "/api/players/Yan", "/leaderboard", "/player/Yan"):

@@ -823,9 +823,9 @@ def ladder_routes(server: Server) -> list[Route]:
 
     return [
         Route("/leaderboard", ladder_page),
-        Route("/player/{name}", ladder_page),
+        Route("/player/{name:path}", ladder_page),  # a name may hold a slash
         Route("/api/leaderboard/{ruleset}", _refusals(board), methods=["GET"]),
-        Route("/api/players/{name}", _refusals(player), methods=["GET"]),
+        Route("/api/players/{name:path}", _refusals(player), methods=["GET"]),
     ]
 
 

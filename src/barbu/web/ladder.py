@@ -99,7 +99,8 @@ def player_page(store: Store, key: str) -> dict[str, Any]:
 
 
 def _game(h: HistoryRow) -> dict[str, Any]:
-    return {"table": h.table_id, "at": h.at, "ruleset": h.ruleset, "place": h.place, "total": h.total,
+    # No table id: a private table's is as good as its link to anyone who would watch it.
+    return {"at": h.at, "ruleset": h.ruleset, "place": h.place, "total": h.total,
             "before": rating(*h.before)["rating"], **rating(*h.after)}
 
 
