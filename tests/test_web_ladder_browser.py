@@ -1,4 +1,4 @@
-"""The leaderboard and a player's page in Chromium, after three rated games, in three languages."""
+"""The leaderboard and a player's page in Chromium, after three rated games, in four languages."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def no_serious_violation(page: Any, name: str) -> None:
     assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
 
 
-@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+@pytest.mark.parametrize("lang", ["en", "fr", "zh", "my"])
 def test_the_leaderboard_after_three_rated_games(served: tuple[str, str], chrome: Any, lang: str) -> None:
     url, _ = served
     # The browser speaks the language, as a reader's would: the player's page, opened by a link

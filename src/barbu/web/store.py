@@ -1,4 +1,4 @@
-"""SQLite storage of the web server: each table's setup, seats, deals and actions, and the score sheets.
+"""SQLite storage of the web server: tables (setup, seats, deals, actions), score sheets, profiles, ratings.
 
 The database is the server's memory across restarts: a table is rebuilt by replaying its stored
 events through the engine. WAL mode keeps each write cheap and a crash harmless. Every change of

@@ -66,12 +66,11 @@ async function board() {
 
 // -- a player's page ---------------------------------------------------------------------------
 
+// The browser's words for the date where it has the language; else the date as 2026-12-01.
 function when(wall) {
-  try {
-    return new Date(wall * 1000).toLocaleDateString(document.documentElement.lang, { dateStyle: "medium" });
-  } catch (e) {
-    return new Date(wall * 1000).toISOString().slice(0, 10);
-  }
+  const lang = document.documentElement.lang, day = new Date(wall * 1000);
+  if (!Intl.DateTimeFormat.supportedLocalesOf([lang]).length) return day.toISOString().slice(0, 10);
+  return day.toLocaleDateString(lang, { dateStyle: "medium" });
 }
 
 // The rating after each game of one rule set, from the rating before the first.
@@ -99,7 +98,7 @@ function gamesTable(games) {
   return h("table", { class: "ladder-table" },
     h("thead", {}, h("tr", {}, ["player.date", "player.rules", "player.place", "player.total", "player.after"].map((k, i) =>
       h("th", { scope: "col", class: i > 1 ? "num" : null }, t(k))))),
-    h("tbody", {}, [...games].reverse().map((g) => h("tr", {}, h("td", {}, when(g.at)), h("td", {}, t(`lobby.${g.ruleset}`)),
+    h("tbody", {}, [...games].reverse().map((g) => h("tr", {}, h("td", {}, when(g.at)), h("td", {}, t(`ruleset.${g.ruleset}`)),
       h("td", { class: "num" }, String(g.place)), h("td", { class: "num" }, I18N.points(g.total, g.ruleset === "classic")),
       h("td", { class: "num" }, one(g.rating))))));
 }
@@ -135,6 +134,7 @@ async function player(name) {
 (async () => {
   await I18N.load();
   document.getElementById("lang-slot").append(I18N.switcher());
+  document.title = `Barbu: ${t("ladder.title")}`;
   const m = location.pathname.match(/^\/player\/(.+)$/);
   try {
     if (m) await player(decodeURIComponent(m[1]));
