@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, serving
-from tests.test_web_ladder import RANDOMS, attach, person, play_out, sit
-
-from barbu.web.players import Profiles
-from barbu.web.store import Store
-from barbu.web.tables import Lobby
+from tests.test_web_ladder import RANDOMS
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -22,33 +20,49 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
-def rated_games(db: Path) -> str:
-    """Three whole family games of Zoë against two random computers, and one of Marc: Zoë's credential.
+def profile(url: str, name: str) -> dict[str, Any]:
+    req = urllib.request.Request(url + "/api/players", data=json.dumps({"name": name}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as res:
+        made: dict[str, Any] = json.load(res)
+        return made
 
-    Played through the server's tables and store (each final action stored with its rating), before
-    the server starts on that database: 21 hands a game, the quickest whole game there is.
-    """
-    store = Store(str(db))
-    zoe = person(store, "Zoë")
-    for seed in (1, 2, 3):
-        table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], zoe, ruleset="family", players=3)
-        play_out(table, {0: attach(table, 0)}, seed=seed)
-    marc = person(store, "Marc")
-    table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], marc, ruleset="family", players=3)
-    play_out(table, {0: attach(table, 0)}, seed=4)
-    player_id, secret, batch = Profiles(store).plan_create("Signed")  # a profile to open the profile page
-    store.commit(batch)
-    store.close()
-    kept = {"credential": f"{player_id}:{secret}", "id": player_id, "name": "Signed", "password": False}
-    return json.dumps(kept)
+
+def play_live(url: str, credential: str, seed: int) -> None:
+    """One whole family game of a profile against two random computers on the running server:
+    the table made by its API, the person's actions sent over its socket as fast as it answers."""
+    from websockets.sync.client import connect
+
+    body = json.dumps({"ruleset": "family", "players": 3, "seats": [{"kind": "you"}, *RANDOMS]}).encode()
+    req = urllib.request.Request(url + "/api/tables", data=body, method="POST", headers={
+        "Content-Type": "application/json", "X-Barbu-Player": credential})
+    with urllib.request.urlopen(req, timeout=30) as res:
+        made = json.load(res)
+    rng = random.Random(seed)
+    with connect(url.replace("http", "ws", 1) + f"/ws/{made['id']}", max_size=2**22) as ws:
+        ws.send(json.dumps({"type": "hello", "token": made["you"]["token"]}))
+        while True:
+            msg = json.loads(ws.recv(timeout=30))
+            if msg["type"] != "state":
+                continue
+            if msg["table"]["over"]:
+                return
+            view = msg["view"]
+            if view["current"] == view["seat"] and view["legal"]:
+                ws.send(json.dumps({"type": "act", "action": rng.choice(view["legal"])}))
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    db = tmp_path_factory.mktemp("ladder") / "ladder.db"
-    kept = rated_games(db)
-    with serving(db) as url:
-        yield url, kept
+    """A server on which Zoë has finished three rated games and Marc one (family, 3 players: 21 hands,
+    the shortest whole game), and the stored profile of a third who has played none."""
+    with serving(tmp_path_factory.mktemp("ladder") / "ladder.db") as url:
+        zoe, marc = profile(url, "Zoë"), profile(url, "Marc")
+        for seed in (1, 2, 3):
+            play_live(url, zoe["credential"], seed)
+        play_live(url, marc["credential"], 4)
+        signed = profile(url, "Signed")
+        yield url, json.dumps({"credential": signed["credential"], **signed["profile"]})
 
 
 @pytest.fixture(scope="module")
