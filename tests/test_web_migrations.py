@@ -122,21 +122,20 @@ def test_a_database_of_a_newer_release_is_left_alone(old: Path) -> None:
         Store(str(old))
 
 
-# -- the profiles layout (user_version 2), before ratings ------------------------------------------
+# -- ratings on the older layouts: 0.1.0 (user_version 0) and the profiles one (2) ------------------
 
-PROFILES_DB = OLD / "0.2.0.sqlite"
-
-
-def test_a_database_of_the_profiles_layout_keeps_everything_and_rates_new_games(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("release", "layout"), [("0.1.0", 0), ("0.2.0", 2)])
+def test_an_older_database_keeps_everything_and_rates_new_games(tmp_path: Path, release: str,
+                                                                layout: int) -> None:
     from tests.test_web_ladder import RANDOMS, attach, person, play_out, sit
 
-    path = tmp_path / "profiles.db"
-    shutil.copy(PROFILES_DB, path)
+    path = tmp_path / "older.db"
+    shutil.copy(OLD / f"{release}.sqlite", path)
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == layout
     db.close()
     before = counts(path)
-    was = json.loads((OLD / "0.2.0.expected.json").read_text(encoding="utf-8"))
+    was = json.loads((OLD / f"{release}.expected.json").read_text(encoding="utf-8"))
     store = Store(str(path))
     try:
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
