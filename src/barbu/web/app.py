@@ -40,9 +40,10 @@ from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
+from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles, public
+from barbu.web.players import Policy, Profiles, name_key, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
@@ -580,6 +581,7 @@ def build_app(config: Config) -> Starlette:
         Route("/replay", replay_page),
         Route("/replay/{table_id}", replay_page),
         *replay_routes(lambda: server.tables, analyses, _refusals),
+        *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -816,6 +818,29 @@ def sheet_routes(server: Server) -> list[Route]:
 # -- player profiles and "your tables" ----------------------------------------------------------
 
 PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
+
+
+def ladder_routes(server: Server) -> list[Route]:
+    """The leaderboards and the players' pages (``/leaderboard``, ``/player/NAME``) and their API."""
+
+    async def ladder_page(request: Request) -> Response:
+        return FileResponse(STATIC / "leaderboard.html", headers={"Cache-Control": "no-cache"})
+
+    async def board(request: Request) -> Response:
+        top = ladder.top_of(request.query_params.get("top"))
+        return JSONResponse(ladder.leaderboard(server.profiles.store, _ruleset_of(request), top))
+
+    async def player(request: Request) -> Response:
+        # Stored names are cleaned (one space between words): another spelling of one finds it too.
+        key = name_key(" ".join(str(request.path_params["name"]).split()))
+        return JSONResponse(ladder.player_page(server.profiles.store, key))
+
+    return [
+        Route("/leaderboard", ladder_page),
+        Route("/player/{name:path}", ladder_page),  # a name may hold a slash
+        Route("/api/leaderboard/{ruleset}", _refusals(board), methods=["GET"]),
+        Route("/api/players/{name:path}", _refusals(player), methods=["GET"]),
+    ]
 
 
 def profile_routes(server: Server) -> list[Route]:
