@@ -509,7 +509,7 @@ function onWelcome(msg) {
 function onInvites(msg) {
   const before = T.invites;
   T.invites = msg;
-  $("btn-invite").hidden = false;
+  $("btn-invite").hidden = !msg.seats.length; // a table of you and computers has nobody to invite
   if (before) {
     for (const s of msg.seats) {
       const was = before.seats.find((b) => b.seat === s.seat);
