@@ -1,0 +1,172 @@
+"""The rematch without the web: offered at the end of a game, accepted by every person, stored first."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.test_web_tables import play_by_views
+from tests.web_helpers import Recorder
+
+from barbu.web.store import Store
+from barbu.web.tables import Lobby, Setup, Table, TableError
+
+BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "private": True,
+        "turn_clock": {"seconds": 30, "level": "random"},
+        "seats": [{"kind": "you"}, {"kind": "friend"}, {"kind": "bot", "level": "random"}]}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "t.db"
+
+
+@pytest.fixture
+def lobby(db: Path) -> Iterator[Lobby]:
+    store = Store(str(db))
+    yield Lobby(store)
+    store.close()
+
+
+def seated(lobby: Lobby, finish: bool = True) -> tuple[Table, Recorder, Recorder, Recorder]:
+    """Ann's table of three (Ben by his link, a computer), played to its end; Ann, Ben and a watcher."""
+    table = lobby.create(Setup.parse(BODY))
+    ann, ben, watcher = Recorder(table), Recorder(table), Recorder(table)
+    table.attach(ann, table.seats[0].row.token)
+    table.attach(ben, table.seats[1].row.token, "Ben")
+    table.attach(watcher, None)
+    if finish:
+        play_by_views(table, [ann, ben], random.Random(5), hands=10**6)
+        assert table.state.is_over
+    return table, ann, ben, watcher
+
+
+def rematch(table: Table, client: Recorder, op: object, lobby: Lobby) -> None:
+    table.run(table.plan_rematch(client, op, lobby))
+
+
+def refused(table: Table, client: Recorder, op: object, lobby: Lobby) -> str:
+    with pytest.raises(TableError) as e:
+        rematch(table, client, op, lobby)
+    return e.value.code
+
+
+def links(r: Recorder) -> list[str]:
+    return [m["link"] for m in r.messages if m["type"] == "rematch-link"]
+
+
+def test_accepted_by_all_makes_one_table_with_the_same_setup_and_seats(lobby: Lobby) -> None:
+    table, ann, ben, watcher = seated(lobby)
+    rematch(table, ann, "offer", lobby)
+    offer = ben.last_state["table"]["rematch"]
+    assert offer["open"] and offer["by"] == 0 and offer["accepted"] == [0] and offer["people"] == [0, 1]
+    assert watcher.last_state["table"]["rematch"]["accepted"] == [0]
+    before = set(lobby.tables)
+    rematch(table, ben, "accept", lobby)
+    (new_id,) = set(lobby.tables) - before
+    new = lobby.tables[new_id]
+    assert (new.game.ruleset, new.game.players, new.game.options) == ("family", 3, frozenset())
+    assert [(s.row.kind, s.row.level, s.row.name, s.row.access, s.row.claimed) for s in new.seats] == \
+        [("human", "", "Ann", "open", True), ("human", "", "Ben", "friend", True),
+         ("bot", "random", "Computer 3", "open", True)]
+    assert new.chat.rights == "everyone" and new.turn_clock == table.turn_clock and new.private
+    assert new.creator == 0 and new.state.first_declarer == (table.state.first_declarer + 1) % 3
+    assert links(ann) == [f"/table/{new_id}#t={new.seats[0].row.token}"]
+    assert links(ben) == [f"/table/{new_id}#t={new.seats[1].row.token}"] and links(watcher) == []
+    for reader, others in ((ann, [1]), (ben, [0]), (watcher, [0, 1])):
+        text = json.dumps(reader.messages)
+        assert not any(new.seats[s].row.token in text for s in others)
+    assert table.meta()["rematch"]["made"] and not table.meta()["rematch"]["open"]
+
+
+def test_a_decline_or_a_withdrawal_ends_the_offer_for_all(lobby: Lobby) -> None:
+    table, ann, ben, watcher = seated(lobby)
+    rematch(table, ann, "offer", lobby)
+    assert refused(table, ben, "withdraw", lobby) == "rematch-not-yours"
+    rematch(table, ben, "decline", lobby)
+    assert watcher.last_state["table"]["rematch"]["ended"] == {"op": "decline", "seat": 1}
+    assert refused(table, ann, "accept", lobby) == "rematch-none"
+    rematch(table, ben, "offer", lobby)  # a new offer may follow
+    rematch(table, ben, "withdraw", lobby)
+    assert ann.last_state["table"]["rematch"] == {"number": 2, "open": False, "by": 1, "accepted": [],
+                                                  "ended": {"op": "withdraw", "seat": 1}, "made": False,
+                                                  "people": [0, 1]}
+    assert refused(table, ben, "accept", lobby) == "rematch-none"
+    assert links(ann) == links(ben) == []
+
+
+BAD = [("watcher", "offer", "not-seated"), ("ann", "rematch", "bad-rematch"), ("ann", 1, "bad-rematch"),
+       ("ann", None, "bad-rematch"), ("ann", ["offer"], "bad-rematch"), ("ben", "accept", "rematch-none"),
+       ("ann", "withdraw", "rematch-none")]
+
+
+def test_bad_input_is_refused_with_its_own_code(lobby: Lobby) -> None:
+    table, ann, ben, watcher = seated(lobby)
+    for who, op, code in BAD:
+        assert refused(table, {"ann": ann, "ben": ben, "watcher": watcher}[who], op, lobby) == code, (who, op)
+    assert table.store.events(table.id)[-1].kind == "act"  # nothing stored
+
+
+def test_not_before_the_end_not_twice_and_not_once_made(lobby: Lobby) -> None:
+    table, ann, ben, _ = seated(lobby, finish=False)
+    assert refused(table, ann, "offer", lobby) == "rematch-too-early"
+    play_by_views(table, [ann, ben], random.Random(2), hands=10**6)
+    rematch(table, ann, "offer", lobby)
+    assert refused(table, ben, "offer", lobby) == "rematch-open"
+    assert refused(table, ann, "accept", lobby) == "rematch-accepted"
+    rematch(table, ben, "accept", lobby)
+    for client, op in ((ben, "accept"), (ann, "offer"), (ben, "decline"), (ann, "withdraw")):
+        assert refused(table, client, op, lobby) == "rematch-made"
+
+
+def made_from(store: Store, table_id: str) -> list[str]:
+    return [t for t in store.table_ids() if (store.load_setup(t) or {}).get("rematch_of") == table_id]
+
+
+def test_a_restart_keeps_the_offer_and_a_made_rematch_is_never_made_twice(db: Path) -> None:
+    store = Store(str(db))
+    first = Lobby(store)
+    table, ann, _, _ = seated(first)
+    rematch(table, ann, "offer", first)
+    store.close()
+
+    store = Store(str(db))
+    again = Lobby(store)
+    back = again.get(table.id)
+    assert back.rematch.open and back.rematch.accepted == {0} and back.rematch.by == 0
+    ben = Recorder(back)
+    back.attach(ben, back.seats[1].row.token)
+    assert refused(back, ben, "offer", again) == "rematch-open"
+    rematch(back, ben, "accept", again)
+    assert len(made_from(store, table.id)) == 1 and links(ben)
+    store.close()
+
+    store = Store(str(db))
+    third = Lobby(store)
+    old = third.get(table.id)
+    late = Recorder(old)  # Ann was away: she finds her new seat's link on the old table
+    old.attach(late, old.seats[0].row.token)
+    (new_id,) = made_from(store, table.id)
+    assert links(late) == [f"/table/{new_id}#t={store.load_seats(new_id)[0].token}"]
+    assert refused(old, late, "offer", third) == "rematch-made"
+    assert third.yours(None, [{"table": table.id, "token": old.seats[0].row.token}])[0]["rematch"] == \
+        links(late)[0]
+    assert len(made_from(store, table.id)) == 1
+    store.close()
+
+
+def test_the_last_acceptance_and_the_new_table_are_stored_together_or_not_at_all(lobby: Lobby) -> None:
+    table, ann, ben, _ = seated(lobby)
+    rematch(table, ann, "offer", lobby)
+    change = table.plan_rematch(ben, "accept", lobby)
+    (created,) = change.batch.also
+    lobby.store.commit(dataclasses.replace(created))  # another table takes that id first
+    with pytest.raises(TableError) as e:
+        table.run(change)  # so storing the new table fails, and the acceptance with it
+    assert e.value.code == "storage"
+    assert [ev.data["op"] for ev in lobby.store.events(table.id) if ev.kind == "rematch"] == ["offer"]
+    assert table.rematch.open and table.rematch.table is None and links(ben) == []
