@@ -5,12 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 from tests.test_web_tables import play_by_views
-from tests.web_helpers import Recorder
+from tests.test_web_ws import app_for, create, error_of, people_to_act, receive, server_of
+from tests.web_helpers import Recorder, check_hidden
 
 from barbu.web.store import Store
 from barbu.web.tables import Lobby, Setup, Table, TableError
@@ -170,3 +174,70 @@ def test_the_last_acceptance_and_the_new_table_are_stored_together_or_not_at_all
     assert e.value.code == "storage"
     assert [ev.data["op"] for ev in lobby.store.events(table.id) if ev.kind == "rematch"] == ["offer"]
     assert table.rematch.open and table.rematch.table is None and links(ben) == []
+
+
+# -- over the socket ---------------------------------------------------------------------
+
+def finished_over_sockets(client: Any, made: dict[str, Any], ann: Any, ben: Any) -> Table:
+    """Each person hands the other's seat to a computer on its turn, and the computers finish."""
+    table = server_of(client).tables.get(made["id"])
+    deadline = time.monotonic() + 120
+    while not table.state.is_over:
+        assert time.monotonic() < deadline, "the game never ended"
+        people_to_act(client, made["id"])
+        current = table.state.current
+        if 0 <= current < 2 and not table.seats[current].is_bot:
+            (ben if current == 0 else ann).send_json({"type": "takeover", "seat": current, "level": "random"})
+            receive(ben if current == 0 else ann, "state")
+        time.sleep(0.01)
+    return table
+
+
+def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_seat(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from barbu.web import app as app_module
+
+    sent: list[tuple[int | None, str]] = []
+    original = app_module.Connection.send_text
+
+    def checking(self: Any, text: str) -> None:
+        for table in server_of(client).tables.tables.values():
+            if table.clients and self in table.clients:
+                check_hidden(json.loads(text), self.seat, table.state.hands, text)
+        sent.append((self.seat, text))
+        original(self, text)
+
+    monkeypatch.setattr(app_module.Connection, "send_text", checking)
+    with TestClient(app_for(tmp_path / "ws.db", idle=0.0)) as client:
+        made = create(client, **{**BODY, "turn_clock": None})
+        tid = made["id"]
+        with client.websocket_connect(f"/ws/{tid}") as ann, client.websocket_connect(f"/ws/{tid}") as ben, \
+                client.websocket_connect(f"/ws/{tid}") as watcher:
+            ann.send_json({"type": "hello", "token": made["you"]["token"]})
+            ben.send_json({"type": "hello", "token": made["seats"][1]["token"], "name": "Ben"})
+            watcher.send_json({"type": "hello"})
+            for ws in (ann, ben, watcher):
+                receive(ws, "welcome")
+            early = error_of(ann, json.dumps({"type": "rematch", "op": "offer"}))
+            assert early["code"] == "rematch-too-early"
+            finished_over_sockets(client, made, ann, ben)
+            assert error_of(watcher, json.dumps({"type": "rematch", "op": "offer"}))["code"] == "not-seated"
+            assert error_of(ben, json.dumps({"type": "rematch", "op": {"x": 1}}))["code"] == "bad-rematch"
+            ann.send_json({"type": "rematch", "op": "offer"})
+            while not receive(watcher, "state")["table"]["rematch"]["open"]:
+                pass
+            ben.send_json({"type": "rematch", "op": "accept"})
+            mine, his = receive(ann, "rematch-link"), receive(ben, "rematch-link")
+            while not receive(watcher, "state")["table"]["rematch"]["made"]:
+                pass
+        new = server_of(client).tables.get(mine["table"])
+        assert his["table"] == new.id and mine["link"] != his["link"]
+        for seat, link in ((0, mine["link"]), (1, his["link"])):
+            with client.websocket_connect(f"/ws/{new.id}") as ws:
+                ws.send_json({"type": "hello", "token": link.split("#t=")[1]})
+                welcome = receive(ws, "welcome")
+                assert welcome["you"] == seat and not welcome["table"]["over"]
+                assert welcome["table"]["seats"][seat]["kind"] == "human"
+        for seat in (0, 1):  # each new token went once, to its own person's page only
+            token = new.seats[seat].row.token
+            assert [to for to, text in sent if token in text] == [seat]
