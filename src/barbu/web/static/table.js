@@ -368,6 +368,7 @@ function showTable(id) {
     send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() });
   });
   Chat.setup(send);
+  Rematch.setup(send);
   watchNetwork();
   connect();
 }
@@ -463,6 +464,7 @@ function onMessage(msg) {
     Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
     if (T.summary) summaryNews(msg);
+    Rematch.news(msg.table);
     Motion.push(() => onState(msg));
   } else if (msg.type === "chat-log") {
     Chat.onLog(msg, T.you);
@@ -470,6 +472,8 @@ function onMessage(msg) {
     Chat.onMessage(msg);
   } else if (msg.type === "invites") {
     onInvites(msg);
+  } else if (msg.type === "rematch-link") {
+    Rematch.onLink(msg);
   } else if (msg.type === "error") {
     T.pending = null;
     onError(msg);
