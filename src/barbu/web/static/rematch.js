@@ -31,14 +31,14 @@ const Rematch = (() => {
     return [h("ul", { class: "rematch-people", "aria-label": t("rematch.people") }, offer.people.map((s) => {
       const yes = offer.accepted.includes(s);
       return h("li", { class: yes ? "yes" : "wait" }, h("span", { "aria-hidden": "true" }, yes ? "✓ " : "… "),
-        `${seatName(s)}: ${t(yes ? "rematch.accepted" : "rematch.waiting")}`);
+        t(yes ? "rematch.accepted" : "rematch.waiting", { name: seatName(s) }));
     })), bots ? h("p", { class: "muted" }, t("rematch.computers")) : null];
   }
 
   // The rematch as one block: the offer and its answers, the button to make one, or the new seat.
   function block() {
     if (link) {
-      return [h("p", {}, t("rematch.made")), h("a", { class: "button primary", href: link, id: "rematch-go" }, t("rematch.open-seat"))];
+      return [h("p", {}, t("rematch.made")), h("a", { class: "button primary rematch-go", href: link }, t("rematch.open-seat"))];
     }
     if (offer.made) return [h("p", {}, t("rematch.made-watch"))];
     const ended = offer.ended ? h("p", { class: "muted" }, t(ENDED[offer.ended.op], { name: seatName(offer.ended.seat) })) : null;

@@ -873,7 +873,7 @@ function renderStatus(v) {
     banner.hidden = false;
     fill(banner, damageBanner(m.damaged));
     banner.dataset.shows = "damaged";
-  } else if (T.you !== null && m.seats[T.you].kind === "bot") {
+  } else if (T.you !== null && m.seats[T.you].kind === "bot" && !m.over) { // once over, nothing to take back
     banner.hidden = false;
     if (banner.dataset.shows !== "reclaim") {
       fill(banner, t("table.computer-plays-you"), " ",
