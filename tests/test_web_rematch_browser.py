@@ -127,6 +127,11 @@ def test_a_rematch_accepted_by_all_takes_both_pages_to_the_new_table(server: str
         assert "Ann" in ann.inner_text("#me-info") and "Ben" in ben.inner_text("#me-info")
         shoot(ann, "new-table-en")
         shoot(ben, "new-table-fr")
+        ben.goto(f"{server}/?lang=fr")  # the lobby's "your tables": the old table leads to the new seat
+        old_row = ben.locator(f"#your-list li[data-table='{tid}']")
+        old_row.locator("a.rematch-link").wait_for()
+        assert old_row.locator("a.rematch-link").get_attribute("href") == "/table/" + new_ben
+        shoot(ben, "your-tables-fr")
         back = browser.new_context(viewport=DESKTOP).new_page()  # Ann's old link later: the way on
         back.goto(f"{server}/table/{tid}?lang=en#t={ann_token}")
         back.wait_for_selector("#rematch a.rematch-go")
