@@ -226,6 +226,9 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
             ann.send_json({"type": "rematch", "op": "offer"})
             while not receive(watcher, "state")["table"]["rematch"]["open"]:
                 pass
+            server_of(client).config.max_open_tables = 0  # the last acceptance would make a table: refused
+            assert error_of(ben, json.dumps({"type": "rematch", "op": "accept"}))["code"] == "server-full"
+            server_of(client).config.max_open_tables = 200
             ben.send_json({"type": "rematch", "op": "accept"})
             mine, his = receive(ann, "rematch-link"), receive(ben, "rematch-link")
             while not receive(watcher, "state")["table"]["rematch"]["made"]:

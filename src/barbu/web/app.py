@@ -357,6 +357,14 @@ class Server:
         self.kick(table)
         return table
 
+    def room_for(self, change: Change) -> Change:
+        """A change that makes a rematch's table, unless the server is full (TableError, nothing stored)."""
+        n = self.config.max_open_tables
+        if change.batch.also and self.tables.open_tables() >= n:
+            why = f"the server already has {plural(n, 'open table')}: please come back later"
+            raise TableError("server-full", why if n else NO_NEW_TABLES, 429, args={"n": n})
+        return change
+
     def check_limits(self, setup: Setup, client: str) -> None:
         """TableError (429) when this new table would go past a limit of the configuration."""
         c = self.config
@@ -710,7 +718,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
     elif kind == "reissue":
         await server.change(table, lambda: table.plan_reissue(conn, msg.get("seat")))
     elif kind == "rematch":
-        await server.change(table, lambda: table.plan_rematch(conn, msg.get("op"), server.tables))
+        op = msg.get("op")
+        await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
         if table.rematch.table is not None:  # its computers may have the first move
             server.kick(server.tables.get(table.rematch.table))
         return True
