@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.test_web_friends import profile
 from tests.test_web_tables import play_by_views
-from tests.test_web_ws import app_for, create, error_of, people_to_act, receive, server_of
+from tests.test_web_ws import app_for, error_of, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, check_hidden
 
 from barbu.web.store import Store
@@ -209,7 +210,9 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
 
     monkeypatch.setattr(app_module.Connection, "send_text", checking)
     with TestClient(app_for(tmp_path / "ws.db", idle=0.0)) as client:
-        made = create(client, **{**BODY, "turn_clock": None})
+        ann_profile = profile(client, "Ann")
+        res = client.post("/api/tables", headers=ann_profile, json={**BODY, "turn_clock": None})
+        made = res.json()
         tid = made["id"]
         with client.websocket_connect(f"/ws/{tid}") as ann, client.websocket_connect(f"/ws/{tid}") as ben, \
                 client.websocket_connect(f"/ws/{tid}") as watcher:
@@ -244,3 +247,12 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
         for seat in (0, 1):  # each new token went once, to its own person's page only
             token = new.seats[seat].row.token
             assert [to for to, text in sent if token in text] == [seat]
+        old_row = server_of(client).tables.get(tid).seats[0].row
+        assert new.seats[0].row.player and new.seats[0].row.player == old_row.player  # the same profile
+        anns = client.post("/api/mine", headers=ann_profile, json={}).json()["tables"]  # by her profile
+        assert {(t["id"], t.get("rematch")) for t in anns} == {(tid, mine["link"]), (new.id, None)}
+        held = [{"table": tid, "token": made["seats"][1]["token"]}]  # Ben's first link had lapsed
+        assert client.post("/api/mine", json={"seats": held}).json()["tables"] == []
+        public = json.dumps([client.get("/api/tables").json(), client.get(f"/api/tables/{tid}").json(),
+                             client.get(f"/api/tables/{new.id}").json()])
+        assert new.seats[0].row.token not in public and new.seats[1].row.token not in public
