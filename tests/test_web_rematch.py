@@ -128,6 +128,20 @@ def test_not_before_the_end_not_twice_and_not_once_made(lobby: Lobby) -> None:
         assert refused(table, client, op, lobby) == "rematch-made"
 
 
+def test_alone_with_computers_the_offer_is_the_rematch(lobby: Lobby) -> None:
+    table = lobby.create(Setup.parse({**BODY, "seed": 7, "seats": [{"kind": "you"}, {"kind": "bot"},
+                                                                  {"kind": "bot", "level": "random"}]}))
+    ann = Recorder(table)
+    table.attach(ann, table.seats[0].row.token)
+    play_by_views(table, [ann], random.Random(3), hands=10**6)
+    rematch(table, ann, "offer", lobby)  # the computers accept at once
+    (link,) = links(ann)
+    new = lobby.get(link.split("/")[2].split("#")[0])
+    assert [(s.row.kind, s.row.level) for s in new.seats] == [(s.row.kind, s.row.level) for s in table.seats]
+    assert [ev.data["op"] for ev in table.store.events(table.id) if ev.kind == "rematch"] == ["offer", "made"]
+    assert new.state.seed != table.state.seed  # a practice game's chosen seed is not dealt again
+
+
 def made_from(store: Store, table_id: str) -> list[str]:
     return [t for t in store.table_ids() if (store.load_setup(t) or {}).get("rematch_of") == table_id]
 
@@ -256,3 +270,15 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
         public = json.dumps([client.get("/api/tables").json(), client.get(f"/api/tables/{tid}").json(),
                              client.get(f"/api/tables/{new.id}").json()])
         assert new.seats[0].row.token not in public and new.seats[1].row.token not in public
+
+
+def test_a_rematch_event_edited_by_hand_neither_damages_the_game_nor_makes_a_table(db: Path) -> None:
+    store = Store(str(db))
+    table, *_ = seated(Lobby(store), finish=False)
+    store.append_event(table.id, "rematch", {"op": "made"})  # no table named
+    store.append_event(table.id, "rematch", {"op": "accept", "seat": "x"})
+    store.close()
+    store = Store(str(db))
+    back = Lobby(store).get(table.id)
+    assert back.damaged is None and back.rematch.table is None and back.state.hand_no == table.state.hand_no
+    store.close()

@@ -380,7 +380,8 @@ class Table:
         table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
         for ev in events:
             if ev.kind == "rematch" and ev.problem is None:
-                table.rematch.apply(ev.data)
+                with contextlib.suppress(KeyError, TypeError, ValueError):  # edited by hand: not the game's
+                    table.rematch.apply(ev.data)
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
             deal_into(table.state, batch)
