@@ -28,6 +28,12 @@ if ! command -v cc > /dev/null; then
   echo "== installing a C compiler for the compiled engine"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc
 fi
+if [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || [ ! -f /usr/share/fonts/truetype/padauk/Padauk-Regular.ttf ]; then
+  # The PDF export embeds TrueType fonts only (reportlab): WenQuanYi Micro Hei for Chinese and
+  # Padauk for Burmese (Noto Sans CJK is CFF-based, Noto Sans Myanmar has no Latin letters).
+  echo "== installing the TrueType fonts of the Chinese and Burmese PDF export"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fonts-wqy-microhei fonts-sil-padauk
+fi
 echo "== compiled engine"; .venv/bin/python scripts/build-native.py
 echo "== pytest, compiled engine"; BARBU_EXPECT=compiled .venv/bin/python -m pytest "$@"
 echo "== pytest, pure-Python engine (without the browser and server suites)"

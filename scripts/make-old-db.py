@@ -7,6 +7,11 @@ free), one just created, and a score sheet with hands; beside it, ``0.1.0.expect
 what each table and the sheet were then (records, seats, totals), to compare after migrating.
 
     .venv/bin/python scripts/make-old-db.py tests/data/old-db/0.1.0.sqlite
+
+The same script, run with the code of a later release (the commit named as its second argument),
+makes that release's database, so that each layout has a file a newer server must open:
+
+    .venv/bin/python scripts/make-old-db.py tests/data/old-db/0.2.0.sqlite "profiles (commit 6278e4f)"
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ def snapshot(table: Table) -> dict[str, Any]:
                        "claimed": s.row.claimed, "has_token": bool(s.row.token)} for s in table.seats]}
 
 
-def make(path: Path) -> dict[str, Any]:
+def make(path: Path, made_by: str = "release 0.1.0 (commit 2ca9f55)") -> dict[str, Any]:
     store = Store(str(path))
     lobby = Lobby(store)
     rng = random.Random(2024)
@@ -93,7 +98,7 @@ def make(path: Path) -> dict[str, Any]:
         store.commit(sheet.batch(doc, entry, op))
         sheet.apply(doc)
     store.close()
-    return {"made_by": "release 0.1.0 (commit 2ca9f55)",
+    return {"made_by": made_by,
             "tables": {t.id: snapshot(t) for t in (done, busy, fresh)},
             "sheets": {sheet.id: {"doc": sheet.doc, "version": sheet.version,
                                   "totals": sheet.result.to_json()["totals"] if sheet.result else None}}}
@@ -103,7 +108,7 @@ def main() -> int:
     path = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/data/old-db/0.1.0.sqlite")
     for extra in ("", "-wal", "-shm"):
         Path(str(path) + extra).unlink(missing_ok=True)
-    expected = make(path)
+    expected = make(path, *sys.argv[2:3])
     path.with_suffix(".expected.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n",
                                                   encoding="utf-8")
     print(f"wrote {path} and {path.with_suffix('.expected.json')}")

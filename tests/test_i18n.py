@@ -4,7 +4,9 @@ pages use exists; every refusal a person can meet through the pages has its word
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,15 +44,16 @@ API_ONLY = {
     "not-found",  # an export kind other than json, csv and pdf
     "bad-name",  # a name that is not text (the empty name has its words: bad-name.empty)
     "bad-pace",  # a hello whose "pace" is not true or false (the page always sends true)
+    "bad-analysis",  # an analysis asked with neither a record nor a table (the replay page sends one)
     "bad-setup",  # a setup document of the wrong shape (the pages' mistakes have variants)
     "bad-seat",  # a seat number out of range (handing over one's own seat: bad-seat.own)
     "illegal:unknown-action",  # an action number outside the game (the page sends real ones)
     "illegal:finish-from",  # a score-sheet count given after cards were played (sheets only)
-    # The score keeper's count refusals: the engine's own wording, many messages under one code,
-    # which the page shows as sent (translating them is left for later).
-    "refused",
     "bad-held",  # a "your tables" request whose list of held seats is of the wrong shape
 }
+# The score keeper's refusals of a sheet document of the wrong shape (the page sends hands it
+# built from the engine's own question): the engine's English is enough.
+SHEET_API_ONLY = {"sheet:record"}
 
 
 def catalogue(code: str) -> dict[str, object]:
@@ -199,8 +202,8 @@ def test_error_args_fill_every_slot() -> None:
         sent.setdefault(key_of(code, args), set()).update(set(args) - {"variant"})
     illegal_args = {"card", "contract", "ruleset", "declarer", "led", "trump", "owed", "left", "rank"}
     for key, value in en.items():
-        if not key.startswith("error."):
-            continue
+        if not key.startswith("error.") or key.startswith(("error.tally:", "error.sheet:")):
+            continue  # the engine's refusals of a score sheet: see the tests below
         code = key[len("error."):]
         have = illegal_args if code.startswith("illegal:") else sent.get(code, set())
         assert slots(value) <= have, f"{key} names {slots(value) - have}, which the server does not send"
@@ -233,3 +236,170 @@ def test_an_illegal_action_sends_the_values_its_words_name(tmp_path: Path) -> No
         assert e.value.event()["args"] == e.value.slots
     finally:
         store.close()
+
+
+# -- the score keeper's refusals: the engine's TallyError and SheetError codes ------------------
+
+# A rule whose variant is chosen at run time: every variant its raise can give.
+RUN_TIME_VARIANTS = {
+    "tally:missing": {"tricks", "last_tricks", "queens", "hearts", "out"},
+    "tally:sum": {"tricks", "hearts", "hearts-aside", "hearts-unseen", "hearts-unseen-exact"},
+    "sheet:rotation": {"declarer", "chooser"},
+}
+
+
+def engine_refusals() -> Iterator[tuple[str, str, set[str], set[str]]]:
+    """Every ``TallyError(…)`` and ``SheetError(…)`` of the engine: where, its code (``tally:<rule>``,
+    or SheetError's ``code``; "" when it has none or passes one on), its slots' keys and the
+    ``code.variant`` keys of the texts it can be said by."""
+    for path in ENGINE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = getattr(node.func, "id", "") if isinstance(node, ast.Call) else ""
+            if name not in ("TallyError", "SheetError"):
+                continue
+            assert isinstance(node, ast.Call)
+            where = f"{path.name}:{node.lineno}"
+            kw = {k.arg: k.value for k in node.keywords}
+            code = kw.get("rule" if name == "TallyError" else "code")
+            prefix = "tally:" if name == "TallyError" else ""
+            text = f"{prefix}{code.value}" if isinstance(code, ast.Constant) else ""
+            found = kw.get("slots")
+            pairs = dict(zip((getattr(k, "value", "") for k in found.keys), found.values, strict=True)
+                         ) if isinstance(found, ast.Dict) else {}
+            yield where, text, set(pairs), {f"{text}.{v}" for v in variants(text, pairs.get("variant"), where)
+                                           } if "variant" in pairs else {text}
+
+
+def variants(code: str, value: ast.expr | None, where: str) -> set[str]:
+    """The variants a slot's expression gives: constants, both sides of ``a if c else b``, or listed."""
+    if isinstance(value, ast.Constant):
+        return {str(value.value)}
+    if isinstance(value, ast.IfExp) and all(isinstance(v, ast.Constant) for v in (value.body, value.orelse)):
+        return {str(getattr(v, "value", "")) for v in (value.body, value.orelse)}
+    assert code in RUN_TIME_VARIANTS, f"{where}: {code}'s variant is chosen at run time: list them"
+    return RUN_TIME_VARIANTS[code]
+
+
+def test_every_tally_and_sheet_refusal_names_its_code() -> None:
+    found = list(engine_refusals())
+    assert len([f for f in found if f[1].startswith("tally:")]) >= 20  # the scan still finds them
+    # The raises that pass on a code they were given (a TallyError's, an illegal action's) say so.
+    passed_on = [where for where, code, _, _ in found if not code]
+    assert len(passed_on) == 2, passed_on
+
+
+def test_every_tally_and_sheet_refusal_has_its_words_in_every_language() -> None:
+    en = catalogue("en")
+    wanted: dict[str, set[str]] = {}
+    for _, code, keys, texts in engine_refusals():
+        if code and code not in SHEET_API_ONLY:
+            for key in texts:
+                wanted.setdefault(key, set()).update(keys - {"variant"})
+    for key, keys in wanted.items():
+        assert f"error.{key}" in en, f"en.json lacks error.{key}"
+        # A count's contract comes with its rule set (sheets.refusal), for the page to name it.
+        have = keys | {"contract", "ruleset"} if key.startswith("tally:") else keys
+        assert slots(en[f"error.{key}"]) <= have, f"error.{key} names {slots(en[f'error.{key}']) - have}"
+    shown = {k[len("error."):] for k in en if k.startswith(("error.tally:", "error.sheet:"))}
+    assert shown == set(wanted), f"texts for codes nothing raises: {sorted(shown - set(wanted))}"
+
+
+def refusal_key(e: object) -> str:
+    from barbu.engine.errors import TallyError
+    assert isinstance(e, TallyError)
+    variant = e.slots.get("variant")
+    return f"error.tally:{e.rule}" + (f".{variant}" if variant else "")
+
+
+def mutated(t: object, game: object, rng: random.Random) -> object:
+    """A count a little wrong: one entry moved, raised, lowered, repeated, emptied or dropped."""
+    from barbu.engine.tally import Tally
+    assert isinstance(t, Tally) and hasattr(game, "players")
+    n = game.players
+    named = [f for f in ("tricks", "hearts", "queens", "last_tricks", "out", "king_of_hearts",
+                         "ace_of_hearts") if getattr(t, f) is not None]
+    if not named:
+        return t
+    f = rng.choice(named)
+    value = getattr(t, f)
+    how = rng.choice(["move", "up", "down", "repeat", "empty", "drop", "seat"])
+    if how == "drop":
+        return dataclasses.replace(t, **{f: None})
+    if isinstance(value, int):
+        return dataclasses.replace(t, **{f: None if how == "empty" else rng.randrange(n)})
+    items = list(value)
+    k = rng.randrange(len(items)) if items else 0
+    if how == "move" and len(items) > 1 and isinstance(items[k], int):
+        j = rng.randrange(len(items))
+        if f in ("tricks", "hearts"):
+            items[k], items[j] = items[k] - 1, (items[j] or 0) + 1
+        else:
+            items[k] = items[j]
+    elif how in ("up", "down") and items and isinstance(items[k], int):
+        items[k] += 1 if how == "up" else -1
+    elif how == "repeat" and items:
+        items.append(items[k])
+    elif how == "empty" and items and f == "queens":
+        items[k] = items[k - 1] = None  # two queens nobody took: more than one card set aside?
+    elif how == "empty" and items:
+        items.pop(k)
+    elif items:
+        items[k] = rng.randrange(n)
+    return dataclasses.replace(t, **{f: tuple(items)})
+
+
+def test_every_refused_count_has_its_words() -> None:
+    """Counts of hands the engine played, then made a little wrong: every refusal the engine gives
+    has a text naming only the values it sends, and between them they reach nearly every text."""
+    from tests.conftest import play_random
+    from tests.engine_helpers import EVERY_TABLE
+    from tests.score_helpers import tally_of
+
+    from barbu.engine import tally
+    from barbu.engine.errors import TallyError
+    en, seen = catalogue("en"), set()
+    rng = random.Random(11)
+    for game in EVERY_TABLE:
+        state = play_random(game, rng.randrange(2**40), hands=game.num_hands)
+        for h in state.history:
+            c = game.contracts[game.contract_index(h.contract)]
+            for _ in range(12):
+                t = tally_of(game, h, rng)
+                for _ in range(rng.choice([1, 1, 2, 3])):
+                    t = mutated(t, game, rng)
+                try:
+                    tally.check(game, c, t, rng.choice([h.set_aside, None]))  # type: ignore[arg-type]
+                except TallyError as e:
+                    key = refusal_key(e)
+                    assert key in en, f"{e.message}: en.json lacks {key}"
+                    assert slots(en[key]) <= set(e.slots) | {"contract", "ruleset"}, key
+                    seen.add(key)
+    # Not reached by counts of this shape: the JSON form's refusals, a count for another contract,
+    # a queen the hand set aside (No Queens is not played with one), a place given twice (a page's).
+    unreached = {"not-scored", "result-shape", "not-a-list", "not-a-seat-or-null", "queens-shape",
+                 "queen-seat", "same-place"}
+    texts = {k for k in en if k.startswith("error.tally:")}
+    assert texts - seen == {k for k in texts if k.split(":")[1].split(".")[0] in unreached}
+
+
+@pytest.mark.parametrize("code", languages())
+def test_the_servers_plural_forms_are_the_pages(code: str) -> None:
+    """The exports choose a count's form as Intl.PluralRules does: only forms the language has."""
+    from barbu.web.words import plural_form
+    forms = {plural_form(code, n) for n in range(0, 250)}
+    assert forms <= PLURAL_FORMS[code] and (len(forms) > 1) == (len(PLURAL_FORMS[code]) > 1)
+    assert plural_form(code, 1) == ("one" if "one" in PLURAL_FORMS[code] else "other")
+
+
+def test_the_servers_words_are_the_catalogues() -> None:
+    from barbu.web.words import languages as server_languages
+    from barbu.web.words import words
+    assert server_languages() == sorted(languages())
+    fr = words("fr")
+    assert fr.t("export.rules", rules="R", names="A, B") == "Règles : R. Joueurs : A, B."
+    trumps = catalogue("fr")["contract.classic.trumps.name"]
+    assert fr.contract("classic", "trumps", trump="H") == f"{trumps} ♥"
+    two = catalogue("be")["sheet.winners.classic"]["few"].replace("{names}", "A, B")
+    assert words("be").t("sheet.winners.classic", n=2, names="A, B") == two  # "few" in Belarusian
+    assert words("xx").lang == words(None).lang == "en"  # a language the server has no words for
+    assert words("../en").lang == "en"

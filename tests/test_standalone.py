@@ -26,6 +26,7 @@ USED_BY = {
     "playwright": r"^\s*from playwright\b",
     "axe-playwright-python": r"^\s*from axe_playwright_python\b",
     "reportlab": r"^\s*from reportlab\b",
+    "uharfbuzz": r"^\s*import uharfbuzz\b",  # reportlab's text shaping, for Burmese in the PDF
     "openskill": r"^\s*from openskill\b",
     "pytest": r"^\s*import pytest\b",
     "hypothesis": r"^\s*from hypothesis\b",

@@ -113,6 +113,40 @@ def _shadow(case: Case, backend: str) -> None:
     print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")
 
 
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 3), ("family", 6)])
+def test_reuse_writes_the_same_views_into_the_same_arrays(rules: str, players: int) -> None:
+    """reuse=True: the numba backend's observations and masks are the default's, in one pair of arrays."""
+    fresh = VectorEnv(rules, players, batch=24, seed=4, hands=2, backend="numba")
+    reused = VectorEnv(rules, players, batch=24, seed=4, hands=2, backend="numba", reuse=True)
+    obs, mask, _ = fresh.reset()
+    obs2, mask2, _ = reused.reset()
+    first = obs2, mask2
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+        obs, mask, _, rewards, done = fresh.step(actions)
+        obs2, mask2, _, rewards2, done2 = reused.step(actions)
+        assert obs2 is first[0] and mask2 is first[1] and obs is not first[0]
+        assert np.array_equal(rewards, rewards2) and np.array_equal(done, done2)
+
+
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 5)])
+def test_the_compiled_view_writes_every_entry(rules: str, players: int) -> None:
+    """kernels.read clears only some fields: one written over NaNs is the one written over zeros."""
+    v = VectorEnv(rules, players, batch=32, seed=9, backend="numba")
+    assert v._fast is not None
+    _, mask, _ = v.reset()
+    rng = np.random.default_rng(9)
+    for step in range(400):
+        if step % 40 == 0:
+            poisoned = v._fast.read(v.games, np.full((32, v.obs_size), np.nan, dtype=np.float32))
+            assert np.array_equal(poisoned, v._fast.read(v.games, np.zeros((32, v.obs_size), np.float32)))
+        _, mask, _, _, _ = v.step([rng.choice(np.flatnonzero(row)) for row in mask])
+
+
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     v, twin = VectorEnv("family", 4, batch=3, seed=2), VectorEnv("family", 4, batch=3, seed=2)
     _, mask, _ = v.reset()
@@ -198,6 +232,22 @@ def test_the_compiled_words_are_python_s() -> None:
     assert np.array_equal(v._fast.words(names), want)
 
 
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+def test_the_compiled_keys_are_mt_keys() -> None:
+    """kernels.seed_keys (the seed string and its SHA-512 made in numba) gives mt_keys' key and lengths."""
+    from barbu.vector import kernels
+
+    triples = [*_triples(3000), (0, 0, 123456), (2**63 - 1, 2**31 - 1, 2**31 - 1)]
+    seed, hand, redeals = (np.array(col, dtype=dtype) for col, dtype in
+                           zip(zip(*triples, strict=True), (np.int64, np.int32, np.int32), strict=True))
+    key = np.full((kernels.KEY_ROWS, len(triples)), 7, dtype=np.uint32)
+    length = np.zeros(len(triples), dtype=np.int64)
+    kernels.COMPILED["seed_keys"](seed, hand, redeals, key, length)
+    want, want_length = mt_keys([seed_of(*t) for t in triples])
+    assert np.array_equal(length, want_length)
+    assert np.array_equal(key[:want.shape[0]], want) and not key[want.shape[0]:].any()
+
+
 def test_it_needs_numpy_alone() -> None:
     code = "import sys, barbu.vector; print(sorted({m.split('.')[0] for m in sys.modules}))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
@@ -223,6 +273,29 @@ def test_a_family_redeal_is_the_engine_s(backend: str) -> None:
         while state.phase == Phase.DEAL:
             state.deal_random()
         assert (g.hands[b].tolist(), g.redeals[b]) == (state.hands, state.redeals), f"game {b}"
+        redealt += state.redeals > 0
+    assert redealt > 0
+
+
+@pytest.mark.skipif(not _has_numba(), reason="no numba")
+def test_the_compiled_new_hand_redeals_as_the_engine() -> None:
+    """kernels.new_hands (reset, declarer, deal and redeals in one pass) deals the engine's cards."""
+    v = VectorEnv("family", 6, batch=300, seed=1, backend="numba")
+    v.reset()
+    assert v._fast is not None
+    g, only_king = v.games, 127 & ~(1 << _family_king(v.game))
+    g.used[:] = only_king  # every seat: whoever declares has King of Hearts left alone
+    g.phase[:], g.hands[:] = 6, 0  # so that the pass visibly writes the new hand
+    v._fast.next_hands(g, np.arange(300))
+    redealt = 0
+    for b, seed in enumerate(v.seeds.tolist()):
+        state = State(v.game, seed=seed)
+        state.used[state.declarer] = only_king
+        while state.phase == Phase.DEAL:
+            state.deal_random()
+        got = (g.hands[b].tolist(), int(g.set_aside[b]), int(g.redeals[b]), int(g.declarer[b]))
+        assert got == (state.hands, state.set_aside, state.redeals, state.declarer), f"game {b}"
+        assert int(g.phase[b]) == Phase.CHOOSE and int(g.current[b]) == state.current
         redealt += state.redeals > 0
     assert redealt > 0
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, server_of
-from tests.web_helpers import Recorder
+from tests.web_helpers import Recorder, cards_in
 
 from barbu.web.store import Store
 from barbu.web.tables import Setup, Table
@@ -237,6 +237,7 @@ def test_your_tables_by_profile_and_by_held_tokens(client: TestClient) -> None:
     assert {(t["id"], t["seat"]) for t in listed} == {(mine["id"], 0), (other["id"], 0)}
     assert all(t["state"] in ("your-turn", "waiting") and t["link"].startswith(f"/table/{t['id']}#t=")
                for t in listed)
+    assert cards_in(listed) == set()  # a list of tables names no card
     bens = client.post("/api/mine", headers=ben, json={}).json()["tables"]
     assert [(t["id"], t["seat"], t["link"]) for t in bens] == [(mine["id"], 2, res.json()["link"])]
     assert mine["you"]["token"] not in json.dumps(bens)  # Ben's list shows only his own seat's link

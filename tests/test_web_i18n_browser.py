@@ -256,3 +256,45 @@ def test_no_serious_accessibility_violations(server: str, chrome: Any, path: str
             assert serious(page) == [], f"{path} in {lang}"
         finally:
             page.context.close()
+
+
+def said(words: dict[str, Any], key: str, **args: Any) -> str:
+    text = str(words[key])
+    for k, v in args.items():
+        text = text.replace("{" + k + "}", str(v))
+    return text
+
+
+def card_said(words: dict[str, Any], rank: str, suit: str) -> str:
+    return said(words, "table.card", rank=words[f"table.rank.{rank}"], suit=words[f"table.suit.{suit}"])
+
+
+def test_a_refused_count_is_said_in_the_readers_language(server: str, chrome: Any) -> None:
+    """The engine's refusals of a count, in each pictured language: a sum, then a card nobody took."""
+    link = keeper_sheet(server, players=4, hands=0)
+    for lang in SHOTS:
+        words = catalogue(lang)
+        for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+            page = open_page(chrome, link.replace("#", f"?lang={lang}#"), viewport=viewport)
+            try:
+                page.wait_for_selector("[data-contract='no-tricks']")
+                page.locator("[data-contract='no-tricks']").click()
+                for _ in range(12):
+                    page.locator("[data-count='tricks-0-plus']").click()
+                page.wait_for_selector("#check.bad")
+                assert page.inner_text("#check") == said(words, "error.tally:sum.tricks", n=13, total=12)
+                page.locator("#check").scroll_into_view_if_needed()
+                page.screenshot(path=str(ARTIFACTS / f"score-refused-{lang}-{name}.png"), full_page=False)
+                page.locator("[data-contract='no-queens']").click()
+                for suit, seat in zip("SDC", (0, 1, 2), strict=True):
+                    page.locator(f"[data-pick='queen-{suit}-{seat}']").click()
+                page.wait_for_function("w => document.querySelector('#check.bad')?.textContent.includes(w)",
+                                       arg=card_said(words, "Q", "H"))
+                text = said(words, "error.tally:who-took", card=card_said(words, "Q", "H"))
+                assert page.inner_text("#check") == text[0].upper() + text[1:]
+                page.locator("#check").scroll_into_view_if_needed()
+                page.screenshot(path=str(ARTIFACTS / f"score-refused-card-{lang}-{name}.png"))
+                assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+                assert_no_placeholders(page)
+            finally:
+                page.context.close()

@@ -12,6 +12,7 @@ import pytest
 
 from barbu.engine.record import to_record
 from barbu.web.players import Profiles
+from barbu.web.server import CannotStart, check_database
 from barbu.web.sheets import SheetBook
 from barbu.web.store import SCHEMA_VERSION, NewerDatabase, Store, migrate
 from barbu.web.tables import Lobby
@@ -120,3 +121,40 @@ def test_a_database_of_a_newer_release_is_left_alone(old: Path) -> None:
     db.close()
     with pytest.raises(NewerDatabase, match="newer than this barbu"):
         Store(str(old))
+    with pytest.raises(CannotStart, match=r"was made by a newer barbu \(its layout is version \d+, newer"):
+        check_database(old, 1.0)  # barbu serve says so in one line, before anything is announced
+    assert counts(old)["events"] > 0
+
+
+# -- ratings on the older layouts: 0.1.0 (user_version 0) and the profiles one (2) ------------------
+
+@pytest.mark.parametrize(("release", "layout"), [("0.1.0", 0), ("0.2.0", 2)])
+def test_an_older_database_keeps_everything_and_rates_new_games(tmp_path: Path, release: str,
+                                                                layout: int) -> None:
+    from tests.test_web_ladder import RANDOMS, attach, person, play_out, sit
+
+    path = tmp_path / "older.db"
+    shutil.copy(OLD / f"{release}.sqlite", path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == layout
+    db.close()
+    before = counts(path)
+    was = json.loads((OLD / f"{release}.expected.json").read_text(encoding="utf-8"))
+    store = Store(str(path))
+    try:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        lobby = Lobby(store)
+        lobby.load_all()
+        for table_id, then in was["tables"].items():
+            assert to_record(lobby.get(table_id).state, lobby.get(table_id).names()) == then["record"]
+        # A game finished before ratings existed is not rated on being replayed.
+        assert store.db.execute("SELECT COUNT(*) FROM rated_games").fetchone()[0] == 0
+        zoe = person(store, "Zoë")
+        table = sit(lobby, [{"kind": "you"}, *RANDOMS], zoe, ruleset="family", players=3)
+        play_out(table, {0: attach(table, 0)})
+        assert [(r.ruleset, r.games) for r in store.ratings_of(zoe.id)] == [("family", 1)]
+    finally:
+        store.close()
+    after = counts(path)
+    assert after["tables"] == before["tables"] + 1 and after["sheets"] == before["sheets"]
+    assert after["sheet_entries"] == before["sheet_entries"] and after["events"] > before["events"]

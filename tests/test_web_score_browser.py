@@ -125,7 +125,7 @@ def test_a_whole_classic_game_tapped_in_on_a_phone(server: str, phone: Any, tmp_
     assert page.locator("#matrix button[data-from='0'][data-to='1']").inner_text() == "××"
     tap(page, "[data-count='tricks-0-plus']", 12)
     page.wait_for_selector("#check.bad")
-    assert page.inner_text("#check") == "13 tricks in all, but these add up to 12"
+    assert page.inner_text("#check") == "The tricks must add up to 13, but these add up to 12."
     assert page.locator("#save").is_disabled()
     tap(page, "[data-count='tricks-0-minus']", 12)
     result_taps(page, "no-tricks", 0)
@@ -209,7 +209,8 @@ def edit_hand_3(page: Any) -> None:
     tap(page, "[data-contract='no-king']")  # Ann declares No King in hand 5
     tap(page, "[data-pick='king-1']")
     page.wait_for_selector("#check.bad")
-    assert "later hand no longer fits" in page.inner_text("#check") and page.locator("#save").is_disabled()
+    assert page.inner_text("#check").startswith("After this edit, hand 5 no longer fits: No King")
+    assert page.locator("#save").is_disabled()
     tap(page, "[data-contract='no-hearts']")
     result_taps(page, "no-hearts", 2, hearts=[1, 4, 4, 4])
     page.wait_for_selector("#check.good")

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
 
 from barbu.web import app as web_app
@@ -65,8 +68,11 @@ def test_a_sheet_is_started_then_hands_checked_added_and_scored_by_the_engine(cl
     short = {**TRICKS, "result": {"tricks": [4, 3, 3, 2]}}
     bad = client.post(f"/api/sheets/{sid}/check", json={"data": short})
     assert bad.status_code == 200
-    assert bad.json() == {"ok": False, "error": {"code": "refused", "field": "result.tricks", "hand": 0,
-                                                 "message": "13 tricks in all, but these add up to 12"}}
+    assert bad.json() == {"ok": False, "error": {
+        "code": "tally:sum", "field": "result.tricks", "hand": 0,
+        "message": "13 tricks in all, but these add up to 12",
+        "args": {"variant": "tricks", "n": 13, "most": 13, "total": 12, "aside": 0,
+                 "contract": "no-tricks", "ruleset": "classic"}}}
     good = client.post(f"/api/sheets/{sid}/check", json={"data": QUEENS}).json()
     assert good == {"ok": True, "contract_scores": [-6, 0, -6, -12], "scores": [-12, 24, -12, -24]}
     res = add(client, sid, auth, QUEENS, 0)
@@ -87,8 +93,16 @@ def test_messages_name_the_players_and_the_field(client: TestClient) -> None:
                 "result": {"out": [2, 2, 1]}}
     err = client.post(f"/api/sheets/{sid}/check", json={"data": dominoes}).json()["error"]
     assert err["field"] == "result.out" and "Cleo" in err["message"] and "seat" not in err["message"]
+    assert err["code"] == "tally:out-twice" and err["args"] == {"name": "Cleo", "a": 1, "b": 2,
+                                                                "contract": "dominoes", "ruleset": "classic"}
     err = client.post(f"/api/sheets/{sid}/check", json={"data": {**TRICKS, "declarer": 1}}).json()["error"]
     assert err["field"] == "declarer" and "must be Ann" in err["message"]
+    assert err["code"] == "sheet:rotation" and err["args"] == {"variant": "declarer", "a": "Ann", "b": "Ben"}
+    # Cards go as ids, for the page to name them in its language.
+    no_one = {**QUEENS, "result": {"queens": {"S": 0, "H": None, "D": 3, "C": 3}}}
+    err = client.post(f"/api/sheets/{sid}/check", json={"data": no_one}).json()["error"]
+    assert err["code"] == "tally:who-took" and err["args"]["card"] == "QH"
+    assert err["message"] == "say who took the queen of hearts"
 
 
 def test_refusals_leave_the_sheet_unchanged(client: TestClient) -> None:
@@ -96,8 +110,8 @@ def test_refusals_leave_the_sheet_unchanged(client: TestClient) -> None:
     assert add(client, sid, auth, QUEENS, 0).status_code == 200
     before = stored(client, sid)
     attempts = [
-        (add(client, sid, auth, {**TRICKS, "result": {"tricks": [13, 1, 0, 0]}}, 1), 422, "refused"),
-        (add(client, sid, auth, QUEENS, 1, "again"), 422, "refused"),  # No Queens is declared already
+        (add(client, sid, auth, {**TRICKS, "result": {"tricks": [13, 1, 0, 0]}}, 1), 422, "tally:sum"),
+        (add(client, sid, auth, QUEENS, 1, "again"), 422, "illegal:contract-used"),  # declared already
         (add(client, sid, auth, TRICKS, 0), 409, "conflict"),  # made for hand 1, the sheet has 1 hand
         (add(client, sid, {}, TRICKS, 1), 403, "read-only"),
         (add(client, sid, {"X-Barbu-Token": "nope"}, TRICKS, 1), 403, "bad-token"),
@@ -136,6 +150,11 @@ def test_an_edit_rescores_later_hands_and_one_that_breaks_a_later_hand_is_refuse
     res = client.put(f"/api/sheets/{sid}/hands/1", headers=auth, json={"entry": "e1", "data": KING})
     assert res.status_code == 422 and res.json()["error"]["hand"] == 2
     assert "later hand" in res.json()["error"]["message"] and "seat" not in res.json()["error"]["message"]
+    # Its words, for a page in another language: the later hand's own refusal inside the edit's.
+    err = res.json()["error"]
+    assert err["code"] == "sheet:later-hand" and err["args"]["hand"] == 3
+    assert err["args"]["why"]["code"] == "illegal:contract-used"
+    assert err["args"]["why"]["args"] == {"declarer": "Ann", "contract": "no-king", "ruleset": "classic"}
     assert stored(client, sid) == before
     res = client.put(f"/api/sheets/{sid}/hands/1", headers=auth,
                      json={"entry": "e2", "data": {**TRICKS, "result": {"tricks": [0, 5, 4, 4]}}})
@@ -207,7 +226,7 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
     totals = client.get(f"/api/sheets/{sid}").json()["totals"]
     assert json.loads(out.stdout)["totals"] == totals
     lines = client.get(f"/api/sheets/{sid}/csv").text.splitlines()
-    assert lines[0].startswith("hand,declarer,contract,doubles,Ann points") and len(lines) == 5
+    assert lines[0].startswith("Hand,Declarer,Contract,Doubles,Ann points") and len(lines) == 5
     assert lines[1].startswith("1,Ann,No Queens,Ben x Ann (Ben +6)")
     assert lines[-1].split(",")[-4:] == [str(t) for t in totals]
     pdf = client.get(f"/api/sheets/{sid}/pdf")
@@ -216,8 +235,78 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
         (tmp_path / "s.pdf").write_bytes(pdf.content)
         text = subprocess.run(["pdftotext", str(tmp_path / "s.pdf"), "-"], capture_output=True, text=True,
                               check=True).stdout
-        assert all(n in text for n in NAMES) and "No King of Hearts" in text and "dominoes-40" in text
+        assert all(n in text for n in NAMES) and "No King of Hearts" in text and "Dominoes at 40" in text
     assert client.get(f"/api/sheets/{sid}/xls").status_code == 404
+
+
+def catalogue(lang: str) -> dict[str, Any]:
+    path = Path(web_app.__file__).parent / "static" / "i18n" / f"{lang}.json"
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_the_csv_follows_the_readers_language(client: TestClient) -> None:
+    sid, auth = start(client)
+    for k, hand in enumerate([QUEENS, TRICKS]):
+        add(client, sid, auth, hand, k)
+    fr = catalogue("fr")
+    lines = client.get(f"/api/sheets/{sid}/csv?lang=fr").text.splitlines()
+    assert lines[0].split(",")[:5] == [fr["export.hand"], fr["export.declarer"], fr["score.contract"],
+                                       fr["score.doubles"], fr["export.points"].replace("{name}", "Ann")]
+    assert lines[0].startswith("Donne,Déclarant,Contrat,Contres,")  # the words, as a French reader sees them
+    assert lines[1].split(",")[2] == fr["contract.classic.no-queens.name"] == "Pas de dames"
+    assert lines[-1].split(",")[1] == fr["sheet.totals"]
+    english = client.get(f"/api/sheets/{sid}/csv").text
+    assert client.get(f"/api/sheets/{sid}/csv?lang=xx").text == english  # an unknown language: English
+    assert client.get(f"/api/sheets/{sid}/csv?lang=../en").text == english
+
+
+def pdf_text(pdf: bytes, tmp_path: Path) -> tuple[str, str]:
+    """pdftotext's text of a PDF, and the fonts pdffonts finds embedded in it."""
+    path = tmp_path / "sheet.pdf"
+    path.write_bytes(pdf)
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
+    return text, fonts
+
+
+def letters(text: str) -> str:
+    """A text's letters, without vowel signs and medials: shaping draws some of these before their
+    consonant (ေ), so pdftotext gives them back out of order; the letters it keeps in order."""
+    return "".join(ch for ch in text if unicodedata.category(ch) in ("Lo", "Co"))
+
+
+def has_letters(text: str, word: str) -> bool:
+    """Whether a shaped Burmese ``word`` is in the PDF's ``text``, letter by letter. Shaping draws a
+    few letters in another form (ရ over ွ, န over ှ) that has no character of its own in the font:
+    reportlab names it by a private-use character, which pdftotext gives back in its place."""
+    pattern = "".join(f"[{re.escape(ch)}\ue000-\uf8ff]" for ch in letters(word))
+    return re.search(pattern, letters(text)) is not None
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="pdftotext (poppler-utils) reads the PDF")
+@pytest.mark.parametrize(("lang", "font"), [("fr", "DejaVuSans"), ("zh", "WenQuanYi"), ("my", "Padauk")])
+def test_the_pdf_follows_the_readers_language(client: TestClient, tmp_path: Path, lang: str,
+                                              font: str) -> None:
+    sid, auth = start(client)
+    for k, hand in enumerate([QUEENS, TRICKS]):
+        add(client, sid, auth, hand, k)
+    words = catalogue(lang)
+    text, fonts = pdf_text(client.get(f"/api/sheets/{sid}/pdf?lang={lang}").content, tmp_path)
+    headings = [words[k] for k in ("sheet.title", "export.declarer", "score.contract", "score.doubles",
+                                   "sheet.totals", "contract.classic.no-queens.name", "ruleset.classic")]
+    if lang == "my":
+        assert all(has_letters(text, h) for h in headings), text
+        # Shaped: some letters took the other form their neighbours call for (unshaped text has none).
+        assert re.search("[\ue000-\uf8ff]", text)
+    else:
+        assert all(h in text for h in headings), text
+        assert "Score sheet" not in text and "Declarer" not in text
+    assert font in fonts  # the letters are drawn with a font that has them (not as boxes)
+    assert all(n in text for n in NAMES)
+    if shutil.which("pdftoppm"):  # the first page, for a person to look at
+        ARTIFACTS.mkdir(exist_ok=True)
+        subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", str(tmp_path / "sheet.pdf"),
+                        str(ARTIFACTS / f"sheet-pdf-{lang}")], check=True)
 
 
 class FailingStore(Store):

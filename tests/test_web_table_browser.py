@@ -213,6 +213,16 @@ SEATS_APART = """() => {
 }"""
 
 
+# The Settings button whole in view, without scrolling the row of tools sideways.
+SETTINGS_IN_VIEW = """() => {
+  const tools = document.querySelector('.tools');
+  tools.scrollLeft = 0;
+  const b = document.querySelector('#btn-settings').getBoundingClientRect();
+  const row = tools.getBoundingClientRect();
+  return b.width > 0 && b.left >= row.left && b.right <= row.right && b.right <= innerWidth;
+}"""
+
+
 @pytest.mark.parametrize("lang,players", [("my", 5), ("my", 6), ("zh", 6), ("be", 5)])
 def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
         server: str, phone: Any, lang: str, players: int) -> None:
@@ -229,6 +239,7 @@ def test_on_a_phone_the_hand_is_in_view_without_scrolling_and_no_seats_overlap(
         assert cards and max(cards) <= size["height"], (lang, players, size, max(cards))
         assert not page.evaluate(SEATS_APART), (lang, players, size)
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        assert page.evaluate(SETTINGS_IN_VIEW), (lang, players, size)
     page.set_viewport_size(PHONE)
     assert page.errors == []
     page.close()
@@ -518,3 +529,85 @@ def test_every_pass_of_a_dominoes_hand_is_in_the_play_history(server: str, deskt
     assert page.locator("#summary-body .layout-row").count() == 4  # the final rows
     assert page.evaluate("[window.raced, window.toasts]") == [0, []]
     page.close()
+
+
+# Room between the top seat's box and its card, and between the lowest card and the felt's edge.
+TRICK_ROOM = """() => {
+  const top = document.querySelector('.felt .seat.side-top');
+  const card = document.querySelector(`#trick .played[data-seat="${top.dataset.seat}"]`);
+  const lowest = Math.max(...[...document.querySelectorAll('#trick .played')].map(
+    (p) => p.getBoundingClientRect().bottom));
+  return [card.getBoundingClientRect().top - top.getBoundingClientRect().bottom,
+          document.querySelector('#felt').getBoundingClientRect().bottom - lowest];
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "my"])
+def test_the_top_seats_trick_card_never_covers_its_box(server: str, desktop: Any, lang: str) -> None:
+    # Burmese lines are tall, and the top seat's box wraps its lines: its card stays below it.
+    page = open_table(desktop, server, lang=lang)
+    while not page.evaluate("T.view.last_trick.length"):
+        target = next_target(page)
+        assert target is not None
+        handle = target.element_handle()
+        target.click()
+        page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    page.click("#btn-last")  # the whole last trick: the top seat's card among them
+    for size in (DESKTOP, PHONE, {"width": 1024, "height": 700}):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)
+        below_top, above_edge = page.evaluate(TRICK_ROOM)
+        assert below_top >= 0 and above_edge >= 0, (lang, size, below_top, above_edge)
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=str(ARTIFACTS / f"table-{lang}-last-trick-desktop.png"))
+    assert page.errors == []
+    page.close()
+
+
+# A stand-in for Web Audio: each tone the page starts is written down (its frequency), nothing sounds.
+FAKE_AUDIO = """
+window.tones = []; window.audioContexts = 0;
+window.AudioContext = class {
+  constructor() { window.audioContexts++; this.currentTime = 0; this.destination = {}; }
+  createOscillator() {
+    return { frequency: { value: 0 }, connect: (next) => next, stop() {},
+             start() { window.tones.push(this.frequency.value); } };
+  }
+  createGain() {
+    return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect: (next) => next };
+  }
+};
+"""
+TURN_TONES = [660, 880]  # settings.js: the two notes that say it is your turn
+
+
+def play_until_my_turn_again(page: Any) -> None:
+    """Act once (Ann's turn now), then wait until the page asks Ann again."""
+    target = next_target(page)
+    assert target is not None
+    handle = target.element_handle()
+    target.click()
+    page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
+    next_target(page)
+
+
+def test_no_sound_by_default_and_your_turn_is_heard_once_sounds_are_on(server: str, chrome: Any) -> None:
+    context = chrome.new_context(viewport=DESKTOP)
+    context.add_init_script(FAKE_AUDIO)
+    try:
+        page = open_table(context, server)
+        next_target(page)  # Ann's turn: she chooses the contract
+        play_until_my_turn_again(page)
+        assert page.evaluate("[window.audioContexts, window.tones]") == [0, []]  # off by default
+        page.click("#btn-settings")
+        page.check("#set-sounds")
+        assert page.evaluate("window.tones") == TURN_TONES  # switching them on plays a sample
+        page.click("#settings-close")
+        page.evaluate("window.tones = []")
+        play_until_my_turn_again(page)
+        tones = page.evaluate("window.tones")
+        assert tones[-2:] == TURN_TONES and tones.count(660) == 1, tones
+        assert page.evaluate("JSON.parse(localStorage.getItem('barbu.settings')).sounds") is True
+        assert page.errors == []
+    finally:
+        context.close()

@@ -140,25 +140,38 @@ class SheetError(RecordError):
 
     Refused like a record (same ``to_json``); ``field`` also names the part of the hand at
     fault, for a page to point at: ``contract``, ``trump``, ``start_rank``, ``doubles``,
-    ``set_aside``, ``declarer`` or ``result.<count>``, or None.
+    ``set_aside``, ``declarer`` or ``result.<count>``, or None. ``code`` says which refusal it is
+    (``tally:<rule>`` for a count, ``illegal:<rule>`` for a contract or double the rules refuse,
+    ``sheet:<rule>`` for the sheet's own; ``sheet:record`` for a document of the wrong shape) and
+    ``slots`` the values its words name, as for :class:`TallyError`.
     """
 
-    def __init__(self, message: str | Phrase, *, hand: int | None = None, seat: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(self, message: str | Phrase, *, code: str, hand: int | None = None,
+                 seat: int | None = None, field: str | None = None,
+                 slots: dict[str, object] | None = None) -> None:
         super().__init__(message, hand=hand, seat=seat)
         self.field = field
+        self.code = code
+        self.slots: dict[str, object] = slots or {}
 
 
 class TallyError(BarbuError, ValueError):
     """A hand's count that cannot have happened at the table; ``field`` names the part that is wrong.
 
     ``seat`` is the seat the fault is about, when there is one; ``said`` is the message with
-    its seats as data.
+    its seats as data. ``rule`` names the refusal and ``slots`` the values its message names, so
+    that a front end can say it in another language: a :class:`Seat` for a player, card numbers
+    (0-51) under the keys ``card`` and ``cards`` (a list), contract ids under ``contract``, and
+    plain numbers and texts otherwise; ``slots["variant"]``, when
+    set, says which of a rule's messages it is.
     """
 
-    def __init__(self, message: str | Phrase, *, field: str, seat: int | None = None) -> None:
+    def __init__(self, message: str | Phrase, *, field: str, rule: str, seat: int | None = None,
+                 slots: dict[str, object] | None = None) -> None:
         super().__init__(str(message))
         self.message = str(message)
         self.said: str | Phrase = message
         self.field = field
         self.seat = seat
+        self.rule = rule
+        self.slots: dict[str, object] = slots or {}

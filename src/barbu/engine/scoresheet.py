@@ -25,7 +25,7 @@ from typing import Any
 from barbu.engine import doubling, tally
 from barbu.engine.cards import FULL_DECK, bits, card_str, parse_cards
 from barbu.engine.contracts import Kind
-from barbu.engine.errors import Phrase, RecordError, Seat, SheetError, TallyError
+from barbu.engine.errors import IllegalActionError, Phrase, RecordError, Seat, SheetError, TallyError
 from barbu.engine.game import Game, seats_of
 from barbu.engine.hand import Phase
 from barbu.engine.record import ReplayResult, apply_setup, declarer_of, game_of, read_field
@@ -71,15 +71,15 @@ def replay_sheet(doc: dict[str, Any]) -> ReplayResult:
     try:
         game, _ = game_of(doc, FORMAT)
     except RecordError as e:
-        raise SheetError(e.said) from e
+        raise SheetError(e.said, code="sheet:record") from e
     hands = _read(doc, "hands", list, None)
     state = State(game, seed=0, first_declarer=_first_declarer(doc, hands, game))
     if len(hands) > game.num_hands:
         raise SheetError(f"a game has {game.num_hands} hands, this sheet has {len(hands)}",
-                         hand=game.num_hands)
+                         hand=game.num_hands, code="sheet:record")
     for i, hand in enumerate(hands):
         if not isinstance(hand, dict):
-            raise SheetError("each hand must be a JSON object", hand=i)
+            raise SheetError("each hand must be a JSON object", hand=i, code="sheet:record")
         score_hand(state, hand, i)
     return ReplayResult(state, list(state.history))
 
@@ -88,7 +88,7 @@ def _read(obj: dict[str, Any], key: str, kind: type, hand: int | None) -> Any:
     try:
         return read_field(obj, key, kind, hand)
     except RecordError as e:
-        raise SheetError(e.said, hand=hand, field=key) from e
+        raise SheetError(e.said, hand=hand, field=key, code="sheet:record") from e
 
 
 def _first_declarer(doc: dict[str, Any], hands: list[Any], game: Game) -> int:
@@ -99,7 +99,7 @@ def _first_declarer(doc: dict[str, Any], hands: list[Any], game: Game) -> int:
         return 0
     if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < game.players:
         raise SheetError(f"the first declarer must be a seat 0 to {game.players - 1}, not {first!r}",
-                         field="first_declarer")
+                         field="first_declarer", code="sheet:record")
     return first
 
 
@@ -109,26 +109,44 @@ def score_hand(state: State, hand: dict[str, Any], i: int) -> None:
     try:
         declarer = declarer_of(hand, game, i)
     except RecordError as e:
-        raise SheetError(e.said, hand=i, field="declarer") from e
+        raise SheetError(e.said, hand=i, field="declarer", code="sheet:record") from e
     if declarer != state.declarer:
         who = "declarer" if game.is_classic else "chooser"
         raise SheetError(Phrase("the {w} of this hand must be {a} (rotation of the rules), not {b}",
                                 w=who, a=Seat(state.declarer), b=Seat(declarer)),
-                         hand=i, seat=declarer, field="declarer")
+                         hand=i, seat=declarer, field="declarer", code="sheet:rotation",
+                         slots={"variant": who, "a": Seat(state.declarer), "b": Seat(declarer)})
     set_aside = set_aside_of(hand, game, i)
     deal_unseen(state, set_aside, i)
     try:
         apply_setup(state, hand, i)
     except RecordError as e:
-        raise SheetError(e.said, hand=i, seat=e.seat, field=_SETUP_FIELD.get(state.phase)) from e
+        code, slots = _setup_refusal(state, e, hand.get("contract"))
+        raise SheetError(e.said, hand=i, seat=e.seat, field=_SETUP_FIELD.get(state.phase), code=code,
+                         slots=slots) from e
     c = game.contracts[game.contract_index(hand["contract"])]
     try:
         scores = tally.contract_scores(game, c, tally.from_json(_read(hand, "result", dict, i), game, c),
                                        set_aside)
     except TallyError as e:
-        raise SheetError(e.said, hand=i, seat=e.seat, field=f"result.{e.field}") from e
+        raise SheetError(e.said, hand=i, seat=e.seat, field=f"result.{e.field}", code=f"tally:{e.rule}",
+                         slots={**e.slots, "contract": c.id}) from e
     if state.hand_no == i:  # else the hand ended at once: every card it scores is set aside
         state.finish_from(scores)
+
+
+def _setup_refusal(state: State, e: RecordError, asked: object) -> tuple[str, dict[str, object]]:
+    """The code and values of a refused contract, trump, rank or double (the rule the engine named)."""
+    cause = e.__cause__
+    if not isinstance(cause, IllegalActionError) or not cause.rule:
+        return "sheet:record", {}
+    slots: dict[str, object] = {"declarer": Seat(state.declarer)}
+    contract = state.contract.id if state.contract is not None else asked
+    if isinstance(contract, str):
+        slots["contract"] = contract  # the one chosen, or the one refused
+    if state.phase == Phase.DOUBLE and e.seat is not None:
+        slots["owed"], slots["left"] = state.owed_doubles(e.seat), state.hands_left_for_declarer()
+    return f"illegal:{cause.rule}", slots
 
 
 def set_aside_of(hand: dict[str, Any], game: Game, i: int) -> int | None:
@@ -137,17 +155,20 @@ def set_aside_of(hand: dict[str, Any], game: Game, i: int) -> int | None:
     if listed is None or not game.set_aside_count:
         if listed:
             raise SheetError("only family rounds with 3, 5 or 6 players set cards aside",
-                             hand=i, field="set_aside")
+                             hand=i, field="set_aside", code="sheet:aside-none")
         return None if game.set_aside_count else 0
     if not isinstance(listed, list) or not all(isinstance(x, str) for x in listed):
-        raise SheetError("the field 'set_aside' must list cards", hand=i, field="set_aside")
+        raise SheetError("the field 'set_aside' must list cards", hand=i, field="set_aside",
+                         code="sheet:record")
     try:
         cards = parse_cards(" ".join(listed))
     except ValueError as e:
-        raise SheetError(f"set-aside cards: {e}", hand=i, field="set_aside") from e
+        raise SheetError(f"set-aside cards: {e}", hand=i, field="set_aside", code="sheet:aside-card",
+                         slots={"typed": " ".join(listed)}) from e
     if cards.bit_count() != len(listed) or len(listed) != game.set_aside_count:
         raise SheetError(f"{game.set_aside_count} different cards are set aside with {game.players} "
-                         f"players, not {len(listed)}", hand=i, field="set_aside")
+                         f"players, not {len(listed)}", hand=i, field="set_aside", code="sheet:aside-count",
+                         slots={"n": game.set_aside_count, "given": len(listed)})
     return cards
 
 
@@ -166,7 +187,7 @@ def deal_unseen(state: State, set_aside: int | None, i: int) -> None:
     if not state.deal(hands, aside):
         raise SheetError("K♥ is set aside and King of Hearts is the chooser's only challenge left: "
                          "the cards must be dealt again, and only the deal played is entered",
-                         hand=i, seat=state.declarer, field="set_aside")
+                         hand=i, seat=state.declarer, field="set_aside", code="sheet:redeal")
 
 
 # -- editing -----------------------------------------------------------------
@@ -186,7 +207,8 @@ def replace_hand(doc: dict[str, Any], k: int, hand: dict[str, Any]) -> dict[str,
     """
     hands = _hands(doc)
     if not 0 <= k < len(hands):
-        raise SheetError(f"there is no hand {k} to edit (the sheet has {len(hands)})", hand=k)
+        raise SheetError(f"there is no hand {k} to edit (the sheet has {len(hands)})", hand=k,
+                         code="sheet:no-hand", slots={"hand": k + 1, "n": len(hands)})
     new = {**doc, "hands": [*hands[:k], hand, *hands[k + 1:]]}
     try:
         replay_sheet(new)
@@ -194,7 +216,8 @@ def replace_hand(doc: dict[str, Any], k: int, hand: dict[str, Any]) -> dict[str,
         if e.hand is None or e.hand <= k:
             raise
         raise SheetError(Phrase("after this edit, this later hand no longer fits: {m}", m=e.said),
-                         hand=e.hand, seat=e.seat, field=e.field) from e
+                         hand=e.hand, seat=e.seat, field=e.field, code="sheet:later-hand",
+                         slots={"hand": e.hand + 1, "why": e}) from e
     return new
 
 
@@ -202,14 +225,14 @@ def undo_last(doc: dict[str, Any]) -> dict[str, Any]:
     """The sheet without its last hand."""
     hands = _hands(doc)
     if not hands:
-        raise SheetError("there is no hand to take back")
+        raise SheetError("there is no hand to take back", code="sheet:nothing-to-undo")
     return {**doc, "hands": hands[:-1]}
 
 
 def _hands(doc: dict[str, Any]) -> list[Any]:
     hands = doc.get("hands", [])
     if not isinstance(hands, list):
-        raise SheetError("the field 'hands' has the wrong type", field="hands")
+        raise SheetError("the field 'hands' has the wrong type", field="hands", code="sheet:record")
     return list(hands)
 
 

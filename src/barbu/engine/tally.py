@@ -165,17 +165,19 @@ def check(game: Game, c: Contract, t: Tally, set_aside: int | None,
     table = _Table(game, c, set_aside)
     for f in FIELDS:
         if f not in fields_of(c) and getattr(t, f) is not None:
-            raise TallyError(f"{c.name} is not scored by '{f}'", field=f)
+            raise TallyError(f"{c.name} is not scored by '{f}'", field=f, rule="not-scored",
+                             slots={"contract": c.id})
     fields = tuple(f for f in fields_of(c) if only is None or f in only)
     for f in FIELDS:
         if f in fields and getattr(t, f) is None and f in _ASK:
-            raise TallyError(f"{c.name}: {_ASK[f]}", field=f)
+            raise TallyError(f"{c.name}: {_ASK[f]}", field=f, rule="missing",
+                             slots={"variant": f, "contract": c.id})
     if "out" in fields:
         _check_out(table, t.out or ())
         return
     if "tricks" in fields:
         _check_counts(table, t.tricks or (), "tricks")
-        _check_sum(t.tricks or (), "tricks", game.hand_size, game.hand_size)
+        _check_sum(t.tricks or (), "tricks", game.hand_size, game.hand_size, variant="tricks")
     if "last_tricks" in fields:
         _check_last_tricks(table, t.last_tricks or ())
     aside = _check_named(table, t, fields)
@@ -188,7 +190,8 @@ def check(game: Game, c: Contract, t: Tally, set_aside: int | None,
 def _seat(table: _Table, value: object, f: str) -> int:
     n = table.players
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
-        raise TallyError(f"{value!r} is not a seat (0 to {n - 1})", field=f)
+        raise TallyError(f"{value!r} is not a seat (0 to {n - 1})", field=f, rule="not-a-seat",
+                         slots={"value": repr(value)})
     return value
 
 
@@ -196,24 +199,31 @@ def _check_counts(table: _Table, counts: Sequence[int], f: str) -> None:
     """One count per player, none negative (the sum is checked by the caller)."""
     n = table.players
     if len(counts) != n:
-        raise TallyError(f"one count of {f} per player: {n}, not {len(counts)}", field=f)
+        raise TallyError(f"one count of {f} per player: {n}, not {len(counts)}", field=f,
+                         rule="count-length", slots={"n": n, "given": len(counts)})
     for seat, k in enumerate(counts):
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise TallyError(Phrase("{s} cannot have taken {k} {f}", s=Seat(seat), k=repr(k), f=f),
-                             field=f, seat=seat)
+                             field=f, seat=seat, rule="bad-count", slots={"name": Seat(seat), "k": repr(k)})
 
 
-def _check_sum(counts: Sequence[int], f: str, least: int, most: int, note: str = "") -> None:
+def _check_sum(counts: Sequence[int], f: str, least: int, most: int, note: str = "", *,
+               variant: str, aside: int = 0) -> None:
+    """``variant``: which words say the sum (tricks, hearts, hearts-aside, hearts-unseen)."""
     if not least <= sum(counts) <= most:
         span = f"{least} to {most}" if least < most else f"{least}"
-        raise TallyError(f"{span} {f} in all{note}, but these add up to {sum(counts)}", field=f)
+        exact = "-exact" if variant == "hearts-unseen" and least == most else ""
+        raise TallyError(f"{span} {f} in all{note}, but these add up to {sum(counts)}", field=f,
+                         rule="sum", slots={"variant": variant + exact, "n": least, "most": most,
+                                            "total": sum(counts), "aside": aside})
 
 
 def _check_last_tricks(table: _Table, takers: Sequence[int]) -> None:
     want = len(table.contract.last_tricks)
     if len(takers) != want:
         what = "the last trick" if want == 1 else f"each of the last {want} tricks"
-        raise TallyError(f"say who took {what}", field="last_tricks")
+        raise TallyError(f"say who took {what}", field="last_tricks", rule="last-tricks",
+                         slots={"variant": "one" if want == 1 else "several", "n": want})
     for s in takers:
         _seat(table, s, "last_tricks")
 
@@ -221,7 +231,7 @@ def _check_last_tricks(table: _Table, takers: Sequence[int]) -> None:
 def _check_named(table: _Table, t: Tally, fields: Sequence[str]) -> int:
     """Check the cards named one by one; return those that must be set aside (untaken)."""
     if t.queens is not None and len(t.queens) != 4:
-        raise TallyError("one entry per queen: ♠ ♥ ♦ ♣", field="queens")
+        raise TallyError("one entry per queen: ♠ ♥ ♦ ♣", field="queens", rule="queens-length")
     untaken, last = 0, "queens"
     for f, x in named_cards(fields):
         seat = _taker(t, x)
@@ -229,23 +239,26 @@ def _check_named(table: _Table, t: Tally, fields: Sequence[str]) -> int:
             _seat(table, seat, f)
         aside = table.set_aside
         if aside is not None and aside >> x & 1 and seat is not None:
-            raise TallyError(f"{_card_name(x)} is set aside: nobody can take it", field=f)
+            raise TallyError(f"{_card_name(x)} is set aside: nobody can take it", field=f,
+                             rule="aside-taken", slots={"card": x})
         if seat is None and (aside is None or not aside >> x & 1):
             _untaken(table, f, x)
             untaken, last = untaken | 1 << x, f
     if untaken.bit_count() > table.game.set_aside_count:
         raise TallyError(f"no more than {_count(table.game.set_aside_count, 'card')} can be set aside: "
-                         f"say who took {' or '.join(_card_name(x) for x in bits(untaken))}", field=last)
+                         f"say who took {' or '.join(_card_name(x) for x in bits(untaken))}", field=last,
+                         rule="too-many-untaken",
+                         slots={"n": table.game.set_aside_count, "cards": list(bits(untaken))})
     return untaken
 
 
 def _untaken(table: _Table, f: str, x: int) -> None:
     """A card nobody took: allowed only when it may be among set-aside cards not entered."""
     if table.set_aside is not None or not table.game.set_aside_count:
-        raise TallyError(f"say who took {_card_name(x)}", field=f)
+        raise TallyError(f"say who took {_card_name(x)}", field=f, rule="who-took", slots={"card": x})
     if x == KING_OF_HEARTS and table.contract.id == "king":
         raise TallyError("King of Hearts is not played with the K♥ set aside (RULES.md 2.1): "
-                         "say who took the king of hearts", field=f)
+                         "say who took the king of hearts", field=f, rule="king-aside")
 
 
 def _check_hearts(table: _Table, t: Tally, fields: Sequence[str], untaken: int) -> None:
@@ -253,18 +266,21 @@ def _check_hearts(table: _Table, t: Tally, fields: Sequence[str], untaken: int) 
     _check_counts(table, hearts, "hearts")
     if table.set_aside is not None:
         aside = (table.set_aside & HEART_CARDS).bit_count()
-        _check_sum(hearts, "hearts", 13 - aside, 13 - aside, f" ({aside} set aside)" if aside else "")
+        _check_sum(hearts, "hearts", 13 - aside, 13 - aside, f" ({aside} set aside)" if aside else "",
+                   variant="hearts-aside" if aside else "hearts", aside=aside)
     else:
         # Unseen set-aside cards: the untaken queens and K♥ are among them, hearts fill the rest.
         room = table.game.set_aside_count - (untaken & ~HEART_CARDS).bit_count()
         _check_sum(hearts, "hearts", 13 - room, 13 - (untaken & HEART_CARDS).bit_count(),
-                   f" (with {_count(table.game.set_aside_count, 'card')} set aside unseen)")
+                   f" (with {_count(table.game.set_aside_count, 'card')} set aside unseen)",
+                   variant="hearts-unseen", aside=table.game.set_aside_count)
     for seat, count in enumerate(hearts):
         own = [x for f, x in named_cards(fields) if x // 13 == HEARTS and _taker(t, x) == seat]
         if len(own) > count:
             names = " and ".join(_card_name(x) for x in own)
             raise TallyError(Phrase("{s} took {c}, but is counted {n}", s=Seat(seat), c=names,
-                                    n=_count(count, "heart")), field="hearts", seat=seat)
+                                    n=_count(count, "heart")), field="hearts", seat=seat,
+                             rule="hearts-short", slots={"name": Seat(seat), "cards": own, "n": count})
 
 
 def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
@@ -278,10 +294,13 @@ def _check_room(table: _Table, t: Tally, fields: Sequence[str]) -> None:
         if cards > tricks[seat] * n:
             raise TallyError(Phrase("{s} took {t} ({c}), but is counted {k}", s=Seat(seat),
                                     t=_count(tricks[seat], "trick"), c=_count(tricks[seat] * n, "card"),
-                                    k=_count(cards, "scoring card")), field="tricks", seat=seat)
+                                    k=_count(cards, "scoring card")), field="tricks", seat=seat,
+                             rule="room", slots={"name": Seat(seat), "counted": cards,
+                                                 "tricks": tricks[seat], "held": tricks[seat] * n})
         if "last_tricks" in fields and seat in (t.last_tricks or ()) and not tricks[seat]:
             raise TallyError(Phrase("{s} took the last trick, but is counted no trick", s=Seat(seat)),
-                             field="last_tricks", seat=seat)
+                             field="last_tricks", seat=seat, rule="last-no-trick",
+                             slots={"name": Seat(seat)})
 
 
 def _check_out(table: _Table, out: Sequence[int]) -> None:
@@ -292,12 +311,15 @@ def _check_out(table: _Table, out: Sequence[int]) -> None:
         _seat(table, s, "out")
     if not least <= len(out) <= most:
         want = "every player (the last may be left out)" if least == n - 1 else f"the first {least}"
-        raise TallyError(f"say who went out, in order: {want} ({len(out)} given)", field="out")
+        raise TallyError(f"say who went out, in order: {want} ({len(out)} given)", field="out",
+                         rule="out-length", slots={"variant": "all" if least == n - 1 else "first",
+                                                   "n": least, "given": len(out)})
     for place, s in enumerate(out):
         if s in out[:place]:
             first = out.index(s)
             raise TallyError(Phrase("{s} cannot be both {a} and {b} out", s=Seat(s),
-                                    a=_PLACES[first], b=_PLACES[place]), field="out", seat=s)
+                                    a=_PLACES[first], b=_PLACES[place]), field="out", seat=s,
+                             rule="out-twice", slots={"name": Seat(s), "a": first + 1, "b": place + 1})
 
 
 def _count(k: int, noun: str) -> str:
@@ -317,7 +339,8 @@ def out_from_places(places: Sequence[int | None]) -> tuple[int, ...]:
         if place in by_place:
             raise TallyError(Phrase("{a} and {b} cannot both be {p} out", a=Seat(by_place[place]),
                                     b=Seat(seat), p=_PLACES[place - 1] if 0 < place <= 6 else place),
-                             field="out", seat=seat)
+                             field="out", seat=seat, rule="same-place",
+                             slots={"a": Seat(by_place[place]), "b": Seat(seat), "place": place})
         by_place[place] = seat
     return tuple(by_place[p] for p in sorted(by_place))
 
@@ -375,11 +398,12 @@ def taken_cards(game: Game, c: Contract, t: Tally, set_aside: int | None) -> lis
 def from_json(obj: Any, game: Game, c: Contract) -> Tally:
     """A tally from its JSON form (RECORD.md, score sheets); shapes are checked, not sums."""
     if not isinstance(obj, dict):
-        raise TallyError("the result is a JSON object of counts", field="result")
+        raise TallyError("the result is a JSON object of counts", field="result", rule="result-shape")
     known = set(fields_of(c))
     for key in obj:
         if key not in known:
-            raise TallyError(f"{c.name} is not scored by '{key}'", field=str(key))
+            raise TallyError(f"{c.name} is not scored by '{key}'", field=str(key), rule="not-scored",
+                             slots={"contract": c.id})
     return Tally(
         tricks=_ints(obj, "tricks"), last_tricks=_ints(obj, "last_tricks"),
         queens=_queens(obj) if "queens" in known else None, hearts=_ints(obj, "hearts"),
@@ -393,14 +417,16 @@ def _ints(obj: dict[str, Any], key: str) -> tuple[int, ...] | None:
         return None
     if not isinstance(value, list) or not all(
             isinstance(x, int) and not isinstance(x, bool) for x in value):
-        raise TallyError(f"'{key}' is a list of whole numbers", field=key)
+        raise TallyError(f"'{key}' is a list of whole numbers", field=key, rule="not-a-list",
+                         slots={"key": key})
     return tuple(value)
 
 
 def _opt_seat(obj: dict[str, Any], key: str) -> int | None:
     value = obj.get(key)
     if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-        raise TallyError(f"'{key}' is a seat number or null", field=key)
+        raise TallyError(f"'{key}' is a seat number or null", field=key, rule="not-a-seat-or-null",
+                         slots={"key": key})
     return value
 
 
@@ -410,12 +436,13 @@ def _queens(obj: dict[str, Any]) -> tuple[int | None, ...] | None:
         return None
     if not isinstance(value, dict) or not set(value) <= set(SUITS):
         raise TallyError("'queens' maps each suit (S, H, D, C) to the seat that took its queen",
-                         field="queens")
+                         field="queens", rule="queens-shape")
     out = []
     for s in SUITS:
         seat = value.get(s)
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
-            raise TallyError(f"the queen of {SUIT_NAMES[SUITS.index(s)]}: a seat or null", field="queens")
+            raise TallyError(f"the queen of {SUIT_NAMES[SUITS.index(s)]}: a seat or null", field="queens",
+                             rule="queen-seat", slots={"card": QUEEN_CARDS[SUITS.index(s)]})
         out.append(seat)
     return tuple(out)
 

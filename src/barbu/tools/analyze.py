@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,8 +53,12 @@ def _code(action: int) -> str:
 
 
 def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
-            hands: set[int] | None = None) -> list[Verdict]:
-    """Evaluate every choice ``seat`` made in the record (optionally only in ``hands``)."""
+            hands: set[int] | None = None,
+            on_verdict: Callable[[Verdict], None] | None = None) -> list[Verdict]:
+    """Evaluate every choice ``seat`` made in the record (optionally only in ``hands``).
+
+    ``on_verdict``, when given, sees each verdict as soon as it is made (a page shows progress).
+    """
     bot = StrongBot(seed)
     verdicts: list[Verdict] = []
     turns: dict[int, int] = {}  # hand -> the seat's turns so far in that layout hand
@@ -74,9 +79,24 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
         verdicts.append(Verdict(hand, index, step, action, best,
                                 max(0.0, values[best] - values[action]), values,
                                 layout, layout and obs.ace_extra))
+        if on_verdict is not None:
+            on_verdict(verdicts[-1])
 
     replay(doc, on_action=look)
     return verdicts
+
+
+def decisions(doc: dict[str, Any], seat: int) -> int:
+    """How many verdicts :func:`analyze` will make: the seat's plays with more than one legal action."""
+    count = 0
+
+    def look(hand: int, index: int, state: State, action: int) -> None:
+        nonlocal count
+        if state.current == seat and len(state.legal_actions()) >= 2:
+            count += 1
+
+    replay(doc, on_action=look)
+    return count
 
 
 def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> str:

@@ -8,7 +8,7 @@ from barbu.engine.doubling import REQUIRED_DOUBLES
 from barbu.vector import kernels as k
 from barbu.vector.backend import U32, U64, Bool, Float, Int
 from barbu.vector.deal import mt_keys
-from barbu.vector.games import Games
+from barbu.vector.games import HAND_FIELDS, Games
 from barbu.vector.tables import Tables
 from barbu.vector.views import Views
 
@@ -29,6 +29,19 @@ REST_STATE = ("phase", "contract", "current", "declarer", "trump", "start", "han
               "turn", "leader", "hand_no")
 
 
+# kernels.read writes these fields whole and clears only the rest: they must follow one another.
+CARD_BLOCKS = ("hand", "set_aside", "lines", "played", "trick", "last_trick", "captured", "voids")
+
+
+def _check_blocks(views: Views) -> None:
+    """Refuse a layout in which kernels.read's card blocks are not one contiguous run."""
+    off, n = views.off, views.n
+    widths = (52, 52, 52, 52 * n, 52 * n, 52 * n, 52 * n)
+    for name, after, width in zip(CARD_BLOCKS, CARD_BLOCKS[1:], widths, strict=False):
+        if off[name] + width != off[after]:
+            raise ValueError(f"observation layout: {after} does not follow {name}")
+
+
 class Compiled:
     """The kernels of one table, with the offsets they need worked out once."""
 
@@ -36,6 +49,8 @@ class Compiled:
         self.t, self.v, self.size, self.classic, self.per = t, views, hand_size, classic, per_declarer
         self.k = k.COMPILED
         self.read_off = np.array([views.off[f] for f in READ_OFFSETS], dtype=np.int64)
+        _check_blocks(views)
+        self.groups: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def step(self, g: Games, action: Int) -> Bool:
         """Every game takes its action, as Rules.step; the games whose hand ended."""
@@ -56,7 +71,7 @@ class Compiled:
         state = (g.contract, g.out, g.points, g.doubled, g.redoubled, g.totals, g.used, g.declarer, g.hand_no,
                  g.dbl_count)
         self.k["score"](idx, state, (self.t.kind, self.t.out_scores), self.classic, last_hand, per_hand, sign,
-                        rewards, done, over)
+                        rewards, done, over, np.empty((2, g.n), dtype=np.int64))
         return over
 
     def cards(self, names: list[str], hand_size: int, n: int) -> tuple[Int, U64, U64]:
@@ -64,7 +79,18 @@ class Compiled:
         w = self.words(names)
         seat = np.empty((len(names), 52), dtype=np.int32)
         hands, aside = np.empty((len(names), n), dtype=np.uint64), np.empty(len(names), dtype=np.uint64)
-        self.k["deal_cards"](w, hand_size, seat, hands, aside)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside, np.empty(52, dtype=np.int64))
+        return seat, hands, aside
+
+    def dealt(self, g: Games, idx: Int, hand_size: int) -> tuple[Int, U64, U64]:
+        """deal.dealt, compiled from end to end: the seed strings' keys (SHA-512 included) too."""
+        key, length = np.empty((k.KEY_ROWS, len(idx)), dtype=np.uint32), np.empty(len(idx), dtype=np.int64)
+        self.k["seed_keys"](g.seed[idx], g.hand_no[idx], g.redeals[idx], key, length)
+        w = np.empty((len(idx), 104), dtype=np.uint32)
+        self.k["mt_words"](key, length, k.MT_BASE, w)
+        seat = np.empty((len(idx), 52), dtype=np.int32)
+        hands, aside = np.empty((len(idx), g.n), dtype=np.uint64), np.empty(len(idx), dtype=np.uint64)
+        self.k["deal_cards"](w, hand_size, seat, hands, aside, np.empty(52, dtype=np.int64))
         return seat, hands, aside
 
     def words(self, names: list[str]) -> U32:
@@ -74,19 +100,43 @@ class Compiled:
         self.k["mt_words"](key, length, k.MT_BASE, out)
         return out
 
-    def legal_mask(self, g: Games) -> Bool:
-        """The (B, 93) legal ids, as legal.legal_mask."""
-        t, mask = self.t, np.empty((g.batch, 93), dtype=np.bool_)
+    def refresh(self, g: Games, idx: Int, names: tuple[str, ...]) -> None:
+        """games.refresh, in one compiled pass: the fields ``names`` of the games ``idx`` as before a deal."""
+        if names not in self.groups:  # which fields start at 0 and which at -1
+            zeros = tuple(f for f in names if not g.fresh[f].any())
+            minus = tuple(f for f in names if (g.fresh[f] == -1).all())
+            if len(zeros) + len(minus) != len(names):
+                raise ValueError("kernels.clear knows fresh fields of 0 or -1 only")
+            self.groups[names] = zeros, minus
+        for fields, value in zip(self.groups[names], (0, -1), strict=True):
+            if fields:
+                self.k["clear"](idx, tuple(getattr(g, f) for f in fields), value)
+
+    def next_hands(self, g: Games, idx: Int) -> None:
+        """env._next_hands in one kernel: the fields reset, the declarer set, the hands dealt."""
+        if HAND_FIELDS not in self.groups:
+            self.refresh(g, idx[:0], HAND_FIELDS)  # works out the fields' groups
+        zeros, minus = (tuple(getattr(g, f) for f in fields) for fields in self.groups[HAND_FIELDS])
+        state = (g.first_declarer, g.hand_no, g.declarer, g.leader, g.redeals, g.seed, g.used, g.hands,
+                 g.set_aside, g.phase, g.current)
+        self.k["new_hands"](idx, zeros, minus, state, self.per, self.size, self.t.king_idx,
+                            bool(self.t.aside), k.MT_BASE)
+
+    def legal_mask(self, g: Games, mask: Bool | None = None) -> Bool:
+        """The (B, 93) legal ids, as legal.legal_mask (written into ``mask`` if given)."""
+        t = self.t
+        mask = np.empty((g.batch, 93), dtype=np.bool_) if mask is None else mask
         self.k["legal_mask"](mask, g.phase, g.current, g.declarer, g.contract, g.hands, g.trick, g.trick_len,
                      g.leader, g.trump, g.trick_cards, g.trick_no, g.lo, g.hi, g.start, g.ace_extra, g.used,
                      g.set_aside, g.doubled, g.forced, t.kind, t.lead, t.positive, t.trumps, t.overtrump,
                      t.king_first, t.king_idx)
         return mask
 
-    def read(self, g: Games) -> Float:
-        """The acting seats' observations, as Views.read, from the games' fields alone."""
+    def read(self, g: Games, out: Float | None = None) -> Float:
+        """The acting seats' observations, as Views.read, from the games' fields alone (into ``out``)."""
         v = self.v
-        out = np.empty((g.batch, v.size), dtype=np.float32)
+        out = np.empty((g.batch, v.size), dtype=np.float32) if out is None else out
         state = tuple(getattr(g, name) for name in READ_STATE)
-        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic)
+        self.k["read"](out, state, (self.t.kind,), self.read_off, v.nbits, v.scales, self.classic,
+                       np.empty(3 + 4 * g.n, dtype=np.uint64))
         return out

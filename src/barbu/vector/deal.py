@@ -19,6 +19,7 @@ from barbu.vector.legal import KH
 from barbu.vector.tables import Tables
 
 Cards = Callable[[list[str], int, int], tuple[Int, U64, U64]]  # from the deals' seed strings
+Dealt = Callable[[Games, Int, int], tuple[Int, U64, U64]]  # the next deal of some games, from their seeds
 
 
 def _words(seed: int, hand_no: int, redeals: int) -> bytes:
@@ -77,6 +78,12 @@ def cards_of(names: list[str], hand_size: int, n: int) -> tuple[Int, U64, U64]:
     return seat, hands, aside
 
 
+def dealt(g: Games, idx: Int, hand_size: int) -> tuple[Int, U64, U64]:
+    """:func:`cards_of` the deals the games ``idx`` are at (their seeds, hand numbers and redeals)."""
+    names = [seed_of(int(g.seed[b]), int(g.hand_no[b]), int(g.redeals[b])) for b in idx]
+    return cards_of(names, hand_size, g.n)
+
+
 def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
     """Games whose chooser has King of Hearts as the one challenge left (a K♥ set aside redeals)."""
     if t.king_idx < 0 or not t.aside:
@@ -85,17 +92,15 @@ def _only_king_left(g: Games, t: Tables, idx: Int) -> Bool:
     return only
 
 
-def deal(g: Games, t: Tables, idx: Int, hand_size: int, cards: Cards = cards_of) -> None:
+def deal(g: Games, t: Tables, idx: Int, hand_size: int, cards: Dealt = dealt) -> None:
     """Deal the hands of the games ``idx`` as State.deal_random would, redealing where the rules say.
 
-    ``cards`` turns the generators' seed strings into the cards (the compiled backend passes its own).
+    ``cards`` makes the games' next deals (the compiled backend passes its own).
     """
     while len(idx):
-        seat, hands, aside = cards([seed_of(g.seed[b], int(g.hand_no[b]), g.redeals[b]) for b in idx],
-                                   hand_size, g.n)
+        seat, hands, aside = cards(g, idx, hand_size)
         again = _only_king_left(g, t, idx) & (seat[:, KH] >= g.n)
-        for b in idx[again]:
-            g.redeals[b] += 1
+        g.redeals[idx[again]] += 1
         ok = idx[~again]
         # Host-side writes between hands (JAX would take the dealt arrays through a host callback).
         g.hands[ok] = hands[~again]

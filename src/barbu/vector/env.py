@@ -15,7 +15,7 @@ from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
 from barbu.vector.apply import Rules
 from barbu.vector.backend import I64, Bool, Float, Int, xp
-from barbu.vector.deal import Cards, cards_of, deal
+from barbu.vector.deal import Dealt, deal, dealt
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
 from barbu.vector.tables import tables
@@ -43,12 +43,14 @@ class VectorEnv:
     engine seeds, so the same deals, and with the same actions the same observations, masks
     and rewards. ``hands`` ends each game after that many hands, as in barbu.env.
     ``backend="numba"`` runs the rules, masks and observations as compiled loops (the fast
-    extra), to the same results; ``"numpy"`` is the reference.
+    extra), to the same results; ``"numpy"`` is the reference. With ``reuse=True`` the numba
+    backend writes every step's observations and masks into the same two arrays (the ones the
+    previous step returned: copy what you keep); by default each step's arrays are new.
     """
 
     def __init__(self, rules: str = "classic", players: int = 4, options: Sequence[str] = (),
                  batch: int = 64, seed: int = 0, hands: int | None = None, reward: str = "hand",
-                 backend: str = "numpy") -> None:
+                 backend: str = "numpy", reuse: bool = False) -> None:
         if reward not in ("hand", "game"):
             raise ValueError(f"unknown reward {reward!r} (hand or game)")
         if backend not in BACKENDS:
@@ -71,7 +73,8 @@ class VectorEnv:
                            self.game.hand_size)
         self.backend = backend
         self._apply: Callable[[Games, Int], Bool] = self.rules.step
-        self._cards: Cards = cards_of
+        self._cards: Dealt = dealt
+        self._refresh: Callable[[Games, Int, tuple[str, ...]], None] = refresh
         self._fast: Compiled | None = None
         self._mask: Callable[[Games], Bool] = lambda g: legal_mask(g, self.tables)
         self._read: Callable[[Games], Float] = lambda g: self.views.read(g, self.tables)
@@ -84,8 +87,13 @@ class VectorEnv:
             fast = Compiled(self.tables, self.views, self.game.hand_size, self.game.is_classic,
                             self.game.hands_per_declarer)
             self._apply, self._mask, self._read = fast.step, fast.legal_mask, fast.read
-            self._cards, self._fast = fast.cards, fast
+            if reuse:  # one observation array and one mask for the whole run, overwritten each step
+                obs = np.empty((batch, self.obs_size), dtype=np.float32)
+                mask = np.empty((batch, NUM_ACTIONS), dtype=np.bool_)
+                self._mask, self._read = lambda g: fast.legal_mask(g, mask), lambda g: fast.read(g, obs)
+            self._cards, self._fast, self._refresh = fast.dealt, fast, fast.refresh
         self.mask: Bool = xp.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
+        self._rows = np.arange(batch) * NUM_ACTIONS  # where each game's mask row starts, flattened
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
         self.timings: dict[str, float] | None = None
@@ -93,7 +101,7 @@ class VectorEnv:
     @property
     def seeds(self) -> I64:
         """The engine seed of each game in progress (``State(game, seed=...)`` replays it)."""
-        return np.array(self.games.seed, dtype=np.int64)
+        return self.games.seed.copy()
 
     def reset(self, seed: int | None = None) -> Reset:
         """New games everywhere; with ``seed``, the streams of games start again from it."""
@@ -107,7 +115,9 @@ class VectorEnv:
         """Each game's player to act takes its action id; games that end start again."""
         g = self.games
         a = np.asarray(actions).astype(np.int32).reshape(g.batch)
-        legal = (a >= 0) & (a < NUM_ACTIONS) & self.mask[np.arange(g.batch), np.clip(a, 0, NUM_ACTIONS - 1)]
+        known = (a >= 0) & (a < NUM_ACTIONS)
+        # A flat take: np.clip (which makes an np.iinfo at each call) stood out in cProfile.
+        legal = known & self.mask.reshape(-1).take(self._rows + np.where(known, a, 0))
         if not legal.all():
             bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for seat {int(g.current[bad])}")
@@ -168,11 +178,13 @@ class VectorEnv:
         g = self.games
         if not len(idx):
             return
-        refresh(g, idx, HAND_FIELDS)
+        if self._fast is not None:  # the same steps below, in one compiled pass
+            self._fast.next_hands(g, idx)
+            return
+        self._refresh(g, idx, HAND_FIELDS)
         per = self.game.hands_per_declarer
         g.declarer[idx] = g.leader[idx] = (g.first_declarer[idx] + g.hand_no[idx] // per) % g.n
-        for b in idx:
-            g.redeals[b] = 0
+        g.redeals[idx] = 0
         deal(g, self.tables, idx, self.game.hand_size, self._cards)
         if self.backend == "numpy":  # the compiled observation is made from the games' fields alone
             self.views.new_hand(g, idx)
@@ -185,7 +197,7 @@ class VectorEnv:
             g.seed[b] = self._streams[b].randrange(2**63)
         first = [random.Random(f"{g.seed[b]}:declarer").randrange(g.n) for b in idx]
         g.first_declarer[idx] = first
-        refresh(g, idx, GAME_FIELDS)
+        self._refresh(g, idx, GAME_FIELDS)
         self._next_hands(idx)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from barbu.vector.backend import U64, Arr, Bool, Int, xp
+from barbu.vector.backend import I64, U64, Arr, Bool, Int, xp
 
 # The phases, numbered as the engine's Phase.
 DEAL, CHOOSE, TRUMP, RANK, DOUBLE, REDOUBLE, PLAY, OVER = range(8)
@@ -60,9 +60,9 @@ class Games:
     dbl_count: Int
     totals: Int
     hand_no: Int
-    seed: list[int]  # engine seed of each game (host side: the deals come from it)
+    seed: I64  # engine seed of each game (the deals come from it)
     first_declarer: Int
-    redeals: list[int]
+    redeals: Int
 
     def __init__(self, batch: int, n: int) -> None:
         self.batch, self.n = batch, n
@@ -70,9 +70,9 @@ class Games:
         for name, value in blank(batch, n).items():
             setattr(self, name, value)
         self.fresh = blank(1, n)  # one game's fields before its first deal, for refresh()
-        self.seed = [0] * batch
+        self.seed: I64 = np.zeros(batch, dtype=np.int64)  # below 2**63: engine seeds fit
         self.first_declarer = xp.zeros(batch, dtype=np.int32)
-        self.redeals = [0] * batch
+        self.redeals: Int = np.zeros(batch, dtype=np.int32)
 
 
 def blank(batch: int, n: int) -> dict[str, Arr]:

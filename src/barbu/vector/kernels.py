@@ -14,8 +14,9 @@ from typing import Any, TypeVar, cast
 import numba
 import numpy as np
 import numpy.typing as npt
+from numba import literal_unroll
 
-from barbu.vector.backend import U32, U64, Bool, Float, Int
+from barbu.vector.backend import I64, U32, U64, Bool, Float, Int
 
 F = TypeVar("F", bound=Callable[..., Any])
 State = tuple[Any, ...]  # the games' fields that read() takes, in the order of compiled.READ_STATE
@@ -28,14 +29,27 @@ HEARTS = np.uint64(((1 << 13) - 1) << 13)
 FULL = np.uint64((1 << 52) - 1)
 
 
+NO_NRT: dict[str, Any] = {"_nrt": False}  # numba's target option (not in its typed signature)
+
+
 def _jit(f: F) -> F:
-    """Compile ``f`` without the Python interpreter (cached on disk beside the module)."""
+    """Compile ``f`` without the Python interpreter (cached on disk beside the module), and without
+    numba's reference counting (``_nrt=False``): the kernels take every array they use as an
+    argument and allocate none, and the counts numba kept of the arrays taken out of the state
+    tuples and of each row's views cost up to 200 ns a game (the rules of the phases other than
+    trick play went from 0.2 ms to 0.01-0.02 ms a step at B = 4,096 without them).
+    """
+    return cast(F, numba.njit(cache=True, nogil=True, **NO_NRT)(f))
+
+
+def _allocating(f: F) -> F:
+    """Compile a kernel that makes arrays of its own (the deals'), with numba's reference counts."""
     return cast(F, numba.njit(cache=True, nogil=True)(f))
 
 
 def _inline(f: F) -> F:
     """Compile ``f`` into its callers (the small helpers of the hot loops)."""
-    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(f))
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always", **NO_NRT)(f))
 
 
 @_jit
@@ -181,19 +195,19 @@ def _legal_mask(mask: Bool, phase: Int, current: Int, declarer: Int, contract: I
 BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
 
 
-@_inline
-def _bits(dst: Float, at: int, cards: np.uint64) -> None:
-    """52 entries from ``at``: 1 where ``cards`` has the card (left as they are for an empty set)."""
-    if cards == U0:
-        return
-    x = np.int64(cards)
-    for j in range(6):
-        row = BYTE_BITS[(x >> (8 * j)) & 255]
-        for i in range(8):
-            dst[at + 8 * j + i] = row[i]
-    row = BYTE_BITS[(x >> 48) & 255]
-    for i in range(4):
-        dst[at + 48 + i] = row[i]
+@_jit
+def _blocks(dst: Float, sets: U64) -> None:
+    """The card blocks at the start of ``dst``: 52 entries a set, one after another."""
+    # Indices that cannot be negative spare numba's wraparound test on each of the ~1,000 writes.
+    for k in range(sets.shape[0]):
+        x = np.int64(sets[k])
+        for j in range(6):
+            row = BYTE_BITS[(x >> (8 * j)) & 255]
+            for i in range(8):
+                dst[52 * k + 8 * j + i] = row[i]
+        row = BYTE_BITS[(x >> 48) & 255]
+        for i in range(4):
+            dst[52 * k + 48 + i] = row[i]
 
 
 @_inline
@@ -212,12 +226,15 @@ def _lines(lo: Int, hi: Int) -> np.uint64:
     return lines
 
 
-def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool) -> None:
+def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, classic: bool,
+          sets: U64) -> None:
     """Write every acting seat's observation into ``out``: encode(state.observe(current)).
 
     ``s``: the fields of compiled.READ_STATE; ``off``: the offsets of compiled.READ_OFFSETS, in
-    their order. Built from the games' fields alone, in one loop: split into helpers that take
-    ``s``, the same loop measured three times slower (1.4 µs a game instead of 0.4).
+    their order; ``sets``: room for the 3 + 4n card sets of a row. Each entry is written once:
+    the card blocks (hand … captured, contiguous) whole, zeros included, and only the small
+    fields around them cleared first, since clearing the whole row and then writing the cards
+    over it cost a third more at B = 1,024.
     """
     (phase, current, declarer, leader, last_leader, contract, trump, start, ace_extra, hands, lo, hi,
      tricks_won, points, totals, trick_no, hand_no, set_aside, played, captured, trick, last_trick, voids,
@@ -226,8 +243,9 @@ def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, cla
     n = hands.shape[1]
     for b in range(out.shape[0]):
         me, dst = current[b], out[b]
-        dst[:nbits] = 0
         c = max(contract[b], 0)
+        dst[:off[9]] = 0
+        dst[off[16]:nbits] = 0
         dst[off[0] + phase[b]] = 1
         dst[off[1]] = 1
         dst[off[2] + _rel(declarer[b], me, n)] = 1
@@ -243,17 +261,14 @@ def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, cla
             dst[off[7] + start[b]] = 1
         if ace_extra[b]:
             dst[off[8]] = 1
-        _bits(dst, off[9], hands[b, me])
-        _bits(dst, off[10], set_aside[b])
-        _bits(dst, off[11], _lines(lo[b], hi[b]))
+        sets[0], sets[1], sets[2] = hands[b, me], set_aside[b], _lines(lo[b], hi[b])
         for r in range(n):
             p = me + r if me + r < n else me + r - n
-            _bits(dst, off[12] + 52 * r, played[b, p])
-            if trick[b, p] >= 0:
-                dst[off[13] + 52 * r + trick[b, p]] = 1
-            if last_trick[b, p] >= 0:
-                dst[off[14] + 52 * r + last_trick[b, p]] = 1
-            _bits(dst, off[15] + 52 * r, captured[b, p])
+            sets[3 + r], sets[3 + n + r] = played[b, p], _one(trick[b, p])
+            sets[3 + 2 * n + r], sets[3 + 3 * n + r] = _one(last_trick[b, p]), captured[b, p]
+        _blocks(dst[off[9]:], sets)
+        for r in range(n):
+            p = me + r if me + r < n else me + r - n
             for k in range(4):
                 if (voids[b, p] >> k) & 1:
                     dst[off[16] + 4 * r + k] = 1
@@ -282,6 +297,12 @@ def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, cla
             dst[at + 3 * n + 1 + r] = np.float32(totals[b, p]) * scales[3 * n + 1 + r]
         dst[at + 2 * n] = np.float32(trick_no[b]) * scales[2 * n]
         dst[at + 4 * n + 1] = np.float32(hand_no[b]) * scales[4 * n + 1]
+
+
+@_inline
+def _one(card: int) -> np.uint64:
+    """The set of ``card`` alone, or the empty set for -1 (no card)."""
+    return U1 << np.uint64(card) if card >= 0 else U0
 
 
 @_inline
@@ -362,46 +383,51 @@ def _finish(b: int, c: int, n: int, trick: Int, leader: Int, last_leader: Int, t
 def _rest(ended: Bool, action: Int, s: State, t: Tab, classic: bool, per: int, required: int,
          aside: int) -> None:
     """Every game not in trick play takes its action, as Rules._rest does (``s``: compiled.REST_STATE)."""
+    phase, contract, kind = s[0], s[1], t[0]
+    for b in range(ended.shape[0]):
+        # The few games concerned go to a function of their own: with its body in this loop, the
+        # loop cost 50 ns a game even for the games it skips (10 times a skip alone).
+        if phase[b] != 6 or kind[max(contract[b], 0)] != 0:
+            ended[b] = _act(b, action[b], s, t, classic, per, required, aside)
+
+
+@_inline
+def _act(b: int, a: int, s: State, t: Tab, classic: bool, per: int, required: int, aside: int) -> bool:
+    """Game ``b``, not in trick play, takes action ``a``; whether its hand ends."""
     phase, contract, current, trump, start = s[0], s[1], s[2], s[4], s[5]
     hands, redoubled, turn = s[6], s[15], s[18]
     kind, trumps_c = t[0], t[1]
     n = hands.shape[1]
-    for b in range(ended.shape[0]):
-        ph, a = phase[b], action[b]
-        if ph == 6 and kind[max(contract[b], 0)] == 0:
-            continue
-        named = False
-        if ph == 1:
-            i = min(max(a - 53, 0), 6)
-            contract[b] = i
-            if trumps_c[i]:
-                phase[b] = 2
-            elif kind[i] == 1:
-                phase[b] = 3
-            else:
-                named = True
-        elif ph == 2:
-            trump[b] = a - 60
-            named = True
-        elif ph == 3:
-            start[b] = a - 64
-            named = True
-        elif ph == 4:
-            ended[b] = _double(b, a - 77, n, s, t)
-        elif ph == 5:
-            targets = _from_left(a - 85, current[b], n)
-            redoubled[b, current[b]] = targets
-            ended[b] = _next_redoubler(b, turn[b] + 1, n, s, t)
-        elif ph == 6:
-            ended[b] = _place(b, a, n, s, t, aside)
-        if named:
-            if classic:
-                _forced(b, n, s, per, required)
-            else:
-                ended[b] = _start_play(b, s, t)
+    ph = phase[b]
+    if ph == 1:
+        i = min(max(a - 53, 0), 6)
+        contract[b] = i
+        if trumps_c[i]:
+            phase[b] = 2
+            return False
+        if kind[i] == 1:
+            phase[b] = 3
+            return False
+    elif ph == 2:
+        trump[b] = a - 60
+    elif ph == 3:
+        start[b] = a - 64
+    elif ph == 4:
+        return _double(b, a - 77, n, s, t)
+    elif ph == 5:
+        redoubled[b, current[b]] = _from_left(a - 85, current[b], n)
+        return _next_redoubler(b, turn[b] + 1, n, s, t)
+    elif ph == 6:
+        return _place(b, a, n, s, t, aside)
+    else:
+        return False
+    if classic:  # the contract is named
+        _forced(b, n, s, per, required)
+        return False
+    return _start_play(b, s, t)
 
 
-@_jit
+@_inline
 def _forced(b: int, n: int, s: State, per: int, required: int) -> None:
     """After the naming: the doubling round, with the doubles now compulsory."""
     phase, declarer, current, dbl_count, forced, turn, hand_no = s[0], s[3], s[2], s[16], s[17], s[18], s[20]
@@ -417,7 +443,7 @@ def _forced(b: int, n: int, s: State, per: int, required: int) -> None:
     current[b] = (declarer[b] + 1) % n
 
 
-@_jit
+@_inline
 def _start_play(b: int, s: State, t: Tab) -> bool:
     """The first lead; whether the hand is over at once (every card it scores set aside)."""
     phase, contract, current, declarer, set_aside, leader = s[0], s[1], s[2], s[3], s[8], s[19]
@@ -430,7 +456,7 @@ def _start_play(b: int, s: State, t: Tab) -> bool:
     return bool(kind[c] == 0 and e != U0 and (e & ~set_aside[b]) == U0)
 
 
-@_jit
+@_inline
 def _from_left(mask: int, actor: int, n: int) -> int:
     """A relative seat mask (bit k-1: k places to the actor's left) as a seat mask."""
     seats = 0
@@ -439,7 +465,7 @@ def _from_left(mask: int, actor: int, n: int) -> int:
     return seats
 
 
-@_jit
+@_inline
 def _double(b: int, mask: int, n: int, s: State, t: Tab) -> bool:
     current, declarer, doubled, dbl_count, turn = s[2], s[3], s[14], s[16], s[18]
     cur = current[b]
@@ -459,7 +485,7 @@ def _double(b: int, mask: int, n: int, s: State, t: Tab) -> bool:
     return _next_redoubler(b, 0, n, s, t)
 
 
-@_jit
+@_inline
 def _next_redoubler(b: int, first: int, n: int, s: State, t: Tab) -> bool:
     """The next doubled seat in redoubling order from position ``first``, or the play."""
     current, declarer, doubled, turn = s[2], s[3], s[14], s[18]
@@ -475,7 +501,7 @@ def _next_redoubler(b: int, first: int, n: int, s: State, t: Tab) -> bool:
     return _start_play(b, s, t)
 
 
-@_jit
+@_inline
 def _place(b: int, card: int, n: int, s: State, t: Tab, aside: int) -> bool:
     """A Dominoes/Réussite card placed (or a pass): as Rules._place; whether the hand is over."""
     contract, current, hands, played, out, out_count, ace_extra = s[1], s[2], s[6], s[7], s[11], s[12], s[13]
@@ -503,7 +529,7 @@ def _place(b: int, card: int, n: int, s: State, t: Tab, aside: int) -> bool:
     return over
 
 
-@_jit
+@_inline
 def _lay(b: int, card: int, s: State, aside: int) -> None:
     """Put ``card`` on its line, opening set-aside ones at Réussite's first card, and run on."""
     start, set_aside, lo, hi = s[5], s[8], s[9], s[10]
@@ -531,19 +557,25 @@ def _lay(b: int, card: int, s: State, aside: int) -> None:
                 hi[b, su] = high + 1
 
 
-def _deal_cards(words: Int, hand_size: int, seat: Int, hands: U64, aside: U64) -> None:
-    """deal.cards_of compiled: each deal's 52 keys from its generator's words, sorted (stably) into seats."""
+def _deal_cards(words: U32, hand_size: int, seat: Int, hands: U64, aside: U64, keys: I64) -> None:
+    """deal.cards_of compiled: each deal's 52 keys from its generator's words, ranked (stably) into seats.
+
+    A key (53 bits) times 64 plus its card is below 2**63 and unique, and orders the cards as a
+    stable sort of the keys does; a card's place is then the number of such keys below its own:
+    52 × 52 comparisons that vectorise, quicker than numba's argsort for 52 keys.
+    """
     n = hands.shape[1]
-    keys = np.empty(52, dtype=np.uint64)
     for b in range(words.shape[0]):
         for c in range(52):
-            high, low = np.uint64(words[b, 2 * c]), np.uint64(words[b, 2 * c + 1])
-            keys[c] = (high >> np.uint64(5)) * np.uint64(1 << 26) + (low >> np.uint64(6))
-        order = np.argsort(keys, kind="mergesort")
+            high, low = np.int64(words[b, 2 * c]), np.int64(words[b, 2 * c + 1])
+            keys[c] = (((high >> 5) << 26) + (low >> 6)) * 64 + c
         hands[b, :] = U0
         aside[b] = U0
-        for place in range(52):
-            card, who = order[place], place // hand_size
+        for card in range(52):
+            place, key = 0, keys[card]
+            for other in range(52):
+                place += keys[other] < key
+            who = place // hand_size
             seat[b, card] = who
             if who < n:
                 hands[b, who] |= _bit(card)
@@ -616,14 +648,121 @@ def _mt_words(key: U32, key_len: Int, base: U32, out: U32) -> None:
             out[b, k] = z & LOW32
 
 
+def _clear(idx: Int, arrays: tuple[Any, ...], value: int) -> None:
+    """games.refresh compiled: rows ``idx`` of each array of ``arrays`` (not empty) set to ``value``."""
+    for j in range(idx.shape[0]):
+        b = idx[j]
+        for a in literal_unroll(arrays):
+            a[b] = value
+
+
+def _primes(count: int) -> list[int]:
+    found: list[int] = []
+    k = 2
+    while len(found) < count:
+        if all(k % p for p in found):
+            found.append(k)
+        k += 1
+    return found
+
+
+def _root_bits(p: int, k: int) -> int:
+    """The first 64 bits after the point of the k-th root of ``p`` (SHA-512's constants)."""
+    n = p << (64 * k)
+    x = 1 << -(-n.bit_length() // k)
+    while True:  # integer Newton from above: stops at the floor of the root
+        y = ((k - 1) * x + n // x ** (k - 1)) // k
+        if y >= x:
+            return x & ((1 << 64) - 1)
+        x = y
+
+
+# SHA-512 (FIPS 180-4): the first hash words (square roots of the first 8 primes) and the round
+# constants (cube roots of the first 80), made here rather than written out.
+SHA_H = np.array([_root_bits(p, 2) for p in _primes(8)], dtype=np.uint64)
+SHA_K = np.array([_root_bits(p, 3) for p in _primes(80)], dtype=np.uint64)
+# Key words of the longest seed string: 19 digits, ":", two int32's 10 and the 64 bytes of the hash.
+KEY_ROWS = (19 + 1 + 10 + 1 + 10 + 64 + 3) // 4
+
+
+@_inline
+def _rotr(x: np.uint64, k: int) -> np.uint64:
+    return (x >> np.uint64(k)) | (x << np.uint64(64 - k))
+
+
+@_inline
+def _digits(out: U32, at: int, value: int) -> int:
+    """Write ``value``'s decimal digits (as bytes) from ``at``; where they end."""
+    width, v = 1, value
+    while v >= 10:
+        v //= 10
+        width += 1
+    v = value
+    for i in range(width):
+        out[at + width - 1 - i] = 48 + v % 10
+        v //= 10
+    return at + width
+
+
+@_jit
+def _sha512(msg: U32, size: int, w: U64, h: U64) -> None:
+    """The SHA-512 of the ``size`` bytes of ``msg`` (one per entry, at most 111) into ``h``."""
+    for i in range(16):
+        w[i] = U0
+    for i in range(128):
+        byte = msg[i] if i < size else (128 if i == size else 0)
+        w[i // 8] |= np.uint64(byte) << np.uint64(56 - 8 * (i % 8))
+    w[15] = np.uint64(8 * size)
+    for i in range(16, 80):
+        a, b = w[i - 15], w[i - 2]
+        s0 = _rotr(a, 1) ^ _rotr(a, 8) ^ (a >> np.uint64(7))
+        s1 = _rotr(b, 19) ^ _rotr(b, 61) ^ (b >> np.uint64(6))
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1
+    a, b, c, d, e, f, g, hh = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    for i in range(80):
+        t1 = hh + (_rotr(e, 14) ^ _rotr(e, 18) ^ _rotr(e, 41)) + ((e & f) ^ (~e & g)) + SHA_K[i] + w[i]
+        t2 = (_rotr(a, 28) ^ _rotr(a, 34) ^ _rotr(a, 39)) + ((a & b) ^ (a & c) ^ (b & c))
+        hh, g, f, e, d, c, b, a = g, f, e, d + t1, c, b, a, t1 + t2
+    for i, x in enumerate((a, b, c, d, e, f, g, hh)):
+        h[i] += x
+
+
+def _seed_keys(seed: Int, hand_no: Int, redeals: Int, key: U32, length: Int) -> None:
+    """deal.mt_keys compiled, from the numbers of each deal's seed string f"{seed}:{hand}:{redeals}".
+
+    Deal ``b``'s key (column b) is the 32-bit words, least significant first, of the int
+    ``s.encode() + sha512(s.encode()).digest()`` read big-endian; its first byte is a digit, so
+    the int has ceil(bytes / 4) words.
+    """
+    msg = np.empty(128, dtype=np.uint32)  # the string's bytes, then the digest's
+    w, h = np.empty(80, dtype=np.uint64), np.empty(8, dtype=np.uint64)
+    for b in range(seed.shape[0]):
+        size = _digits(msg, 0, seed[b])
+        msg[size] = 58  # ":"
+        size = _digits(msg, size + 1, hand_no[b])
+        msg[size] = 58
+        size = _digits(msg, size + 1, redeals[b])
+        h[:] = SHA_H
+        _sha512(msg, size, w, h)
+        for i in range(64):
+            msg[size + i] = (h[i // 8] >> np.uint64(56 - 8 * (i % 8))) & np.uint64(255)
+        total = size + 64
+        length[b] = (total + 3) // 4
+        for j in range(key.shape[0]):
+            word = 0
+            for i in range(4):  # bytes total-4j-4 … total-4j-1, the first the most significant
+                at = total - 4 * j - 4 + i
+                word = (word << 8) | (msg[at] if at >= 0 else 0)
+            key[j, b] = word if j < length[b] else 0
+
+
 def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: bool, sign: float,
-           rewards: Float, done: Bool, over: Bool) -> None:
+           rewards: Float, done: Bool, over: Bool, scratch: Int) -> None:
     """env._close_hands' scoring compiled: the hands of the games ``idx`` scored, settled and paid."""
     contract, out, points, doubled, redoubled, totals, used, declarer, hand_no, dbl_count = s
     kind, out_scores = t
     n = points.shape[1]
-    scores = np.empty(n, dtype=np.int64)
-    cs = np.empty(n, dtype=np.int64)
+    scores, cs = scratch[0], scratch[1]  # (2, n): each seat's score with and without the doubles
     for j in range(idx.shape[0]):
         b = idx[j]
         c = contract[b]
@@ -649,7 +788,60 @@ def _score(idx: Int, s: State, t: Tab, classic: bool, last_hand: int, per_hand: 
             rewards[b, p] = sign * paid
 
 
+_SEED_KEYS, _MT_WORDS = _allocating(_seed_keys), _allocating(_mt_words)
+_DEAL_CARDS = _jit(_deal_cards)
+
+
+def _new_hands(idx: Int, zeros: tuple[Any, ...], minus: tuple[Any, ...], s: State, per: int,
+               hand_size: int, king_idx: int, aside: bool, base: U32) -> None:
+    """env._next_hands compiled: the games ``idx`` reset for their next hand, given its declarer, dealt.
+
+    ``zeros``, ``minus``: the hand's fields that start at 0 and at -1; ``s``: first_declarer,
+    hand_no, declarer, leader, redeals, seed, used, hands, set_aside, phase, current. A deal that
+    sets K♥ aside when King of Hearts is the chooser's last challenge is dealt again (deal.deal).
+    """
+    first, hand_no, declarer, leader, redeals, seed, used, hands, set_aside, phase, current = s
+    n = hands.shape[1]
+    for j in range(idx.shape[0]):
+        b = idx[j]
+        for a in literal_unroll(zeros):
+            a[b] = 0
+        for a in literal_unroll(minus):
+            a[b] = -1
+        declarer[b] = (first[b] + hand_no[b] // per) % n
+        leader[b] = declarer[b]
+        redeals[b] = 0
+    only_king = 127 & ~(1 << king_idx) if king_idx >= 0 and aside else -1
+    todo = idx.copy()
+    while todo.shape[0] > 0:
+        m = todo.shape[0]
+        key, length = np.empty((KEY_ROWS, m), dtype=np.uint32), np.empty(m, dtype=np.int64)
+        _SEED_KEYS(seed[todo], hand_no[todo], redeals[todo], key, length)
+        words = np.empty((m, 104), dtype=np.uint32)
+        _MT_WORDS(key, length, base, words)
+        seat = np.empty((m, 52), dtype=np.int32)
+        dealt, dealt_aside = np.empty((m, n), dtype=np.uint64), np.empty(m, dtype=np.uint64)
+        _DEAL_CARDS(words, hand_size, seat, dealt, dealt_aside, np.empty(52, dtype=np.int64))
+        again = 0
+        for j in range(m):
+            b = todo[j]
+            if used[b, declarer[b]] == only_king and seat[j, KH] >= n:
+                redeals[b] += 1
+                todo[again] = b  # kept for the next round (again <= j: already read)
+                again += 1
+            else:
+                hands[b, :] = dealt[j]
+                set_aside[b] = dealt_aside[j]
+                phase[b] = 1
+                current[b] = declarer[b]
+        todo = todo[:again]
+
+
 KERNELS: dict[str, Callable[..., None]] = {"score": _score, "deal_cards": _deal_cards, "mt_words": _mt_words,
+    "seed_keys": _seed_keys, "clear": _clear, "new_hands": _new_hands,
     "legal_mask": _legal_mask, "read": _read, "play_tricks": _play_tricks, "rest": _rest}
 # The kernels by name, each compiled at its first call.
-COMPILED: dict[str, Callable[..., None]] = {name: _jit(f) for name, f in KERNELS.items()}
+# Their arrays: the generators' states, the hash's words, the deals' keys, words and cards.
+ALLOCATING = ("mt_words", "seed_keys", "new_hands")
+COMPILED: dict[str, Callable[..., None]] = {
+    name: (_allocating if name in ALLOCATING else _jit)(f) for name, f in KERNELS.items()}

@@ -30,14 +30,14 @@ def _warm(rules: str, players: int, options: Sequence[str], backend: str) -> Non
 
 
 def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence[str] = (),
-         seed: int = 1, backend: str = "numpy") -> dict[str, float]:
+         seed: int = 1, backend: str = "numpy", reuse: bool = False) -> dict[str, float]:
     """Steps a second (a step: one action in one game) with random legal actions at batch size ``batch``.
 
     Only the env's step() is timed (the random policy is not); ``cpu`` is the same rate over the
     process's CPU time, which other programs on a shared machine disturb less than the clock.
     """
     _warm(rules, players, options, backend)
-    env = VectorEnv(rules, players, options, batch=batch, seed=seed, backend=backend)
+    env = VectorEnv(rules, players, options, batch=batch, seed=seed, backend=backend, reuse=reuse)
     rng = np.random.default_rng(seed)
     _, mask, _ = env.reset()
     for _ in range(5):  # warm up: the first steps allocate
@@ -59,9 +59,9 @@ def rate(rules: str, players: int, batch: int, seconds: float, options: Sequence
 
 def rates(rules: str = "classic", players: int = 4, batches: Sequence[int] = (1, 64, 1024, 4096),
           seconds: float = 2.0, options: Sequence[str] = (),
-          backend: str = "numpy") -> list[dict[str, float]]:
+          backend: str = "numpy", reuse: bool = False) -> list[dict[str, float]]:
     """One :func:`rate` row per batch size: batch, steps_per_s, cpu_steps_per_s and the parts' shares."""
-    return [rate(rules, players, b, seconds, options, backend=backend) for b in batches]
+    return [rate(rules, players, b, seconds, options, backend=backend, reuse=reuse) for b in batches]
 
 
 def table(rows: list[dict[str, float]]) -> str:

@@ -42,9 +42,11 @@ from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
+from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles, public
+from barbu.web.players import Policy, Profiles, name_key, public
+from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, Store
@@ -58,6 +60,7 @@ from barbu.web.tables import (
     default_level,
     storage_error,
 )
+from barbu.web.words import words
 from barbu.wording import plural
 
 log = logging.getLogger("barbu.web")
@@ -101,6 +104,9 @@ class Config:
     profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
     signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
     signin_window: float = 900.0  # seconds
+    max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
+    analysis_samples: int = 60  # sampled deals per decision in an analysis (barbu analyze --samples)
+    analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
 
     @property
     def limits(self) -> Limits:
@@ -485,6 +491,7 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
+    analyses = Analyses(config.max_analyses, config.analysis_samples, config.analysis_seconds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -493,6 +500,7 @@ def build_app(config: Config) -> Starlette:
         try:
             yield
         finally:
+            analyses.close()
             await server.close()
 
     async def page(request: Request) -> Response:
@@ -560,6 +568,9 @@ def build_app(config: Config) -> Starlette:
     async def rules_api(request: Request) -> Response:
         return JSONResponse(rules_info(_ruleset_of(request)))
 
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -577,6 +588,10 @@ def build_app(config: Config) -> Starlette:
         Route("/rules/{ruleset}", _refusals(rules_page)),
         Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),
+        Route("/replay", replay_page),
+        Route("/replay/{table_id}", replay_page),
+        *replay_routes(lambda: server.tables, analyses, _refusals),
+        *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -795,12 +810,13 @@ def sheet_routes(server: Server) -> list[Route]:
         if kind == "json":
             body = json.dumps(sheet.doc, indent=1, ensure_ascii=False) + "\n"
             return Response(body, media_type="application/json", headers=disposition)
+        w = words(request.query_params.get("lang"))  # the reader's language; English if unknown
         if kind == "csv":
-            return Response(sheetmod.csv_text(sheet), media_type="text/csv; charset=utf-8",
+            return Response(sheetmod.csv_text(sheet, w), media_type="text/csv; charset=utf-8",
                             headers=disposition)
         from barbu.web.sheet_pdf import sheet_pdf  # reportlab is loaded only by those who print
 
-        pdf = await asyncio.to_thread(sheet_pdf, sheet, "Barbu score sheet")
+        pdf = await asyncio.to_thread(sheet_pdf, sheet, w)
         return Response(pdf, media_type="application/pdf", headers=disposition)
 
     return [
@@ -818,6 +834,29 @@ def sheet_routes(server: Server) -> list[Route]:
 # -- player profiles and "your tables" ----------------------------------------------------------
 
 PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
+
+
+def ladder_routes(server: Server) -> list[Route]:
+    """The leaderboards and the players' pages (``/leaderboard``, ``/player/NAME``) and their API."""
+
+    async def ladder_page(request: Request) -> Response:
+        return FileResponse(STATIC / "leaderboard.html", headers={"Cache-Control": "no-cache"})
+
+    async def board(request: Request) -> Response:
+        top = ladder.top_of(request.query_params.get("top"))
+        return JSONResponse(ladder.leaderboard(server.profiles.store, _ruleset_of(request), top))
+
+    async def player(request: Request) -> Response:
+        # Stored names are cleaned (one space between words): another spelling of one finds it too.
+        key = name_key(" ".join(str(request.path_params["name"]).split()))
+        return JSONResponse(ladder.player_page(server.profiles.store, key))
+
+    return [
+        Route("/leaderboard", ladder_page),
+        Route("/player/{name:path}", ladder_page),  # a name may hold a slash
+        Route("/api/leaderboard/{ruleset}", _refusals(board), methods=["GET"]),
+        Route("/api/players/{name:path}", _refusals(player), methods=["GET"]),
+    ]
 
 
 def profile_routes(server: Server) -> list[Route]:

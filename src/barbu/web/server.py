@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from barbu.web.store import DatabaseInUse, Store, exclusive
+from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive
 
 if TYPE_CHECKING:
     from barbu.web.app import Config
@@ -96,6 +96,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="score sheets one client (IP address) may start per minute (default 10)")
     limits.add_argument("--db-timeout", type=SECONDS, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
+    limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
+                        help="analyses of a player's cards running at once, each a process (default 2)")
+    limits.add_argument("--analysis-samples", type=number(int, 1), default=60, metavar="N",
+                        help="sampled deals per decision of an analysis (default 60)")
 
 
 def config_of(args: argparse.Namespace, db: Path) -> Config:
@@ -109,7 +113,8 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   sockets_per_client=args.sockets_per_client, hello_timeout=args.hello_timeout,
                   listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
                   quiet_after=args.quiet_after,
-                  sheets_per_minute=args.sheets_per_minute)
+                  sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
+                  analysis_samples=args.analysis_samples)
 
 
 class CannotStart(Exception):
@@ -137,6 +142,8 @@ def check_database(db: Path, timeout: float) -> None:
     """Open the database (creating it if new) before anything is announced; CannotStart if it is unfit."""
     try:
         Store(str(db), timeout=timeout).close()
+    except NewerDatabase as e:
+        raise CannotStart(f"{db} was made by a newer barbu ({e}): run that one, or use --db") from e
     except sqlite3.OperationalError as e:  # locked, unreadable, a folder…: a database it may well be
         raise CannotStart(f"cannot open the database {db}: {e}") from e
     except sqlite3.DatabaseError as e:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,69 +20,141 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from barbu.web.sheets import Sheet, doubles_text, game_of, rows, winner_text
+from barbu.web.sheets import Sheet, doubles_text, game_of, label_of, rows, winners_said
+from barbu.web.words import Words
 
-# A font with the suit symbols and any name's letters; the PDF's standard Helvetica has neither.
-_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-          "/usr/share/fonts/TTF/DejaVuSans.ttf")
+try:  # reportlab shapes Burmese (its vowels drawn before their consonant, its stacked letters) with it
+    import uharfbuzz
+except ImportError:  # pragma: no cover - the web extra installs it
+    uharfbuzz = None
+
+# Fonts with TrueType outlines (reportlab embeds no other kind), by the languages they are the base
+# font of: DejaVu Sans (Latin, Cyrillic, the suit symbols), WenQuanYi Micro Hei (Chinese, with Latin)
+# and Padauk (Burmese, with Latin; Noto Sans Myanmar has Burmese only). A character the base font
+# lacks is set in the first other font that has it; a missing font is skipped (README).
+_FONT_FILES = {
+    "DejaVuSans": ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                   "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"),
+    "WenQuanYi": ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",),
+    "Padauk": ("/usr/share/fonts/truetype/padauk/Padauk-Regular.ttf",),
+    "NotoSansMyanmar": ("/usr/share/fonts/truetype/noto/NotoSansMyanmar-Regular.ttf",),
+}
+_BASE_FONTS = {"zh": ("WenQuanYi",), "my": ("Padauk", "NotoSansMyanmar")}
+log = logging.getLogger("barbu.web")
 LINE_COLOURS = ("#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f")
 _SUIT_LETTERS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "−": "-", "×": "x"})
+_WORD_BREAK = "\u200b"  # reportlab shapes a word in one font: a change of font ends the word
 
 
 @functools.cache
-def font() -> str:
-    """DejaVu Sans when the system has it (registered once), else Helvetica."""
-    for path in _FONTS:
-        if Path(path).is_file():
-            pdfmetrics.registerFont(TTFont("DejaVuSans", path))
-            return "DejaVuSans"
-    return "Helvetica"
+def _fonts() -> dict[str, frozenset[int]]:
+    """The fonts this system has (registered once), each with the characters it draws."""
+    found = {}
+    for name, paths in _FONT_FILES.items():
+        path = next((p for p in paths if Path(p).is_file()), None)
+        if path is not None:
+            ttf = TTFont(name, path, shapable=uharfbuzz is not None)
+            pdfmetrics.registerFont(ttf)
+            found[name] = frozenset(ttf.face.charToGlyph)
+    return found
 
 
-def _text(s: str) -> str:
-    """Text for the page: escaped for reportlab's markup, and spelt in Latin-1 without DejaVu."""
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if font() != "Helvetica":
-        return s
-    return s.translate(_SUIT_LETTERS).encode("latin-1", "replace").decode("latin-1")
+def font(lang: str = "en") -> str:
+    """The base font of a language's PDF: its own when the system has it, else DejaVu Sans, else
+    Helvetica (then the text is spelt in Latin-1)."""
+    fonts = _fonts()
+    own = [name for name in _BASE_FONTS.get(lang, ()) if name in fonts]
+    if lang in _BASE_FONTS and not own:
+        _missing(lang)
+    return next((name for name in (*own, "DejaVuSans") if name in fonts), "Helvetica")
 
 
-def _styles() -> dict[str, ParagraphStyle]:
-    f = font()
-    return {"title": ParagraphStyle("title", fontName=f, fontSize=18, leading=22, spaceAfter=4),
-            "body": ParagraphStyle("body", fontName=f, fontSize=10, leading=13),
-            "cell": ParagraphStyle("cell", fontName=f, fontSize=8, leading=10),
-            "num": ParagraphStyle("num", fontName=f, fontSize=8.5, leading=10, alignment=2)}
+@functools.cache
+def _missing(lang: str) -> None:
+    """Said once: a PDF in this language will show boxes where its letters should be."""
+    wanted = " or ".join(_FONT_FILES[name][0] for name in _BASE_FONTS[lang])
+    log.warning("no font for %s PDFs (%s): their text is drawn as empty boxes (README, the score keeper)",
+                lang, wanted)
 
 
-def sheet_pdf(sheet: Sheet, title: str) -> bytes:
-    """The whole sheet as a PDF document (A4 landscape)."""
+class _Setter:
+    """Text set for one language's page: reportlab markup, each character in a font that has it."""
+
+    def __init__(self, lang: str) -> None:
+        self.base = font(lang)
+        fonts = _fonts()
+        self.order = [(name, fonts[name]) for name in (self.base, *fonts) if name in fonts]
+
+    def _font_of(self, ch: str) -> str:
+        return next((name for name, chars in self.order if ord(ch) in chars), self.base)
+
+    def text(self, s: str) -> str:
+        if self.base == "Helvetica":
+            return _escape(_plain(s))
+        out, run, current = [], "", self.base
+        for ch in s:
+            name = current if ch.isspace() else self._font_of(ch)
+            if name != current:
+                out.append(self._run(run, current))
+                if run and not run[-1].isspace():
+                    out.append(_WORD_BREAK)
+                run, current = "", name
+            run += ch
+        out.append(self._run(run, current))
+        return "".join(out)
+
+    def _run(self, text: str, name: str) -> str:
+        if not text:
+            return ""
+        return _escape(text) if name == self.base else f'<font face="{name}">{_escape(text)}</font>'
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _styles(f: str) -> dict[str, ParagraphStyle]:
+    shaping = int(uharfbuzz is not None)
+    return {"title": ParagraphStyle("title", fontName=f, fontSize=18, leading=24, spaceAfter=4,
+                                    shaping=shaping),
+            "body": ParagraphStyle("body", fontName=f, fontSize=10, leading=15, shaping=shaping),
+            "cell": ParagraphStyle("cell", fontName=f, fontSize=8, leading=12, shaping=shaping),
+            "num": ParagraphStyle("num", fontName=f, fontSize=8.5, leading=12, alignment=2, shaping=shaping)}
+
+
+def sheet_pdf(sheet: Sheet, w: Words) -> bytes:
+    """The whole sheet as a PDF document (A4 landscape) in ``w``'s language."""
     buf = io.BytesIO()
-    doc = SimpleDocTemplate(buf, pagesize=landscape(A4), title=title, author="barbu",
+    title = f"Barbu — {w.t('sheet.title')}"
+    doc = SimpleDocTemplate(buf, pagesize=landscape(A4), title=title, author="barbu", lang=w.lang,
                             leftMargin=12 * mm, rightMargin=12 * mm, topMargin=12 * mm, bottomMargin=12 * mm)
-    st = _styles()
-    story: list[Any] = [Paragraph(_text(title), st["title"]), *_summary(sheet, st), Spacer(1, 4 * mm)]
+    st = _styles(font(w.lang))
+    story: list[Any] = [Paragraph(_Setter(w.lang).text(title), st["title"]), *_summary(sheet, w, st),
+                        Spacer(1, 4 * mm)]
     if sheet.result is not None and sheet.result.hands:
-        story += [chart(sheet, 250 * mm, 62 * mm), Spacer(1, 4 * mm), hands_table(sheet, st)]
+        story += [chart(sheet, 250 * mm, 62 * mm), Spacer(1, 4 * mm), hands_table(sheet, w, st)]
     doc.build(story)
     return buf.getvalue()
 
 
-def _summary(sheet: Sheet, st: dict[str, ParagraphStyle]) -> list[Any]:
+def _summary(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> list[Any]:
     names = sheet.names
     game = game_of(sheet.doc)
-    rules = "Classic" if game.is_classic else f"Family, {len(names)} players"
+    _text = _Setter(w.lang).text
+    rules = w.t(f"ruleset.{game.ruleset}")
     if game.options:
-        rules += " (" + ", ".join(sorted(game.options)) + ")"
-    out = [Paragraph(_text(f"Rules: {rules}. Players: {', '.join(names)}."), st["body"])]
+        rules += " (" + ", ".join(w.t(f"option.{o}.name") for o in sorted(game.options)) + ")"
+    out = [Paragraph(_text(w.t("export.rules", rules=rules, names=", ".join(names))), st["body"])]
     if sheet.result is None:
-        return [*out, Paragraph(_text(f"This sheet cannot be read back: {sheet.damaged}"), st["body"])]
+        return [*out, Paragraph(_text(w.t("error.damaged.sheet")), st["body"])]
     state = sheet.result.state
-    totals = ", ".join(f"{n} {signed(t)}" for n, t in zip(names, state.totals, strict=True))
+    totals = ", ".join(f"{n} {_signed(t)}" for n, t in zip(names, state.totals, strict=True))
     played = len(sheet.result.hands)
-    out.append(Paragraph(_text(f"After {played} of {game.num_hands} hands: {totals}."), st["body"]))
+    after = w.t("export.after", played=played, n=game.num_hands, totals=totals)
+    out.append(Paragraph(_text(after), st["body"]))
     if state.is_over:
-        out.append(Paragraph("<b>" + _text(winner_text(game, state.winners(), names)) + "</b>", st["body"]))
+        winners = winners_said(w, game, state.winners(), names)
+        out.append(Paragraph("<b>" + _text(winners) + "</b>", st["body"]))
     return out
 
 
@@ -109,31 +182,33 @@ def chart(sheet: Sheet, width: float, height: float) -> Drawing:
     legend = Legend()
     legend.x, legend.y, legend.fontName, legend.fontSize = width - 110, height - 10, font(), 9
     legend.alignment, legend.columnMaximum = "right", len(sheet.names)
-    legend.colorNamePairs = [(colors.HexColor(LINE_COLOURS[s % len(LINE_COLOURS)]), _text(n))
+    legend.colorNamePairs = [(colors.HexColor(LINE_COLOURS[s % len(LINE_COLOURS)]), _plain(n))
                              for s, n in enumerate(sheet.names)]
     d.add(legend)
     return d
 
 
-def hands_table(sheet: Sheet, st: dict[str, ParagraphStyle]) -> Table:
+def hands_table(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> Table:
     """Every hand: who declared, the contract, the doubles, each player's score and running total."""
     assert sheet.result is not None
     names = sheet.names
     game = game_of(sheet.doc)
-    head = ["#", "declarer" if game.is_classic else "chooser", "contract", "doubles"]
+    _text = _Setter(w.lang).text
+    head = ["#", w.t("export.declarer" if game.is_classic else "export.chooser"), w.t("score.contract"),
+            w.t("score.doubles")]
     data: list[list[Any]] = [[Paragraph(_text(h), st["cell"]) for h in head]
                              + [Paragraph(f"<b>{_text(n)}</b>", st["num"]) for n in names]]
     for row in rows(game, sheet.result, names):
         cells = [_score_cell(s, t, st) for s, t in zip(row["scores"], row["totals"], strict=True)]
         data.append([str(row["hand"] + 1), Paragraph(_text(names[row["declarer"]]), st["cell"]),
-                     Paragraph(_text(row["label"]), st["cell"]),
+                     Paragraph(_text(label_of(w, game, row)), st["cell"]),
                      Paragraph(_text(doubles_text(row, names)), st["cell"]), *cells])
-    data.append(["", Paragraph("<b>totals</b>", st["cell"]), "", "",
+    data.append(["", Paragraph(f"<b>{_text(w.t('sheet.totals'))}</b>", st["cell"]), "", "",
                  *[Paragraph(f"<b>{signed(t)}</b>", st["num"]) for t in sheet.result.state.totals]])
     widths = _widths(len(names))
     table = Table(data, colWidths=widths, repeatRows=1)
     table.setStyle(TableStyle([
-        ("FONTNAME", (0, 0), (-1, -1), font()), ("FONTSIZE", (0, 0), (-1, -1), 8),
+        ("FONTNAME", (0, 0), (-1, -1), font(w.lang)), ("FONTSIZE", (0, 0), (-1, -1), 8),
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
         ("LINEABOVE", (0, -1), (-1, -1), 0.8, colors.black),
         ("ROWBACKGROUNDS", (0, 1), (-1, -2), [colors.white, colors.HexColor("#f1f5f9")]),
@@ -146,8 +221,19 @@ def _score_cell(score: int, total: int, st: dict[str, ParagraphStyle]) -> Paragr
 
 
 def signed(x: int) -> str:
-    """``+12``, ``0``, ``−6``: a score as the sheet shows it."""
-    return _text(f"{x:+d}".replace("-", "−") if x else "0")
+    """``+12``, ``0``, ``−6``: a score as the sheet shows it (markup, for a paragraph)."""
+    return _escape(_signed(x))
+
+
+def _signed(x: int) -> str:
+    return _plain(f"{x:+d}".replace("-", "−") if x else "0")
+
+
+def _plain(s: str) -> str:
+    """Text drawn without markup (the chart's legend): spelt in Latin-1 when there is no TrueType font."""
+    if font() != "Helvetica":
+        return s
+    return s.translate(_SUIT_LETTERS).encode("latin-1", "replace").decode("latin-1")
 
 
 def _widths(players: int) -> Sequence[float]:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from barbu.engine import doubling, scoresheet
-from barbu.engine.cards import RANKS, SUITS
+from barbu.engine.cards import RANKS, SUITS, card_str
 from barbu.engine.contracts import CLASSIC_OPTIONS
-from barbu.engine.errors import SheetError
+from barbu.engine.errors import Seat, SheetError
 from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
@@ -30,6 +30,7 @@ from barbu.engine.state import split_doubles
 from barbu.web.errors import TableError
 from barbu.web.store import SheetBatch, Store
 from barbu.web.tables import clean_name, valid_id
+from barbu.web.words import Words
 from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")
@@ -38,9 +39,32 @@ HAND_KEYS = ("declarer", "contract", "trump", "start_rank", "doubles", "set_asid
 _ENTRY_RE = re.compile(r"^[A-Za-z0-9_:.-]{1,64}$")
 
 
-def refusal(e: SheetError, names: Sequence[str]) -> TableError:
-    """The engine's refusal as the page shows it: names for seats, the field and hand it is about."""
-    return TableError("refused", say(e.said, names, by_name=True), 422, field=e.field, hand=e.hand)
+def refusal(e: SheetError, names: Sequence[str], ruleset: str) -> TableError:
+    """The engine's refusal as the page shows it: its code, the values its words name (names for
+    seats, card ids, contract ids with their rule set), the field and hand it is about."""
+    return TableError(e.code, say(e.said, names, by_name=True), 422, field=e.field, hand=e.hand,
+                      args=refusal_args(e, names, ruleset))
+
+
+def refusal_args(e: SheetError, names: Sequence[str], ruleset: str) -> dict[str, Any]:
+    """A refusal's slots as JSON: the page says cards and contracts in its own language."""
+    args: dict[str, Any] = {k: _slot(k, v, names, ruleset) for k, v in e.slots.items()}
+    if "contract" in args:
+        args["ruleset"] = ruleset
+    return args
+
+
+def _slot(key: str, value: object, names: Sequence[str], ruleset: str) -> object:
+    if isinstance(value, Seat):
+        return names[value.seat] if 0 <= value.seat < len(names) else str(value.seat + 1)
+    if isinstance(value, SheetError):  # a later hand's own refusal, inside the edit's
+        return {"code": value.code, "message": say(value.said, names, by_name=True),
+                "args": refusal_args(value, names, ruleset)}
+    if key == "card" and isinstance(value, int):
+        return card_str(value)
+    if key == "cards" and isinstance(value, list):
+        return [card_str(x) for x in value]
+    return value
 
 
 # -- a new sheet -----------------------------------------------------------------------
@@ -134,7 +158,7 @@ class Sheet:
                 raise _conflict(k + 1, count)
             return scoresheet.undo_last(self.doc)
         except SheetError as e:
-            raise refusal(e, self.names) from e
+            raise refusal(e, self.names, self.doc["ruleset"]) from e
 
     def batch(self, doc: dict[str, Any], entry: str, op: dict[str, Any]) -> SheetBatch:
         return SheetBatch(self.id, doc, self.version + 1, entry, op)
@@ -158,7 +182,7 @@ class Sheet:
             doc = (scoresheet.add_hand(self.doc, data) if k == count
                    else scoresheet.replace_hand(self.doc, k, data))
         except SheetError as e:
-            err = refusal(e, self.names)
+            err = refusal(e, self.names, self.doc["ruleset"])
             return {"ok": False, "error": err.body()["error"]}
         h = scoresheet.replay_sheet(doc).hands[k]
         return {"ok": True, "contract_scores": list(h.contract_scores), "scores": list(h.scores)}
@@ -328,23 +352,34 @@ def annotate(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     return {**frame, "owes": owes}
 
 
-def csv_text(sheet: Sheet) -> str:
-    """The sheet as CSV: one row per hand with each player's points, score and running total."""
+def csv_text(sheet: Sheet, w: Words) -> str:
+    """The sheet as CSV in ``w``'s language: one row per hand with each player's points, score and
+    running total (contracts by their names, doubles as ``Ben x Ann (Ben +12)``)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    out = csv.writer(buf, lineterminator="\n")
     names = sheet.names
-    w.writerow(["hand", "declarer", "contract", "doubles", *(f"{n} points" for n in names),
-                *(f"{n} score" for n in names), *(f"{n} total" for n in names)])
-    if sheet.result is None:
+    game = game_of(sheet.doc) if sheet.result is not None else None
+    who = "export.declarer" if game is None or game.is_classic else "export.chooser"
+    out.writerow([w.t("export.hand"), w.t(who), w.t("score.contract"), w.t("score.doubles"),
+                  *(w.t(f"export.{k}", name=n) for k in ("points", "score", "total") for n in names)])
+    if sheet.result is None or game is None:
         return buf.getvalue()
-    game = game_of(sheet.doc)
     for row in rows(game, sheet.result, names):
-        w.writerow([row["hand"] + 1, names[row["declarer"]], row["label"], doubles_text(row, names),
-                    *row["contract_scores"], *row["scores"], *row["totals"]])
-    w.writerow(["", "totals", "", "", *[""] * (2 * len(names)), *sheet.result.state.totals])
+        out.writerow([row["hand"] + 1, names[row["declarer"]], label_of(w, game, row),
+                      doubles_text(row, names), *row["contract_scores"], *row["scores"], *row["totals"]])
+    out.writerow(["", w.t("sheet.totals"), "", "", *[""] * (2 * len(names)), *sheet.result.state.totals])
     if sheet.result.state.is_over:
-        w.writerow(["", winner_text(game, sheet.result.state.winners(), names)])
+        out.writerow(["", winners_said(w, game, sheet.result.state.winners(), names)])
     return buf.getvalue()
+
+
+def label_of(w: Words, game: Game, row: dict[str, Any]) -> str:
+    """A row's contract in ``w``'s language, with its trump suit or starting rank."""
+    return w.contract(game.ruleset, row["contract"], row["trump"], row["start_rank"])
+
+
+def winners_said(w: Words, game: Game, winners: Sequence[int], names: Sequence[str]) -> str:
+    return w.t(f"sheet.winners.{game.ruleset}", n=len(winners), names=", ".join(names[s] for s in winners))
 
 
 def doubles_text(row: dict[str, Any], names: Sequence[str]) -> str:

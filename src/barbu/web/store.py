@@ -1,4 +1,4 @@
-"""SQLite storage of the web server: each table's setup, seats, deals and actions, and the score sheets.
+"""SQLite storage of the web server: tables (setup, seats, deals, actions), score sheets, profiles, ratings.
 
 The database is the server's memory across restarts: a table is rebuilt by replaying its stored
 events through the engine. WAL mode keeps each write cheap and a crash harmless. Every change of
@@ -24,6 +24,8 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+from barbu.web.ratings import PERSON, Skill, rate_game
 
 # The layout of release 0.1.0, the first step of every database: a new one is made by the steps in order.
 _SCHEMA_0_1 = """
@@ -98,8 +100,44 @@ CREATE TABLE transfers (
 );
 """
 
+# Ratings: each profile's skill per rule set, and one row per rated game and person (the history
+# the player's page draws). ``rated_games`` says a finished table was rated: never twice.
+_RATINGS = """
+CREATE TABLE ratings (
+    player_id TEXT NOT NULL REFERENCES players(id),
+    ruleset TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (player_id, ruleset)
+);
+CREATE TABLE rated_games (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    ruleset TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE rating_history (
+    table_id TEXT NOT NULL REFERENCES rated_games(table_id),
+    player_id TEXT NOT NULL REFERENCES players(id),
+    ruleset TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    mu_before REAL NOT NULL,
+    sigma_before REAL NOT NULL,
+    mu_after REAL NOT NULL,
+    sigma_after REAL NOT NULL,
+    contracts TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, player_id)
+);
+CREATE INDEX rating_history_by_player ON rating_history(player_id, at);
+CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
+"""
+
 # The migrations, in order: a database at version k (PRAGMA user_version) runs the steps after k.
-MIGRATIONS = (_SCHEMA_0_1, _PROFILES)
+MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -167,6 +205,45 @@ class Event:
     problem: str | None = None
 
 
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game to rate: who sat where ("person:ID", "computer:LEVEL" or "" for a newcomer
+    who is not stored), each seat's place and total, and per seat each contract's (sum, hands)."""
+
+    ruleset: str
+    entrants: tuple[str, ...]
+    places: tuple[int, ...]
+    totals: tuple[int, ...]
+    contracts: tuple[dict[str, tuple[int, int]], ...]
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A stored rating: a profile's skill under a rule set and how many rated games made it."""
+
+    player_id: str
+    name: str
+    ruleset: str
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One rated game of one profile: where and when, its place and total, its skill before and after."""
+
+    table_id: str
+    ruleset: str
+    seat: int
+    place: int
+    total: int
+    before: tuple[float, float]
+    after: tuple[float, float]
+    contracts: dict[str, tuple[int, int]]
+    at: float
+
+
 @dataclass
 class Batch:
     """One change of one table, stored in one transaction: new events, seats, the end of the game."""
@@ -179,6 +256,7 @@ class Batch:
     private: bool = False  # a new table left out of the lobby's list
     creator: int = -1  # a new table's seat of its creator (-1: none)
     also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
+    result: GameResult | None = None  # the game this change ends, rated in the same transaction
 
     def __bool__(self) -> bool:
         return bool(self.events or self.seats or self.over or self.create is not None or self.also)
@@ -397,6 +475,40 @@ class Store:
         return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
                          tuple((str(k[0]), str(k[1])) for k in keys))
 
+    # -- ratings ---------------------------------------------------------------------------
+
+    def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]:
+        """The rated profiles of a rule set, best conservative rating (μ − 3σ) first."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r JOIN players p "
+                "ON p.id = r.player_id WHERE r.ruleset = ? AND r.games > 0 "
+                "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.name_key LIMIT ?",
+                (ruleset, limit)).fetchall()
+        return [_rating_row(r) for r in rows]
+
+    def ratings_of(self, player_id: str) -> list[RatingRow]:
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r "
+                "JOIN players p ON p.id = r.player_id WHERE r.player_id = ? ORDER BY r.ruleset",
+                (player_id,)).fetchall()
+        return [_rating_row(r) for r in rows]
+
+    def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]:
+        """A profile's rated games, oldest first (the newest ``limit`` of them)."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT table_id, ruleset, seat, place, total, mu_before, sigma_before, mu_after, "
+                "sigma_after, contracts, at FROM rating_history WHERE player_id = ? "
+                "ORDER BY at DESC, rowid DESC LIMIT ?", (player_id, limit)).fetchall()
+        return [_history_row(r) for r in reversed(rows)]
+
+    def rated(self, table_id: str) -> bool:
+        with self.lock:
+            row = self.db.execute("SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone()
+        return row is not None
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         with self.lock:
@@ -459,6 +571,8 @@ class Store:
             seq += 1
         if batch.over:
             db.execute("UPDATE tables SET over = 1 WHERE id = ?", (tid,))
+        if batch.result is not None:
+            _write_rating(db, tid, batch.result)
         return seqs
 
     def _seq_after(self, db: sqlite3.Connection, table_id: str) -> int:
@@ -522,6 +636,48 @@ def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
     if b.transfer is not None:
         db.execute("INSERT INTO transfers (code_hash, player_id, expires) VALUES (?, ?, ?)",
                    (b.transfer[0], b.player_id, b.transfer[1]))
+
+
+def _write_rating(db: sqlite3.Connection, table_id: str, result: GameResult) -> None:
+    """Rate a finished game inside its final action's transaction, once: a table already rated is left."""
+    if db.execute("SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone() is not None:
+        return
+    now, rs = time.time(), result.ruleset
+    people = {e: _skill(db, e.removeprefix(PERSON), rs) for e in result.entrants if e.startswith(PERSON)}
+    newcomers = [e if e else f"newcomer:{s}" for s, e in enumerate(result.entrants)]  # rated, not kept
+    after = rate_game(rs, newcomers, result.places, {k: v[0] for k, v in people.items()})
+    db.execute("INSERT INTO rated_games (table_id, ruleset, at) VALUES (?, ?, ?)", (table_id, rs, now))
+    for seat, entrant in enumerate(result.entrants):
+        if entrant not in people:
+            continue
+        pid, (was, games) = entrant.removeprefix(PERSON), people[entrant]
+        new = after[entrant]
+        db.execute("INSERT INTO ratings (player_id, ruleset, mu, sigma, games, updated) "
+                   "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
+                   "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
+                   "updated = excluded.updated",
+                   (pid, rs, new.mu, new.sigma, games + 1, now))
+        db.execute("INSERT INTO rating_history (table_id, player_id, ruleset, seat, place, total, mu_before, "
+                   "sigma_before, mu_after, sigma_after, contracts, at) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (table_id, pid, rs, seat, result.places[seat], result.totals[seat], was.mu, was.sigma,
+                    new.mu, new.sigma, json.dumps(result.contracts[seat], sort_keys=True), now))
+
+
+def _rating_row(r: tuple[Any, ...]) -> RatingRow:
+    return RatingRow(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), int(r[5]))
+
+
+def _history_row(r: tuple[Any, ...]) -> HistoryRow:
+    contracts = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r[9]).items()}
+    return HistoryRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), (float(r[5]), float(r[6])),
+                      (float(r[7]), float(r[8])), contracts, float(r[10]))
+
+
+def _skill(db: sqlite3.Connection, player_id: str, ruleset: str) -> tuple[Skill, int]:
+    row = db.execute("SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND ruleset = ?",
+                     (player_id, ruleset)).fetchone()
+    return (Skill.new(), 0) if row is None else (Skill(float(row[0]), float(row[1])), int(row[2]))
 
 
 def _event(row: tuple[Any, ...]) -> Event:

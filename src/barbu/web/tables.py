@@ -33,6 +33,7 @@ from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
 from barbu.web.chat import Chat, rights_of
 from barbu.web.errors import TableError
+from barbu.web.ladder import game_result
 from barbu.web.rematch import Offer
 from barbu.web.rules import figures
 from barbu.web.store import Batch, Event, PlayerRow, SeatRow, Store
@@ -834,6 +835,8 @@ class Table:
         batch = Batch(self.id, events=[("act", {"seat": seat, "action": action})])
         deal_into(state, batch)
         batch.over = state.is_over  # only an action ends the game
+        if batch.over:  # rated with the action that ends it: stored together, or neither
+            batch.result = game_result(self.game, state, [s.row for s in self.seats])
 
         ended = state.hand_no != hand_no
 

@@ -112,32 +112,39 @@ const Friends = (() => {
 
   function renderProfile() {
     const p = profile();
-    const body = $("profile-body");
-    if (!p) {
-      fill(body,
-        h("section", { class: "part" }, h("h2", {}, t("profile.make")), h("p", { class: "help" }, t("profile.make-help")),
-          form("make-form", field("make-name", t("lobby.your-name"), { maxlength: 24 }), t("profile.make-button"), async () => {
-            keep(await api("/api/players", { name: $("make-name").value }));
-            say(t("profile.made"));
-            renderProfile();
-          })),
-        h("section", { class: "part" }, h("h2", {}, t("profile.signin")),
-          form("signin-form", [field("signin-name", t("lobby.your-name"), { maxlength: 24, autocomplete: "username" }),
-            field("signin-password", t("profile.password"), { type: "password", autocomplete: "current-password" })],
-          t("profile.signin-button"), async () => {
-            keep(await api("/api/signin", { name: $("signin-name").value, password: $("signin-password").value }));
-            say(t("profile.signed-in"));
-            renderProfile();
-          })),
-        h("section", { class: "part" }, h("h2", {}, t("profile.have-code")),
-          form("code-form", field("code-input", t("profile.code"), { maxlength: 40, spellcheck: "false" }),
-            t("profile.use-code"), async () => claim($("code-input").value.trim()))));
-      return;
-    }
-    fill(body,
+    if (p) signedIn(p);
+    else signedOut();
+  }
+
+  // No profile here yet: make one, sign in with a password, or use a code from another device.
+  function signedOut() {
+    fill($("profile-body"),
+      h("section", { class: "part" }, h("h2", {}, t("profile.make")), h("p", { class: "help" }, t("profile.make-help")),
+        form("make-form", field("make-name", t("lobby.your-name"), { maxlength: 24 }), t("profile.make-button"), async () => {
+          keep(await api("/api/players", { name: $("make-name").value }));
+          say(t("profile.made"));
+          renderProfile();
+        })),
+      h("section", { class: "part" }, h("h2", {}, t("profile.signin")),
+        form("signin-form", [field("signin-name", t("lobby.your-name"), { maxlength: 24, autocomplete: "username" }),
+          field("signin-password", t("profile.password"), { type: "password", autocomplete: "current-password" })],
+        t("profile.signin-button"), async () => {
+          keep(await api("/api/signin", { name: $("signin-name").value, password: $("signin-password").value }));
+          say(t("profile.signed-in"));
+          renderProfile();
+        })),
+      h("section", { class: "part" }, h("h2", {}, t("profile.have-code")),
+        form("code-form", field("code-input", t("profile.code"), { maxlength: 40, spellcheck: "false" }),
+          t("profile.use-code"), async () => claim($("code-input").value.trim()))));
+  }
+
+  // The profile this browser holds: carry it elsewhere, give it a password, or forget it here.
+  function signedIn(p) {
+    fill($("profile-body"),
       h("section", { class: "part" }, h("h2", { id: "profile-name" }, p.name),
         h("p", { class: "help" }, t("profile.kept-here")),
-        h("a", { class: "button", href: "/" }, t("profile.to-lobby"))),
+        h("a", { class: "button", href: "/" }, t("profile.to-lobby")), " ",
+        h("a", { class: "button", id: "ratings-link", href: `/player/${encodeURIComponent(p.name)}` }, t("profile.ratings"))),
       h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),
         h("button", { type: "button", id: "transfer-button", onclick: transfer }, t("profile.show-code")),
         h("div", { id: "transfer-box", "aria-live": "polite" })),

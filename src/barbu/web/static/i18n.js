@@ -85,10 +85,29 @@ const I18N = (() => {
     const args = Object.assign({}, err.args || {});
     const key = args.variant ? `error.${err.code}.${args.variant}` : `error.${err.code}`;
     if (!err.code || !has(key)) return err.message || String(err.code || "");
-    // The server names contracts by id and suits by letter: say them in this language.
+    // The server names contracts by id, suits by letter and cards by id ("QH"): say them here.
     if (args.contract && args.ruleset) args.contract = t(`contract.${args.ruleset}.${args.contract}.name`);
     for (const k of ["led", "trump"]) if (args[k]) args[k] = t(`suit.${args[k]}`);
+    if (CARD_ID.test(args.card || "")) args.card = card(args.card);
+    if (Array.isArray(args.cards)) args.cards = list(args.cards.map(card), EITHER.has(err.code));
+    if (args.why && typeof args.why === "object") args.why = error(args.why);  // a refusal inside one
     return t(key, args);
+  }
+
+  const CARD_ID = /^[2-9TJQKA][SHDC]$/;  // an illegal action's card comes already written (Q♠)
+  const EITHER = new Set(["tally:too-many-untaken"]);  // its cards are alternatives: "or"
+
+  // A card in words ("queen of hearts"), from its id.
+  function card(id) {
+    return t("table.card", { rank: t(`table.rank.${id[0]}`), suit: t(`table.suit.${id[1]}`) });
+  }
+
+  // Items joined as this language joins them ("a, b and c"; "a or b" when either).
+  function list(items, either) {
+    try {
+      return new Intl.ListFormat(lang === "zh" ? "zh-Hans" : lang,
+        { type: either ? "disjunction" : "conjunction" }).format(items);
+    } catch (e) { return items.join(", "); }
   }
 
   // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
@@ -124,6 +143,6 @@ const I18N = (() => {
     return sel;
   }
 
-  return { LANGUAGES, load, t, has, points, line, error, apply, switcher, get lang() { return lang; } };
+  return { LANGUAGES, load, t, has, points, line, error, card, apply, switcher, get lang() { return lang; } };
 })();
 const t = I18N.t;

@@ -173,7 +173,7 @@ async function flush() {
       let res;
       try { res = await api(op.method, op.path, op.body); } catch { res = null; }
       if (res === null || res.status >= 500) {
-        setOffline(true, res?.data?.error?.message);
+        setOffline(true, res?.data?.error ? I18N.error(res.data.error) : undefined);  // e.g. storage
         S.retryTimer = setTimeout(retry, RETRY_MS);
         return;
       }
@@ -183,7 +183,7 @@ async function flush() {
         saveQueue(q);
         setView(res.data);
       } else {
-        q[0].refused = res.data?.error || { message: `refused (${res.status})` };
+        q[0].refused = res.data?.error || { message: t("score.refused-status", { status: res.status }) };
         saveQueue(q);
       }
     }
@@ -294,7 +294,10 @@ function renderRows(v) {
 }
 
 function renderExports(v) {
-  for (const kind of ["pdf", "csv", "json"]) $(`export-${kind}`).href = `/api/sheets/${v.id}/${kind}`;
+  // The PDF and CSV in the reader's language (the JSON document is the same in every language).
+  for (const kind of ["pdf", "csv", "json"]) {
+    $(`export-${kind}`).href = `/api/sheets/${v.id}/${kind}` + (kind === "json" ? "" : `?lang=${I18N.lang}`);
+  }
   $("share-read").value = `${location.origin}/score/${v.id}`;
   $("share-write").value = S.token ? `${location.origin}/score/${v.id}#k=${S.token}` : "";
   $("share-write").parentElement.hidden = !S.token;

@@ -45,6 +45,7 @@ function renderSummary(r) {
   fill($("summary-body"), h("p", { class: "muted" }, t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(r.declarer) }),
     doubled ? ` · ${doublesText(r.doubles, r.declarer)}` : ""),
   h("table", { class: "summary" }, h("thead", {}, head), h("tbody", {}, rows)), picture);
+  if (m.over && !m.damaged) $("summary-body").append(replayLinks());  // the end-of-game screen
   $("summary-next").textContent = T.you === null ? t("summary.close") : t("summary.next");
   renderSummaryWait();
 }

@@ -284,7 +284,8 @@ function tableItem(x) {
   const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
   return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
     h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
-    h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")));
+    h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")),
+    x.over && !x.damaged ? h("a", { class: "button", href: `/replay/${x.id}` }, t("lobby.replay")) : null);
 }
 
 // Where a damaged table stopped and why (the server's reason, in English, counts seats from 1).
@@ -512,7 +513,7 @@ function onWelcome(msg) {
 function onInvites(msg) {
   const before = T.invites;
   T.invites = msg;
-  $("btn-invite").hidden = false;
+  $("btn-invite").hidden = !msg.seats.length; // a table of you and computers has nobody to invite
   if (before) {
     for (const s of msg.seats) {
       const was = before.seats.find((b) => b.seat === s.seat);
@@ -674,9 +675,7 @@ function onSheet(msg) {
   if ($("sheet-dialog").open) renderSheet();
 }
 
-function cardName(card) {
-  return t("table.card", { rank: t(`table.rank.${card[0]}`), suit: t(`table.suit.${card[1]}`) });
-}
+function cardName(card) { return I18N.card(card); }
 
 function say(text) {
   const el = $("live");
@@ -862,6 +861,7 @@ function renderStatus(v) {
   }
   $("status").textContent = text;
   $("status").classList.toggle("mine", v.current === T.you && live());
+  renderReplayLinks(m);
   const banner = $("banner");
   const unknown = m.damaged && m.damaged.kind === "setup"; // no game to show: its rules are not known
   for (const id of ["felt", "others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
@@ -961,7 +961,16 @@ function renderOthers() {
     box.style.setProperty("--y", p.y.toFixed(3));
     return box;
   }));
+  keepTrickBelowTop();
 }
+
+// How far down the top seat's box reaches (its lines wrap by language and width): the trick keeps
+// below it (style.css, .trick). Measured again whenever the window changes size.
+function keepTrickBelowTop() {
+  const top = $("others").querySelector(".seat.side-top");
+  $("felt").style.setProperty("--top-clear", `${top ? top.offsetTop + top.offsetHeight : 0}px`);
+}
+window.addEventListener("resize", keepTrickBelowTop);
 
 // Each card of the trick lies in front of its player, between their seat and the centre.
 function playedEl(s, c) {
@@ -1158,6 +1167,24 @@ function handKeys(ev) {
 }
 
 
+// ---------------------------------------------------------------- replay (after the game)
+
+// A finished game offers its replay, and a seated person the analysis of their own cards: the
+// replay page finds this seat's token where this page keeps it (localStorage barbu.mine).
+function renderReplayLinks(m) {
+  const over = m.over && !m.damaged;
+  $("btn-replay").hidden = !over;
+  $("btn-replay").href = `/replay/${T.id}`;
+  $("btn-analyse").hidden = !over || T.you === null || !T.token;
+  $("btn-analyse").href = `/replay/${T.id}?analyse=1`;
+}
+
+function replayLinks() {
+  const mine = T.you !== null && T.token;
+  return h("p", { class: "replay-links" }, h("a", { class: "button", href: `/replay/${T.id}` }, t("table.replay")), " ",
+    mine ? h("a", { class: "button", href: `/replay/${T.id}?analyse=1` }, t("table.analyse-mine")) : null);
+}
+
 // ---------------------------------------------------------------- score sheet
 
 function openSheet() {
@@ -1195,6 +1222,7 @@ function renderSheet() {
   if (model.over) {
     const names = model.winners.map((i) => model.names[i]).join(", ");
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
+    if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
 }

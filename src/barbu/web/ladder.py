@@ -1,0 +1,116 @@
+"""The ladder of the web server: what a finished game is rated as, the leaderboards and each player's page.
+
+A game is rated when at least one of its seats is tied to a profile. Each seat is then an entrant:
+a profile as itself; a seat of a person without a profile as a newcomer at the default skill, who
+is not kept; a seat a computer held from the start as the fixed anchor of its level. A person's seat
+handed to a computer during the game stays its person's: what the computer did there counts for
+them, as the places of the game do. The places come from the engine (:meth:`Game.places`) and every
+score from its hand records: nothing is counted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from barbu.engine.game import Game
+from barbu.engine.state import State
+from barbu.web.errors import TableError
+from barbu.web.ratings import COMPUTER, PERSON, Skill
+from barbu.web.store import GameResult, HistoryRow, RatingRow, SeatRow, Store
+
+DEFAULT_TOP, MAX_TOP = 50, 200
+MAX_GAMES = 500  # rated games a player's page shows (the newest)
+MAX_NAME = 100
+
+
+def entrant(row: SeatRow) -> str:
+    """Who a seat is for the ratings ("" for a person without a profile)."""
+    if row.player:
+        return PERSON + row.player
+    if row.token:  # a person's seat (a computer's has no link), perhaps handed to a computer
+        return ""
+    return COMPUTER + row.level
+
+
+def game_result(game: Game, state: State, rows: Sequence[SeatRow]) -> GameResult | None:
+    """What a finished game is rated as; None when it is not over or no seat is tied to a profile."""
+    if not state.is_over or len(state.history) != game.num_hands:
+        return None
+    entrants = [entrant(r) for r in sorted(rows, key=lambda r: r.seat)]
+    seen: set[str] = set()
+    for s, e in enumerate(entrants):
+        if e.startswith(PERSON) and e in seen:
+            entrants[s] = ""  # never stored so, but a person cannot be ranked against themselves
+        seen.add(e)
+    if not any(e.startswith(PERSON) for e in entrants):
+        return None
+    totals = tuple(state.totals)
+    return GameResult(game.ruleset, tuple(entrants), tuple(game.places(totals)), totals,
+                      tuple(_contracts(state, s) for s in range(game.players)))
+
+
+def _contracts(state: State, seat: int) -> dict[str, tuple[int, int]]:
+    """Each contract's summed score of a seat over the game (doubles settled) and how many hands."""
+    out: dict[str, tuple[int, int]] = {}
+    for record in state.history:
+        total, hands = out.get(record.contract, (0, 0))
+        out[record.contract] = (total + record.scores[seat], hands + 1)
+    return out
+
+
+def top_of(value: str | None) -> int:
+    """The ``top`` query parameter: how many places of the leaderboard (1 to MAX_TOP)."""
+    if value is None:
+        return DEFAULT_TOP
+    if not (value.isascii() and value.isdigit()) or len(value) > 4 or not 1 <= int(value) <= MAX_TOP:
+        raise TableError("bad-top", f"top must be a whole number from 1 to {MAX_TOP}", args={"n": MAX_TOP})
+    return int(value)
+
+
+def rating(mu: float, sigma: float) -> dict[str, Any]:
+    """A skill as the pages show it: the conservative ordinal, to one decimal, with μ and σ."""
+    return {"rating": round(Skill(mu, sigma).ordinal, 1), "mu": round(mu, 2), "sigma": round(sigma, 2)}
+
+
+def leaderboard(store: Store, ruleset: str, top: int) -> dict[str, Any]:
+    """The best ``top`` rated profiles of a rule set (a known one), with their games played."""
+    rows = store.leaderboard(ruleset, top)
+    return {"ruleset": ruleset, "players": [_place(i, r) for i, r in enumerate(rows)]}
+
+
+def _place(i: int, r: RatingRow) -> dict[str, Any]:
+    return {"rank": i + 1, "name": r.name, "games": r.games, **rating(r.mu, r.sigma)}
+
+
+def player_page(store: Store, key: str) -> dict[str, Any]:
+    """A profile's ratings per rule set, its rated games with their rating after, and per-contract means.
+
+    ``key`` is the name as profiles compare names (:func:`barbu.web.players.name_key`).
+    """
+    row = store.player_named(key) if 0 < len(key) <= MAX_NAME else None
+    if row is None:
+        raise TableError("no-player", "no player of that name", status=404)
+    history = store.rating_history(row.id, MAX_GAMES)
+    ratings = {r.ruleset: {"games": r.games, **rating(r.mu, r.sigma)} for r in store.ratings_of(row.id)}
+    return {"name": row.name, "ratings": ratings,
+            "games": [_game(h) for h in history],
+            "contracts": _means(history)}
+
+
+def _game(h: HistoryRow) -> dict[str, Any]:
+    # No table id: a private table's is as good as its link to anyone who would watch it.
+    return {"at": h.at, "ruleset": h.ruleset, "place": h.place, "total": h.total,
+            "before": rating(*h.before)["rating"], **rating(*h.after)}
+
+
+def _means(history: Sequence[HistoryRow]) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Per rule set and contract id: the mean score of a hand of it, and over how many hands."""
+    sums: dict[str, dict[str, tuple[int, int]]] = {}
+    for h in history:
+        per = sums.setdefault(h.ruleset, {})
+        for cid, (total, hands) in h.contracts.items():
+            was = per.get(cid, (0, 0))
+            per[cid] = (was[0] + total, was[1] + hands)
+    return {rs: {cid: {"mean": round(t / n, 2), "hands": n} for cid, (t, n) in sorted(per.items()) if n}
+            for rs, per in sorted(sums.items())}
