@@ -116,7 +116,7 @@ def test_a_rematch_accepted_by_all_takes_both_pages_to_the_new_table(server: str
         ben.click("#rematch-dialog button[data-op='decline']")  # a decline ends the offer, said to both
         ann.wait_for_function("() => document.querySelector('#rematch').innerText.includes('Ben declined')")
         ann.wait_for_selector("#rematch-dialog:not([open])", state="attached")
-        assert "a refusé la revanche" in ben.inner_text("#rematch")
+        assert "Vous avez refusé la revanche" in ben.inner_text("#rematch")
         shoot(ann, "declined-en")
         ann.click("#rematch button[data-op='offer']")  # offered again, from the table this time
         ben.wait_for_selector("#rematch-dialog[open] button[data-op='accept']")

@@ -8,6 +8,11 @@ const Rematch = (() => {
   let sawOpen = false; // this page saw the offer open: once made, it goes to the new seat by itself
   let table = null; // the table's public facts that came with the offer
   const ENDED = { decline: "rematch.declined", withdraw: "rematch.withdrawn" };
+  const ENDED_BY_YOU = { decline: "rematch.you-declined", withdraw: "rematch.you-withdrew" };
+
+  function endedText(ended) {
+    return ended.seat === T.you ? t(ENDED_BY_YOU[ended.op]) : t(ENDED[ended.op], { name: seatName(ended.seat) });
+  }
 
   function setup(sender) {
     send = sender;
@@ -41,7 +46,7 @@ const Rematch = (() => {
       return [h("p", {}, t("rematch.made")), h("a", { class: "button primary rematch-go", href: link }, t("rematch.open-seat"))];
     }
     if (offer.made) return [h("p", {}, t("rematch.made-watch"))];
-    const ended = offer.ended ? h("p", { class: "muted" }, t(ENDED[offer.ended.op], { name: seatName(offer.ended.seat) })) : null;
+    const ended = offer.ended ? h("p", { class: "muted" }, endedText(offer.ended)) : null;
     if (!offer.open) return [ended, mine() ? button("rematch.offer", "offer", true) : null];
     const by = offer.by === T.you ? t("rematch.you-offered") : t("rematch.offered", { name: seatName(offer.by) });
     const acts = [];
@@ -74,7 +79,7 @@ const Rematch = (() => {
   function news(facts) {
     const next = facts.rematch;
     if (offer && offer.open && !next.open && next.ended && next.number === offer.number) {
-      const text = t(ENDED[next.ended.op], { name: seatName(next.ended.seat) });
+      const text = endedText(next.ended);
       $("live").textContent = text;
       toast(text, "info");
     }
