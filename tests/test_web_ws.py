@@ -197,6 +197,8 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient,
         assert error_of(ws, json.dumps({"type": "takeover", "seat": 0}))["code"] == "not-idle"
         assert error_of(ws, json.dumps({"type": "takeover", "seat": "0"}))["code"] == "bad-seat"
         assert error_of(ws, json.dumps({"type": "reclaim"}))["code"] == "not-bot"
+        assert error_of(ws, json.dumps({"type": "rematch", "op": "offer"}))["code"] == "rematch-too-early"
+        assert error_of(ws, json.dumps({"type": "rematch", "op": 7}))["code"] == "bad-rematch"
         ws.send_json({"type": "ping"})
         assert receive(ws, "pong") == {"type": "pong"}
         ws.send_json({"type": "sync"})
@@ -206,6 +208,7 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(client: TestClient,
         assert receive(ws, "welcome")["you"] is None
         assert error_of(ws, json.dumps({"type": "act", "action": "no-queens"}))["code"] == "not-seated"
         assert error_of(ws, json.dumps({"type": "takeover", "seat": 0}))["code"] == "not-seated"
+        assert error_of(ws, json.dumps({"type": "rematch", "op": "accept"}))["code"] == "not-seated"
     assert events_count(client, tid) == before
     refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert len(refusals) >= 15 and any("unknown-type" in r for r in refusals)

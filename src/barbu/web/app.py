@@ -3,9 +3,11 @@
 Client to server, each a JSON object with a ``type``: ``hello`` (first, with the seat ``token`` or
 none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-queens",
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
-``reclaim``, ``sync``, ``ping``, and the creator's ``invites`` and ``reissue`` (``seat``). Server to
-client: ``welcome``, ``state`` (the reader's own view), ``sheet`` (the finished hands, when one ends),
-``invites`` (to the creator only: the free seats' links), ``error`` (``code``, ``message``), ``pong``.
+``reclaim``, ``sync``, ``ping``, ``rematch`` (``op``: offer, accept, decline, withdraw, once the game
+is over), and the creator's ``invites`` and ``reissue`` (``seat``). Server to client: ``welcome``,
+``state`` (the reader's own view), ``sheet`` (the finished hands, when one ends), ``invites`` (to the
+creator only: the free seats' links), ``rematch-link`` (to each person only: their seat at the new
+game), ``error`` (``code``, ``message``), ``pong``.
 A hello may carry ``profile`` ("ID:SECRET") to tie the seat it takes to a profile (profile_routes).
 Anything malformed gets an ``error`` and changes nothing. A change is told to anyone only once it
 is stored: the database is written in one writer thread, so a slow write holds up only its table.
@@ -361,6 +363,14 @@ class Server:
         self.kick(table)
         return table
 
+    def room_for(self, change: Change) -> Change:
+        """A change that makes a rematch's table, unless the server is full (TableError, nothing stored)."""
+        n = self.config.max_open_tables
+        if change.batch.also and self.tables.open_tables() >= n:
+            why = f"the server already has {plural(n, 'open table')}: please come back later"
+            raise TableError("server-full", why if n else NO_NEW_TABLES, 429, args={"n": n})
+        return change
+
     def check_limits(self, setup: Setup, client: str) -> None:
         """TableError (429) when this new table would go past a limit of the configuration."""
         c = self.config
@@ -703,7 +713,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             raise
         conn.greeted = True
         return True
-    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue"):
+    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -722,6 +732,12 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_invites(conn))
     elif kind == "reissue":
         await server.change(table, lambda: table.plan_reissue(conn, msg.get("seat")))
+    elif kind == "rematch":
+        op = msg.get("op")
+        await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
+        if table.rematch.table is not None:  # its computers may have the first move
+            server.kick(server.tables.get(table.rematch.table))
+        return True
     else:
         table.send(conn, table.sheet_event())
         table.send(conn, table.state_event(conn.seat))

@@ -255,10 +255,11 @@ class Batch:
     create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
     private: bool = False  # a new table left out of the lobby's list
     creator: int = -1  # a new table's seat of its creator (-1: none)
+    also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
     result: GameResult | None = None  # the game this change ends, rated in the same transaction
 
     def __bool__(self) -> bool:
-        return bool(self.events or self.seats or self.over or self.create is not None)
+        return bool(self.events or self.seats or self.over or self.create is not None or self.also)
 
 
 @dataclass
@@ -525,6 +526,8 @@ class Store:
             try:
                 self.wdb.execute("BEGIN IMMEDIATE")
                 seqs = self._write(self.wdb, batch)
+                also = batch.also if isinstance(batch, Batch) else []
+                more = [(b.table_id, self._write(self.wdb, b)) for b in also]
                 self.wdb.execute("COMMIT")
             except BaseException:
                 if self.wdb.in_transaction:
@@ -532,6 +535,9 @@ class Store:
                 raise
             if seqs and isinstance(batch, Batch):
                 self._next_seq[batch.table_id] = seqs[-1] + 1
+            for table_id, written in more:
+                if written:
+                    self._next_seq[table_id] = written[-1] + 1
         return seqs
 
     def _write(self, db: sqlite3.Connection, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:

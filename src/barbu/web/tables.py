@@ -34,6 +34,7 @@ from barbu.engine.state import Phase, State
 from barbu.web.chat import Chat, rights_of
 from barbu.web.errors import TableError
 from barbu.web.ladder import game_result
+from barbu.web.rematch import Offer
 from barbu.web.rules import figures
 from barbu.web.store import Batch, Event, PlayerRow, SeatRow, Store
 from barbu.wording import plural, say, seat_label
@@ -284,6 +285,7 @@ class Table:
     chat: Chat = field(default_factory=Chat)
     turn_clock: TurnClock | None = None
     pause_held: bool = False  # the hand that just began waits for the people (see waiting)
+    rematch: Offer = field(default_factory=Offer)  # the offer of a new game once this one is over
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
 
     def __post_init__(self) -> None:
@@ -295,10 +297,6 @@ class Table:
     @classmethod
     def plan(cls, store: Store, setup: Setup, **kw: Any) -> tuple[Table, Batch]:
         """A new table, dealt, and the batch that stores it: the table exists once that is stored."""
-        game = setup.game
-        # The seed decides every deal: unguessable unless a practice game chose its own.
-        state = State(game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
-        table_id = secrets.token_urlsafe(6)
         rows = []
         creator_seat = setup.creator_seat
         you = setup.player
@@ -310,12 +308,22 @@ class Table:
                 player = you.id if you and i == creator_seat else ""
                 rows.append(SeatRow(i, creator or f"Seat {i + 1}", secrets.token_urlsafe(18), "human", "",
                                     creator is not None, player, spec["access"]))
+        # The seed decides every deal: unguessable unless a practice game chose its own.
+        state = State(setup.game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
+        return cls.plan_seated(store, state, rows, setup, **kw)
+
+    @classmethod
+    def plan_seated(cls, store: Store, state: State, rows: list[SeatRow], setup: Setup,
+                    extra: dict[str, Any] | None = None, **kw: Any) -> tuple[Table, Batch]:
+        """A new table of ``state`` with these seats, dealt, and its batch (``extra``: more of its record)."""
+        game, table_id = state.game, secrets.token_urlsafe(6)
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
-                  "seed": state.seed, "first_declarer": state.first_declarer}
+                  "seed": state.seed, "first_declarer": state.first_declarer, **(extra or {})}
         if setup.chat != "players":
             record["chat"] = setup.chat
         if setup.turn_clock is not None:
             record["turn_clock"] = setup.turn_clock.stored()
+        creator_seat = setup.creator_seat
         mine = -1 if creator_seat is None else creator_seat
         batch = Batch(table_id, seats=rows, create=record, private=setup.private, creator=mine)
         deal_into(state, batch)
@@ -371,6 +379,10 @@ class Table:
         with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
             table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
         table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
+        for ev in events:
+            if ev.kind == "rematch" and ev.problem is None:
+                with contextlib.suppress(KeyError, TypeError, ValueError):  # edited by hand: not the game's
+                    table.rematch.apply(ev.data)
         if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
             batch = Batch(table_id)
             deal_into(table.state, batch)
@@ -461,6 +473,7 @@ class Table:
             "turn_clock": self.turn_clock.stored() if self.turn_clock is not None else None,
             "clock_left": None if (left := self.clock_left()) is None else round(max(0.0, left), 1),
             "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
+            "rematch": {**self.rematch.public(), "people": self.people()},
             **self.pause(),
         }
 
@@ -575,6 +588,8 @@ class Table:
             self.send(client, self.invites())
         self.send(client, self.sheet_event())
         self.send(client, self.chat.log_event())
+        if seat is not None:
+            self.send_rematch_link(client)
         self.broadcast()
 
     def detach(self, client: Client) -> None:
@@ -665,6 +680,73 @@ class Table:
     def _creator_only(self, client: Client) -> None:
         if not self.is_creator(client):
             raise TableError("not-creator", "only whoever created this table manages its invitations", 403)
+
+    # -- the rematch -------------------------------------------------------------------
+
+    def people(self) -> list[int]:
+        """The seats people have taken (also those a computer plays for them now): they answer a rematch."""
+        return [s.row.seat for s in self.seats if s.row.token and s.row.claimed]
+
+    def plan_rematch(self, client: Client, op: object, lobby: Lobby) -> Change:
+        """A person offers a new game, accepts, declines or withdraws the offer; stored as a
+        ``rematch`` event first. The last acceptance stores the new table in the same transaction."""
+        self._writable()
+        people = self.people()
+        step = self.rematch.check(op, client.seat, people, self.state.is_over)
+        data = {"op": step, "seat": client.seat}
+        after = self.rematch.after(data)
+        events: list[tuple[str, dict[str, Any]]] = [("rematch", data)]
+        new: Table | None = None
+        batch = Batch(self.id, events=events)
+        if after.complete(people):  # computers accept at once: the last person's yes makes the table
+            new, created = self._plan_rematch_table(lobby)
+            events.append(("rematch", {"op": "made", "table": new.id}))
+            after.apply(events[-1][1])
+            batch.also.append(created)
+
+        def commit() -> None:
+            self.rematch = after
+            self.active_at = time.time()
+            if new is not None:
+                lobby.add(new)
+                log.info("table %s: rematch accepted by all, new table %s", self.id, new.id)
+                for other in list(self.clients):
+                    self.send_rematch_link(other)
+            self.broadcast()
+        return Change(batch, commit)
+
+    def _plan_rematch_table(self, lobby: Lobby) -> tuple[Table, Batch]:
+        """The new game: same rules, options, seats, chat rights and clock; each person in the same
+        seat with a new token, tied to the same profile; the first declarer one seat further on."""
+        rows = []
+        for s in self.seats:
+            r = s.row
+            if r.token:
+                rows.append(SeatRow(r.seat, r.name if r.claimed else f"Seat {r.seat + 1}",
+                                    secrets.token_urlsafe(18), "human", "", r.claimed, r.player, r.access))
+            else:
+                rows.append(SeatRow(r.seat, r.name, "", "bot", r.level, True))
+        seats = [{"you": r.seat == self.creator} for r in rows]
+        setup = Setup(self.game, seats, chat=self.chat.rights, turn_clock=self.turn_clock,
+                      private=self.private)
+        first = (self.state.first_declarer + 1) % self.game.players
+        state = State(self.game, seed=secrets.randbits(63), first_declarer=first)
+        return Table.plan_seated(self.store, state, rows, setup, {"rematch_of": self.id},
+                                 idle_seconds=lobby.idle_seconds)
+
+    def rematch_link(self, seat: int) -> str | None:
+        """A person's link to their seat at the rematch once it is made (None: no rematch yet)."""
+        if self.rematch.table is None or seat not in self.people():
+            return None
+        rows = self.store.load_seats(self.rematch.table)
+        token = rows[seat].token if seat < len(rows) else ""
+        return f"/table/{self.rematch.table}#t={token}" if token else None
+
+    def send_rematch_link(self, client: Client) -> None:
+        """Each person's own new link, to their pages only: a token never reaches anyone else."""
+        link = None if client.seat is None else self.rematch_link(client.seat)
+        if link is not None:
+            self.send(client, {"type": "rematch-link", "table": self.rematch.table, "link": link})
 
     # -- chat ------------------------------------------------------------------------
 
@@ -978,8 +1060,12 @@ class Table:
     def yours(self, seat: int) -> dict[str, Any]:
         """A seat's entry in its player's own list of tables: the table, its state, the way back."""
         token = self.seats[seat].row.token
-        return {**self.summary(), "seat": seat, "state": self.standing(seat),
-                "link": f"/table/{self.id}#t={token}", "token": token}
+        out = {**self.summary(), "seat": seat, "state": self.standing(seat),
+               "link": f"/table/{self.id}#t={token}", "token": token}
+        rematch = self.rematch_link(seat)
+        if rematch is not None:
+            out["rematch"] = rematch  # the way to this seat's place in the new game
+        return out
 
     @property
     def computers_only(self) -> bool:
@@ -1034,7 +1120,7 @@ def replay_events(state: State, events: list[Event], names: list[str]) -> dict[s
     """
     action_no = 0
     for ev in events:
-        if ev.kind == "chat":  # talk at the table, not part of the game
+        if ev.kind in ("chat", "rematch"):  # talk at the table and the offer of a new game: not the game
             continue
         problem = ev.problem or replay_event(state, ev, names)
         if problem is not None:

@@ -62,7 +62,9 @@ const Friends = (() => {
       h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
       x.private ? h("span", { class: "badge" }, t("mine.private")) : null,
       moved(x),
-      h("a", { class: "button primary", href: x.link }, t("mine.open")));
+      h("a", { class: "button primary", href: x.link }, t("mine.open")),
+      // A finished game whose rematch is made: the way to this seat at the new one (its own link).
+      x.rematch ? h("a", { class: "button rematch-link", href: x.rematch }, t("mine.rematch")) : null);
   }
 
   // ------------------------------------------------------------ the profile page

@@ -369,6 +369,7 @@ function showTable(id) {
     send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() });
   });
   Chat.setup(send);
+  Rematch.setup(send);
   watchNetwork();
   connect();
 }
@@ -464,6 +465,7 @@ function onMessage(msg) {
     Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
     if (T.summary) summaryNews(msg);
+    Rematch.news(msg.table);
     Motion.push(() => onState(msg));
   } else if (msg.type === "chat-log") {
     Chat.onLog(msg, T.you);
@@ -471,6 +473,8 @@ function onMessage(msg) {
     Chat.onMessage(msg);
   } else if (msg.type === "invites") {
     onInvites(msg);
+  } else if (msg.type === "rematch-link") {
+    Rematch.onLink(msg);
   } else if (msg.type === "error") {
     T.pending = null;
     onError(msg);
@@ -869,7 +873,7 @@ function renderStatus(v) {
     banner.hidden = false;
     fill(banner, damageBanner(m.damaged));
     banner.dataset.shows = "damaged";
-  } else if (T.you !== null && m.seats[T.you].kind === "bot") {
+  } else if (T.you !== null && m.seats[T.you].kind === "bot" && !m.over) { // once over, nothing to take back
     banner.hidden = false;
     if (banner.dataset.shows !== "reclaim") {
       fill(banner, t("table.computer-plays-you"), " ",
