@@ -59,8 +59,11 @@ def play(args: list[str], answer: Answer, cwd: Path, *, interrupt_at: int | None
          timeout: float = 60) -> Run:
     """Run ``barbu play ARGS`` and answer every prompt with ``answer``."""
     env = {**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
+    # A background job of a non-interactive shell starts with SIGINT ignored, and Python keeps it so:
+    # the child gets the default back, so that Ctrl-C reaches it as it would at a terminal.
     proc = subprocess.Popen([BARBU, "play", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=cwd, env=env)
+                            stderr=subprocess.PIPE, cwd=cwd, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     fd = proc.stdout.fileno()
     raw = b""

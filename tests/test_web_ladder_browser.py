@@ -107,7 +107,9 @@ def test_the_leaderboard_after_three_rated_games(served: tuple[str, str], chrome
     names = rows.locator("td:nth-child(2)").all_inner_texts()
     games = dict(zip(names, rows.locator("td:nth-child(4)").all_inner_texts(), strict=True))
     assert games == {"Zoë": "3", "Marc": "1"}
-    ratings = [float(x.replace("\u2212", "-")) for x in rows.locator("td:nth-child(3)").all_inner_texts()]
+    # The page writes the reader's decimal mark (2,7 in French): read it back as a number.
+    texts = rows.locator("td:nth-child(3)").all_inner_texts()
+    ratings = [float(x.replace("\u2212", "-").replace(",", ".")) for x in texts]
     assert ratings == sorted(ratings, reverse=True)
     assert page.locator("[aria-current=page]").count() == 1
     assert "[" not in page.locator("main").inner_text()  # no key left without its words

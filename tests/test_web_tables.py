@@ -536,3 +536,20 @@ def test_no_clock_runs_during_the_pause_between_hands_and_it_starts_when_the_pau
     # Ann declares the first seven hands: her choice of the next contract has a whole clock from
     # the end of the pause, not from the end of the hand.
     assert table.state.current == 0 and table.clock_left() == 15.0
+
+
+def test_a_free_seat_taken_on_its_turn_has_the_whole_clock(store: Store) -> None:
+    now = [0.0]
+    body = {"name": "Ann", "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}],
+            "turn_clock": {"seconds": 15, "level": "random"}}
+    for seed in range(40):  # a deal where the free seat (Ben's) acts first
+        table = make(store, {**body, "seed": seed}, idle_seconds=60.0, clock=lambda: now[0])
+        while table.auto_step():
+            pass
+        if table.state.current == 1:
+            break
+    assert table.state.current == 1 and table.clock_left() is None  # no clock for a free seat
+    now[0] += 10.0
+    ben = Recorder(table)
+    table.attach(ben, table.seats[1].row.token, "Ben")
+    assert table.clock_left() == 15.0

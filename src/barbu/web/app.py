@@ -712,6 +712,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             conn.greeted = conn.greeted or e.code == "name-required"
             raise
         conn.greeted = True
+        server.kick(table)  # a seat taken on its turn starts its turn clock
         return True
     if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")

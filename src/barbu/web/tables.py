@@ -450,6 +450,8 @@ class Table:
     def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
         """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
         def commit() -> None:
+            if not self.seats[row.seat].row.claimed and row.claimed and self.state.current == row.seat:
+                self.turn_since = self.clock()  # taken on its turn: its person has the whole clock
             self.seats[row.seat].row = row
             self.active_at = time.time()
             then()

@@ -19,7 +19,12 @@ function s(tag, attrs, text) {
 }
 
 const RULESETS = ["classic", "family"];
-const one = (x) => (x < 0 ? `\u2212${(-x).toFixed(1)}` : x.toFixed(1));
+// One decimal, in the reader's digits and decimal mark, with a true minus sign.
+const one = (x) => {
+  const text = Math.abs(x).toLocaleString(I18N.lang === "zh" ? "zh-Hans" : I18N.lang,
+    { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return x < 0 ? `\u2212${text}` : text;
+};
 const playerLink = (name) => h("a", { href: `/player/${encodeURIComponent(name)}` }, name);
 
 async function getJSON(url) {
@@ -127,7 +132,7 @@ async function player(name) {
   const parts = RULESETS.map((rs) => rulesetPart(rs, data)).filter(Boolean);
   show(h("h1", {}, data.name), h("p", { class: "help" }, t("ladder.explain")),
     ...(parts.length ? parts : [h("p", { class: "muted" }, t("player.none"))]),
-    data.games.length ? h("section", { class: "part" }, h("h2", {}, t("player.games")), gamesTable(data.games)) : null,
+    ...(data.games.length ? [h("section", { class: "part" }, h("h2", {}, t("player.games")), gamesTable(data.games))] : []),
     h("p", {}, h("a", { href: "/leaderboard" }, t("ladder.all"))));
 }
 

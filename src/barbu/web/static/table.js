@@ -548,7 +548,7 @@ function onError(msg) {
   if (msg.code === "bad-token") {
     T.stopped = true;
     $("banner").hidden = false;
-    fill($("banner"), `${errorText(msg)}. `, h("a", { href: `/table/${T.id}` }, t("table.watch-instead")));
+    fill($("banner"), `${errorText(msg)} `, h("a", { href: `/table/${T.id}` }, t("table.watch-instead")));
     $("banner").dataset.shows = "token";
     return;
   }
@@ -740,7 +740,7 @@ function suitText(s) { return `${SUIT_SYMBOL[s]} (${t(`table.suit.${s}`)})`; }
 
 // A seat's points so far in this hand, from the engine; with a double on it, not settled yet.
 function pointsText(v, s) {
-  if (!v.contract) return null;
+  if (!v.contract || T.meta.over) return null; // once the game is over, the totals say it all
   const doubled = v.doubles.some(([a, b]) => a === s || b === s);
   const pts = t("table.points", { n: v.points[s], signed: signed(v.points[s]) });
   return doubled ? t("table.before-doubles", { points: pts }) : pts;
