@@ -1,9 +1,13 @@
-"""Shared fixtures: the path of the example records (tests/data) and a random-game driver."""
+"""Shared fixtures: the path of the example records (tests/data), a random-game driver, one chromium."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
@@ -23,3 +27,17 @@ def play_random(game: Game, seed: int, hands: int | None = None) -> State:
         else:
             state.apply(rng.choice(state.legal_actions()))
     return state
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Any]:
+    """One headless Debian chromium for a test module: each screen size or person is a context."""
+    from playwright.sync_api import sync_playwright
+    from tests.test_web_browser import CHROMIUM, FLAGS
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -34,6 +34,22 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
 
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def serious_violations(page: Any, report: str) -> list[Any]:
+    """axe-core's serious and critical findings on the page as it is; all findings go to ``report``
+    under test-artifacts/."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / report).write_text(json.dumps(results.response["violations"], indent=1))
+    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]
+            if v["impact"] in ("serious", "critical")]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

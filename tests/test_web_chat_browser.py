@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, post
-from tests.test_web_table_browser import DESKTOP, FAST, PHONE, chrome, server  # noqa: F401  (fixtures)
+from tests.test_web_table_browser import DESKTOP, FAST, PHONE, server  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, serving
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, serious_violations, serving
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +20,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 def context(chrome: Any, **kw: Any) -> Any:
@@ -48,12 +37,7 @@ def shoot(page: Any, name: str) -> None:
 
 
 def no_serious_violation(page: Any, name: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(results.response["violations"], indent=1))
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
+    assert serious_violations(page, f"axe-{name}.json") == []
 
 
 def create(page: Any, server: str, name: str, seats: list[str], private: bool = False) -> str:

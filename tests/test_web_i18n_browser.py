@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.engine_helpers import drive
 from tests.score_helpers import sheet_of
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, pytestmark, serving  # noqa: F401
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, pytestmark, serving  # noqa: F401
 
 from barbu.engine.contracts import CLASSIC, FAMILY, Contract
 from barbu.engine.game import Game
@@ -23,7 +23,6 @@ from barbu.engine.state import State
 CATALOGUES = ROOT / "src" / "barbu" / "web" / "static" / "i18n"
 LANGS = ["en", "fr", "zh", "sq", "be", "id", "my"]
 SHOTS = ["en", "fr", "zh", "my"]  # the languages whose pages are pictured for a person to look at
-PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 NAMES = ["Annabelle", "Benjamin", "Cleopatra", "Dimitri", "Eleonora", "Frederik"]
 
 
@@ -37,15 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def open_page(chrome: Any, url: str, viewport: dict[str, int] = DESKTOP, locale: str = "en-US") -> Any:

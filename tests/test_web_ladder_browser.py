@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, serving
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, serious_violations, serving
 from tests.test_web_ladder import RANDOMS
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 
 def profile(url: str, name: str) -> dict[str, Any]:
@@ -65,14 +63,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         yield url, json.dumps({"credential": signed["credential"], **signed["profile"]})
 
 
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 def shoot(page: Any, name: str) -> None:
@@ -87,12 +77,7 @@ def shoot(page: Any, name: str) -> None:
 
 
 def no_serious_violation(page: Any, name: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    (ARTIFACTS / f"axe-ladder-{name}.json").write_text(json.dumps(results.response["violations"], indent=1))
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
+    assert serious_violations(page, f"axe-ladder-{name}.json") == []
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "zh", "my"])

@@ -11,14 +11,23 @@ from typing import Any
 
 import pytest
 from tests.conftest import ROOT
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, free_port, get, post, start_server, stop_server
+from tests.test_web_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    free_port,
+    get,
+    post,
+    serious_violations,
+    start_server,
+    stop_server,
+)
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 GOLDEN = ROOT / "tests" / "data" / "classic_no_queens_golden_doubling.json"
 REUSSITE = ROOT / "tests" / "data" / "family_reussite_ace_extra.json"
 DONE = "document.querySelector('#rp-progress-text').textContent.startsWith('Analysis done')"
@@ -67,14 +76,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
         stop_server(proc)
 
 
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -210,15 +211,6 @@ def test_the_analysis_of_a_dropped_record_shows_its_progress_and_marks(server: d
     assert serious_violations(page, "axe-replay-analysis.json") == []
 
 
-def serious_violations(page: Any, name: str) -> list[Any]:
-    """axe-core's serious and critical findings on the page as it is (all of them kept in ``name``)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / name).write_text(json.dumps(results.response["violations"], indent=1))
-    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]
-            if v["impact"] in ("serious", "critical")]
 
 
 def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome: Any) -> None:

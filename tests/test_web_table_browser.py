@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,10 +11,12 @@ import pytest
 from tests.test_web_browser import (
     ARTIFACTS,
     CHROMIUM,
-    FLAGS,
+    DESKTOP,
+    PHONE,
     free_port,
     get,
     post,
+    serious_violations,
     serving,
     start_server,
     stop_server,
@@ -27,8 +28,6 @@ from barbu.engine.state import State
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 # The shortest trick pause the settings offer, so that a hand takes seconds, not half a minute.
 FAST = ("if (!localStorage.getItem('barbu.settings')) "
         "localStorage.setItem('barbu.settings', JSON.stringify({trickPause: 0.6, watchPause: 0.6}));")
@@ -45,15 +44,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    """One headless Debian chromium for the module: each screen size is a context of its own."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -398,7 +388,6 @@ def test_the_network_going_is_said_at_once_and_the_page_connects_again(server: s
 
 
 def test_no_serious_accessibility_violation_at_the_table_during_play(server: str, desktop: Any) -> None:
-    from axe_playwright_python.sync_playwright import Axe
 
     page = open_table(desktop, server)
     play_to = time.monotonic() + 60
@@ -408,11 +397,7 @@ def test_no_serious_accessibility_violation_at_the_table_during_play(server: str
         handle = target.element_handle()
         target.click()
         page.wait_for_function("el => !el.isConnected", arg=handle, timeout=15000)
-    results = Axe().run(page)
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "axe-table.json").write_text(json.dumps(results.response["violations"], indent=1))
-    assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
+    assert serious_violations(page, "axe-table.json") == []
     page.close()
 
 
