@@ -33,17 +33,23 @@ def levels(cheats: bool = False) -> list[str]:
 
 
 POLICY = "policy:"  # the level of a trained network: policy:PATH (barbu.bots.learned)
+EXPERT = ("expert:", "expert+")  # expert with a budget or parts: expert:0.3+play (barbu.bots.expert)
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A new bot of the level ``name``; ValueError for an unknown level.
 
-    ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned).
+    ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned);
+    ``expert:SECONDS+PART`` an expert with its own budget or parts (barbu.bots.expert).
     """
     if name.startswith(POLICY):
         from barbu.bots.learned import policy_bot
 
         return policy_bot(name.removeprefix(POLICY), seed)
+    if name.startswith(EXPERT):
+        from barbu.bots.expert import make_expert
+
+        return make_expert(name, seed)
     _load_all()
     try:
         return _FACTORIES[name](seed)
@@ -54,6 +60,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
 def _load_all() -> None:
     # Levels register themselves on import; importing here keeps this module light.
     import barbu.bots.basic
+    import barbu.bots.expert
     import barbu.bots.pimc
     import barbu.bots.strong  # noqa: F401
     if "os-ismcts" not in _FACTORIES and importlib.util.find_spec("pyspiel") is not None:
