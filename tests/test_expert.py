@@ -124,10 +124,12 @@ def test_weighted_deals_are_closer_to_the_truth_than_unweighted_ones() -> None:
         bot = ExpertBot(seed)
         worlds = [bot.world(obs) for _ in range(150)]
 
-        def right(world: State) -> int:
-            return sum((world.hands[s] & state.hands[s]).bit_count() for s in range(4) if s != seat)
+        def right(world: State, truth: State = state, seat: int = seat) -> int:
+            return sum((world.hands[s] & truth.hands[s]).bit_count() for s in range(4) if s != seat)
 
         total = sum(w for _, w in worlds)
         weighted += sum(w * right(x) for x, w in worlds) / total
         flat += sum(right(x) for x, _ in worlds) / len(worlds)
-    assert weighted > flat
+    # Summed over the 8 hands: weighting puts about one more hidden card a hand in its true
+    # seat (68.1 against 60.4 when written); half a card a hand is the bar.
+    assert weighted > flat + 4
