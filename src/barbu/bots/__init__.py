@@ -107,4 +107,5 @@ def _register_openspiel() -> None:
     register("os-mcts", factory("os-mcts"), cheats=True)
 
 
-__all__ = ["MEANINGS", "Bot", "RandomBot", "level_label", "level_named", "levels", "make_bot", "meaning", "register"]
+__all__ = ["MEANINGS", "Bot", "RandomBot", "level_label", "level_named", "levels", "make_bot",
+           "meaning", "register"]
