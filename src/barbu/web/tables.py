@@ -69,6 +69,21 @@ def clean_name(value: object) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """What makes two names the same profile's: case does not count."""
+    return name.casefold()
+
+
+def bare_name(store: Store, value: object) -> str:
+    """A name-only seat's name, cleaned; TableError ``profile-name`` when a profile goes by it,
+    so that nobody without that profile passes for its (rated, registered) player."""
+    name = clean_name(value)
+    if store.player_named(name_key(name)) is not None:
+        raise TableError("profile-name", f"the name {name} belongs to a profile: sign in with it, or pick "
+                         "another", 409, args={"name": name})
+    return name
+
+
 def valid_id(table_id: str) -> bool:
     return bool(_ID_RE.match(table_id))
 
@@ -105,7 +120,18 @@ class Seat:
         return {"seat": r.seat, "name": r.name, "kind": r.kind,
                 "level": r.level if r.kind == "bot" else None, "claimed": r.claimed,
                 "connected": self.connected > 0, "has_link": bool(r.token), "access": r.access,
-                "profile": bool(r.player)}
+                "profile": bool(r.player), "holder": self.holder}
+
+    @property
+    def holder(self) -> str:
+        """Who holds the seat, as every page shows it: ``profile`` (a registered player), ``guest`` (a
+        bare name), ``computer`` (a computer plays it now) or ``free`` (nobody has taken it yet)."""
+        r = self.row
+        if r.kind == "bot":
+            return "computer"
+        if not r.claimed:
+            return "free"
+        return "profile" if r.player else "guest"
 
     @property
     def free(self) -> bool:
@@ -300,6 +326,8 @@ class Table:
         rows = []
         creator_seat = setup.creator_seat
         you = setup.player
+        if you is None and setup.creator is not None:
+            bare_name(store, setup.creator)
         for i, spec in enumerate(setup.seats):
             if spec["kind"] == "bot":
                 rows.append(SeatRow(i, f"Computer {i + 1}", "", "bot", spec["level"], True))
@@ -564,7 +592,7 @@ class Table:
         if name is None and player is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
         self._one_seat_each(player)
-        fresh = dataclasses.replace(row, name=player.name if player else clean_name(name), claimed=True,
+        fresh = dataclasses.replace(row, name=player.name if player else bare_name(self.store, name), claimed=True,
                                     token=secrets.token_urlsafe(18), player=player.id if player else "")
 
         def taken() -> None:
@@ -610,7 +638,7 @@ class Table:
         return seat, token
 
     def plan_join(self, name: object, player: PlayerRow | None = None) -> tuple[Change, int, str]:
-        clean = player.name if player is not None else clean_name(name)
+        clean = player.name if player is not None else bare_name(self.store, name)
         self._writable()
         self._one_seat_each(player)
         for s in self.seats:
@@ -1046,7 +1074,8 @@ class Table:
         free = sum(1 for s in self.seats if s.free and s.row.access == "open")
         invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
-                "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
+                "options": sorted(self.game.options), "names": self.names(),
+                "holders": [s.holder for s in self.seats], "free_seats": free,
                 "invited_seats": invited, "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
                 "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None),
                 "damaged": self.damaged, "moved": round(self.active_at, 1), "private": self.private}
