@@ -316,7 +316,7 @@ def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: P
 
 # -- a bare name is never a profile's --------------------------------------------------------------
 
-def test_a_bare_name_that_is_a_profiles_is_refused_unless_that_profile_takes_the_seat(client: TestClient) -> None:
+def test_a_bare_name_that_is_a_profiles_is_refused_unless_that_profile_takes_it(client: TestClient) -> None:
     ann = profile(client, "Ann Lee")
     for name in ("ann lee", "  ANN   LEE ", "Ann Lee"):  # cleaned and compared as profiles compare names
         res = client.post("/api/tables", json={"name": name, "seats": SEATS})

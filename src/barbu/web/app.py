@@ -58,6 +58,7 @@ from barbu.web.tables import (
     Setup,
     Table,
     default_level,
+    name_key,
     storage_error,
 )
 from barbu.web.words import words
