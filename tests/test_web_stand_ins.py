@@ -1,0 +1,100 @@
+"""A computer standing in for a person (turn clock, hand-over): stored, recorded, and not judged as theirs."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from tests.web_helpers import Recorder
+
+from barbu.engine.record import replay, to_record
+from barbu.engine.state import Phase, State
+from barbu.tools.analyze import analyze, format_report, person_totals
+from barbu.web.replay import Job, verdict_json
+from barbu.web.store import Store
+from barbu.web.tables import Setup, Table
+
+BODY = {"name": "Ann", "seed": 11, "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3,
+        "turn_clock": {"seconds": 20, "level": "random"}}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(str(tmp_path / "stand.db"))
+
+
+def first_hand_with_a_time_out(store: Store) -> Table:
+    """Ann plays a few cards, runs out of time, the computer plays three of hers, she takes it back."""
+    now = [0.0]
+    table = Table.create(store, Setup.parse(BODY), idle_seconds=60.0, clock=lambda: now[0])
+    ann = Recorder(table)
+    table.attach(ann, table.seats[0].row.token)
+    rng, timed_out = random.Random(3), False
+    while table.state.hand_no == 0:
+        while table.auto_step():
+            if table.seats[0].is_bot and len(table.stand_ins.get(0, {})) >= 3:
+                table.reclaim(ann)
+        s = table.state
+        if s.hand_no != 0:
+            break
+        if s.phase == Phase.PLAY and not timed_out and len(s.actions) >= 5:
+            now[0] += 21.0
+            change = table.plan_time_out(table.moves)
+            assert change is not None
+            table.run(change)
+            timed_out = True
+            continue
+        table.act(ann, rng.choice(ann.last_state["view"]["legal"]))
+    return table
+
+
+def seats_of(doc: dict[str, object]) -> dict[int, int]:
+    """Who played each card of the first hand, by its index."""
+    who: dict[int, int] = {}
+
+    def look(hand: int, index: int, state: State, action: int) -> None:
+        if hand == 0:
+            who[index] = state.current
+    replay(doc, on_action=look)  # type: ignore[arg-type]
+    return who
+
+
+def test_a_stand_ins_cards_are_stored_in_the_record_and_survive_a_restart(store: Store) -> None:
+    table = first_hand_with_a_time_out(store)
+    public = table.public_record()
+    marked = public["hands"][0]["stand_in"]
+    assert len(marked) == 3 and all(level == "random" for _, level in marked)
+    whole = to_record(table.state, table.names())
+    who = seats_of({**whole, "hands": whole["hands"][:1]})
+    assert all(who[i] == 0 for i, _ in marked)  # each is a card of Ann's seat
+    reloaded = Table.load(store, table.id)
+    assert reloaded is not None and reloaded.public_record() == public
+    old = to_record(table.state, table.names())  # a record without the field still replays the same
+    marked_doc = {**old, "hands": [{**h, **({"stand_in": marked} if i == 0 else {})}
+                                   for i, h in enumerate(old["hands"])]}
+    assert replay(old).state.totals == replay(marked_doc).state.totals
+
+
+def test_the_analysis_marks_the_stand_ins_cards_and_leaves_them_out_of_the_totals(store: Store) -> None:
+    table = first_hand_with_a_time_out(store)
+    doc = to_record(table.state, table.names())
+    doc["hands"] = doc["hands"][:1]
+    doc["hands"][0]["stand_in"] = table.public_record()["hands"][0]["stand_in"]
+    stood = {i for i, _ in doc["hands"][0]["stand_in"]}
+    verdicts = analyze(doc, 0, samples=2)
+    by_computer = [v for v in verdicts if v.by]
+    assert by_computer and {v.index for v in by_computer} <= stood
+    assert all(v.by == "random" for v in by_computer)
+    own = [v for v in verdicts if not v.by]
+    assert own and not {v.index for v in own} & stood
+    judged, _, cost = person_totals(verdicts)
+    assert (judged, cost) == (len(own), sum(v.cost for v in own))
+    report = format_report(doc, 0, verdicts)
+    assert "played by the computer (random) standing in: not judged" in report
+    assert f"{judged} decision" in report and "left out:" in report
+    job = Job("j", "k", 0, len(verdicts), verdicts=[verdict_json(v) for v in verdicts])
+    shown = job.to_json()
+    assert shown["judged"] == len(own) and shown["stand_ins"] == len(by_computer)
+    assert shown["cost"] == pytest.approx(sum(round(v.cost, 2) for v in own))
+    assert all("by" not in v for v in shown["costly"])
