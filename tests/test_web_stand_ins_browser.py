@@ -1,4 +1,4 @@
-"""The analysis in Chromium of a record where a computer stood in for the analysed seat: greyed, not judged."""
+"""The analysis in Chromium of a record where a computer stood in for the seat: greyed, not judged."""
 
 from __future__ import annotations
 
@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, free_port, serious_violations, \
-    start_server, stop_server
+from tests.test_web_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    free_port,
+    serious_violations,
+    start_server,
+    stop_server,
+)
 from tests.test_web_replay_browser import DONE, GOLDEN, drop
 
 from barbu.engine.record import replay
