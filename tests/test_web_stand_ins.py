@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from tests.web_helpers import Recorder
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase, State
-from barbu.tools.analyze import analyze, format_report, person_totals
+from barbu.tools.analyze import analyze, format_report, main, person_totals
 from barbu.web.replay import Job, verdict_json
 from barbu.web.store import Store
 from barbu.web.tables import Setup, Table
@@ -98,3 +99,23 @@ def test_the_analysis_marks_the_stand_ins_cards_and_leaves_them_out_of_the_total
     assert shown["judged"] == len(own) and shown["stand_ins"] == len(by_computer)
     assert shown["cost"] == pytest.approx(sum(round(v.cost, 2) for v in own))
     assert all("by" not in v for v in shown["costly"])
+
+
+def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(store: Store, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    table = first_hand_with_a_time_out(store)
+    doc = to_record(table.state, table.names())
+    doc["hands"] = doc["hands"][:1]
+    marked = table.public_record()["hands"][0]["stand_in"]
+    doc["hands"][0]["stand_in"] = marked
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main([str(path), "--seat", "1", "--samples", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    stood = {i for i, _ in marked}
+    assert all(v["by"] == "random" and "cost" not in v for v in out if v["action"] in stood)
+    assert all("by" not in v and "cost" in v for v in out if v["action"] not in stood)
+    doc["hands"][0]["stand_in"] = [["3", "basic"]]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main([str(path), "--seat", "1", "--samples", "1"]) == 1
+    assert "stand_in" in capsys.readouterr().err
