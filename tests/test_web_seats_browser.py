@@ -72,6 +72,8 @@ def test_a_profiles_seat_is_marked_and_a_guests_is_not(server: str, chrome: Any)
     ben.goto(server + "/")
     ben.wait_for_selector(f"#table-list li[data-table='{table_id}'] a.profile-mark")
     assert marks(ben, f"#table-list li[data-table='{table_id}']") == ["/player/Ann"]
+    ben.wait_for_selector(f"#your-list li[data-table='{table_id}'] a.profile-mark")
+    assert marks(ben, f"#your-list li[data-table='{table_id}']") == ["/player/Ann"]
     assert serious_violations(ben, "axe-seats-lobby.json") == []
     shoot(ben, "lobby")
     ann.goto(server + "/player/Ann")  # where the mark leads: the ratings page
