@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,17 @@ def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(store: St
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert main([str(path), "--seat", "1", "--samples", "1"]) == 1
     assert "stand_in" in capsys.readouterr().err
+
+
+def test_a_table_stored_before_by_was_kept_loads_and_plays_on_with_nothing_marked(store: Store,
+                                                                                  tmp_path: Path) -> None:
+    table = first_hand_with_a_time_out(store)
+    path = str(tmp_path / "stand.db")
+    with sqlite3.connect(path) as db:  # as an older server stored its actions: no "by"
+        db.execute("UPDATE events SET data = json_remove(data, '$.by') WHERE kind = 'act'")
+    older = Table.load(Store(path), table.id)
+    assert older is not None and older.damaged is None
+    record = older.public_record()
+    assert all("stand_in" not in h for h in record["hands"])
+    assert record == {**table.public_record(), "hands": [{k: v for k, v in h.items() if k != "stand_in"}
+                                                         for h in table.public_record()["hands"]]}
