@@ -102,8 +102,8 @@ def test_the_analysis_marks_the_stand_ins_cards_and_leaves_them_out_of_the_total
     assert all("by" not in v for v in shown["costly"])
 
 
-def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(store: Store, tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(
+        store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     table = first_hand_with_a_time_out(store)
     doc = to_record(table.state, table.names())
     doc["hands"] = doc["hands"][:1]
