@@ -46,9 +46,9 @@ def _said(argv: list[str], capsys: Capture) -> tuple[str, str]:
                                             (["--seat", "4"], "seat 4 (Dan)")])
 def test_analyze_heads_its_report_with_the_seat_it_analyses(flags: list[str], who: str,
                                                            capsys: Capture) -> None:
-    assert main(["analyze", str(REUSSITE), "--samples", "1", *flags]) == 0
+    assert main(["analyze", str(REUSSITE), "--seconds", "0.01", *flags]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].startswith(f"Analysis of the cards of {who} by the strong bot")
+    assert text.splitlines()[0].startswith(f"Analysis of the cards of {who} by the expert bot")
     # Contracts by name, as people read them, not the record's id.
     assert "hand 1: Réussite" in text and "reussite" not in text
 
@@ -62,8 +62,8 @@ def test_analyze_says_the_seat_typed_as_it_was_typed(seat: str, capsys: Capture)
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["analyze", str(REUSSITE), "--samples", "0"], "argument --samples: must be 1 or more, not 0"),
-    (["analyze", str(REUSSITE), "--samples", "-3"], "argument --samples: must be 1 or more, not -3"),
+    (["analyze", str(REUSSITE), "--seconds", "0"], "argument --seconds: must be a number of seconds above 0, not 0"),
+    (["analyze", str(REUSSITE), "--seconds", "-3"], "argument --seconds: must be a number of seconds above 0, not -3"),
     (["bench", "--rounds", "0"], "argument --rounds: must be 1 or more, not 0"),
     (["bench", "--seconds", "-1"], "argument --seconds: must be a number of seconds above 0, not -1"),
     (["bench", "--seconds", "0"], "argument --seconds: must be a number of seconds above 0, not 0"),

@@ -309,7 +309,7 @@ def test_a_lock_file_someone_else_made_is_left_on_a_failed_start(tmp_path: Path)
                                   "--sockets-per-client=0", "--hello-timeout=0", "--listed-after-over=-1",
                                   "--abandoned-after=0", "--quiet-after=0", "--quiet-after=x",
                                   "--sheets-per-minute=-1", "--db-timeout=inf",
-                                  "--max-analyses=-1", "--analysis-samples=0"])
+                                  "--max-analyses=-1", "--analysis-budget=0"])
 def test_every_numeric_serve_flag_is_checked_by_argparse(flag: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:

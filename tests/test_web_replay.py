@@ -169,7 +169,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
 
 @pytest.fixture
 def client(tables: Tables) -> Iterator[TestClient]:
-    with TestClient(app_for(tables["db"], analysis_samples=2)) as c:
+    with TestClient(app_for(tables["db"], analysis_budget=0.01)) as c:
         yield c
 
 
@@ -253,7 +253,7 @@ def test_an_analysis_reports_progress_and_gives_barbu_analyzes_verdicts(client: 
     assert job["status"] == "running" and job["total"] > 0 and job["done"] == 0
     done = wait_for(client, job["id"], lambda s: s["status"] != "running")
     assert done["status"] == "done" and done["done"] == done["total"] == job["total"]
-    made = analyze(golden(), 1, samples=2)
+    made = analyze(golden(), 1, budget=0.01)
     expected = [(v.hand, v.index, "pass" if v.played == PASS else card_str(v.played), round(v.cost, 2))
                 for v in made]
     assert [(v["hand"], v["action"], v["played"], v["cost"]) for v in done["verdicts"]] == expected
@@ -267,7 +267,7 @@ def test_an_analysis_reports_progress_and_gives_barbu_analyzes_verdicts(client: 
 
 
 def test_the_tables_answer_while_an_analysis_runs_and_it_can_be_stopped(tables: Tables) -> None:
-    with TestClient(app_for(tables["db"], analysis_samples=2, max_analyses=1)) as client:
+    with TestClient(app_for(tables["db"], analysis_budget=0.01, max_analyses=1)) as client:
         mine = {"table": tables["done"], "token": tables["tokens"][0]}
         job = client.post("/api/analysis", json=mine).json()
         assert job["seat"] == 0 and job["total"] > 100

@@ -63,7 +63,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     """A server with two finished games: one of computers only, one where Ann played seat 1."""
     db = tmp_path_factory.mktemp("replay") / "replay.db"
     port = free_port()
-    proc = start_server(port, db, "--analysis-samples", "1")
+    proc = start_server(port, db, "--analysis-budget", "0.01")
     url = f"http://127.0.0.1:{port}"
     try:
         bots = post(f"{url}/api/tables", {"seats": [{"kind": "bot", "level": "random"}] * 4, "seed": 11})

@@ -84,7 +84,7 @@ def test_the_analysis_marks_the_stand_ins_cards_and_leaves_them_out_of_the_total
     doc["hands"] = doc["hands"][:1]
     doc["hands"][0]["stand_in"] = table.public_record()["hands"][0]["stand_in"]
     stood = {i for i, _ in doc["hands"][0]["stand_in"]}
-    verdicts = analyze(doc, 0, samples=2)
+    verdicts = analyze(doc, 0, budget=0.01)
     by_computer = [v for v in verdicts if v.by]
     assert by_computer and {v.index for v in by_computer} <= stood
     assert all(v.by == "random" for v in by_computer)
@@ -111,14 +111,14 @@ def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(
     doc["hands"][0]["stand_in"] = marked
     path = tmp_path / "game.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert main([str(path), "--seat", "1", "--samples", "1", "--json"]) == 0
+    assert main([str(path), "--seat", "1", "--seconds", "0.01", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     stood = {i for i, _ in marked}
     assert all(v["by"] == "random" and "cost" not in v for v in out if v["action"] in stood)
     assert all("by" not in v and "cost" in v for v in out if v["action"] not in stood)
     doc["hands"][0]["stand_in"] = [["3", "basic"]]
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert main([str(path), "--seat", "1", "--samples", "1"]) == 1
+    assert main([str(path), "--seat", "1", "--seconds", "0.01"]) == 1
     assert "stand_in" in capsys.readouterr().err
 
 

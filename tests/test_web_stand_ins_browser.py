@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("stand") / "stand.db"
     port = free_port()
-    proc = start_server(port, db, "--analysis-samples", "1")
+    proc = start_server(port, db, "--analysis-budget", "0.01")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -27,9 +27,14 @@ def register(name: str, factory: Callable[[int | None], Bot], cheats: bool = Fal
         _CHEATS.add(name)
 
 
+_LADDER = ("random", "basic", "pimc", "strong", "expert")  # weakest first, whatever the import order
+
+
 def levels(cheats: bool = False) -> list[str]:
+    """The selectable levels, weakest first, then the others (OpenSpiel's) as registered."""
     _load_all()
-    return [name for name in _FACTORIES if cheats or name not in _CHEATS]
+    order = [n for n in _LADDER if n in _FACTORIES] + [n for n in _FACTORIES if n not in _LADDER]
+    return [name for name in order if cheats or name not in _CHEATS]
 
 
 # What each level means to a player, strongest last; every name is also accepted where a level is.

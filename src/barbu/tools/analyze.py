@@ -1,10 +1,12 @@
-"""``barbu analyze RECORD``: replay a game and set each card one seat played beside ``strong``'s choice.
+"""``barbu analyze RECORD``: replay a game and set each card one seat played beside ``expert``'s choice.
 
-For every play of the chosen seat that had a real choice, the ``strong`` bot
-evaluates all legal cards on the same sampled deals — from that seat's view
-only — and the report shows the card played, the card ``strong`` prefers, and
-the estimated cost of the difference in points of that hand (for family, in
-penalty points saved). Small costs are within the noise of the sampling.
+For every play of the chosen seat that had a real choice, the ``expert`` bot
+evaluates the legal cards on the same sampled deals — from that seat's view
+only, with its time budget a decision — and the report shows the card played,
+the card ``expert`` prefers, and the estimated cost of the difference in points
+of that hand (for family, in penalty points saved). Small costs are within the
+noise of the sampling; a card the expert stopped considering early (clearly
+worse) keeps the estimate it had then.
 A card a computer played in the seat's stead (a hand's ``stand_in``, RECORD.md) is
 marked as the computer's and left out of the totals: it is not the person's play.
 
@@ -21,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from barbu.bots.strong import StrongBot
+from barbu.bots.expert import ExpertBot
 from barbu.engine.cards import card_pretty, card_str
 from barbu.engine.contracts import Kind
 from barbu.engine.errors import RecordError
 from barbu.engine.game import PASS, Game
 from barbu.engine.record import game_of, load, replay
 from barbu.engine.state import State
-from barbu.wording import at_least, plural, record_names, report_refusal, seat_label
+from barbu.wording import plural, positive_seconds, record_names, report_refusal, seat_label
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,15 @@ def _code(action: int) -> str:
     return "pass" if action == PASS else card_str(action)
 
 
-def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
+def analyze(doc: dict[str, Any], seat: int, budget: float = 0.5, seed: int = 1,
             hands: set[int] | None = None,
             on_verdict: Callable[[Verdict], None] | None = None) -> list[Verdict]:
     """Evaluate every choice ``seat`` made in the record (optionally only in ``hands``).
 
     ``on_verdict``, when given, sees each verdict as soon as it is made (a page shows progress).
     """
-    bot = StrongBot(seed)
+    bot = ExpertBot(seed, budget=budget)
+    bot.hard_stop = 1e9  # an analysis is made again exactly: its work budget alone decides
     stood_in = stand_ins(doc)
     verdicts: list[Verdict] = []
     turns: dict[int, int] = {}  # hand -> the seat's turns so far in that layout hand
@@ -111,7 +114,7 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
         if by:  # the computer's card, not the person's: shown, never judged (nor worth evaluating)
             verdict = Verdict(hand, index, step, action, action, 0.0, {}, layout, extra, by)
         else:
-            values = bot.evaluate(obs, obs.legal, samples)
+            values = bot.search(obs, list(obs.legal))
             best = max(obs.legal, key=lambda a: (values[a], -a))
             verdict = Verdict(hand, index, step, action, best, max(0.0, values[best] - values[action]),
                               values, layout, extra)
@@ -139,7 +142,7 @@ def decisions(doc: dict[str, Any], seat: int) -> int:
 def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> str:
     """The text report; ``seat`` counts from 0, as the verdicts do."""
     game, _ = game_of(doc)
-    lines = [f"Analysis of the cards of {seat_label(seat, record_names(doc))} by the strong bot; "
+    lines = [f"Analysis of the cards of {seat_label(seat, record_names(doc))} by the expert bot; "
              "cost = estimated points lost"]
     current = -1
     for v in verdicts:
@@ -147,7 +150,7 @@ def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> st
             current = v.hand
             lines.append(f"\nhand {v.hand + 1}: {_contract_name(game, doc['hands'][v.hand])}")
         mark = "  ok" if v.best == v.played or v.cost < 0.5 else f"  cost {v.cost:5.1f}"
-        better = "" if v.best == v.played else f"   strong: {_label(v.best)}"
+        better = "" if v.best == v.played else f"   expert: {_label(v.best)}"
         if v.by:
             mark, better = f"  played by the computer ({v.by}) standing in: not judged", ""
         lines.append(f"  {_step(v)}  action {v.index + 1:>2}  played {_label(v.played):<5}{mark}{better}")
@@ -183,8 +186,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the seat to analyse, counted from 1 (default %(default)s)")
     parser.add_argument("--hand", type=int, action="append", metavar="H",
                         help="only hand H, counted from 1 (repeatable; default: every hand)")
-    parser.add_argument("--samples", type=at_least(1), default=60,
-                        help="sampled deals per decision (default %(default)s)")
+    parser.add_argument("--seconds", type=positive_seconds, default=0.5,
+                        help="the expert's time budget a decision, as work (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the sampling (default %(default)s)")
     parser.add_argument("--json", action="store_true",
@@ -196,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         doc = load(args.record)
         seat, hands = _chosen(doc, args.seat, args.hand)
-        verdicts = analyze(doc, seat, args.samples, args.seed, hands)
+        verdicts = analyze(doc, seat, args.seconds, args.seed, hands)
     except RecordError as e:
         return report_refusal("analyze", args.record, e, doc, args.json)
     if args.json:
@@ -207,11 +210,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _json(v: Verdict) -> dict[str, Any]:
-    """One verdict as ``--json`` prints it; a stand-in's card has ``by`` and no ``strong`` nor ``cost``."""
+    """One verdict as ``--json`` prints it; a stand-in's card has ``by`` and no ``best`` nor ``cost``."""
     if v.by:
         return {"hand": v.hand, "action": v.index, "trick": v.trick, "played": _code(v.played), "by": v.by}
     return {"hand": v.hand, "action": v.index, "trick": v.trick, "played": _code(v.played),
-            "strong": _code(v.best), "cost": round(v.cost, 2)}
+            "best": _code(v.best), "cost": round(v.cost, 2)}
 
 
 def _chosen(doc: dict[str, Any], seat: int, hands: list[int] | None) -> tuple[int, set[int] | None]:

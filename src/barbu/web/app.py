@@ -106,7 +106,7 @@ class Config:
     signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
     signin_window: float = 900.0  # seconds
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
-    analysis_samples: int = 60  # sampled deals per decision in an analysis (barbu analyze --samples)
+    analysis_budget: float = 0.5  # the expert's seconds a decision in an analysis (barbu analyze --seconds)
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
 
     @property
@@ -492,7 +492,7 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
-    analyses = Analyses(config.max_analyses, config.analysis_samples, config.analysis_seconds)
+    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

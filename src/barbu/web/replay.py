@@ -168,10 +168,10 @@ def _card_at(doc: dict[str, Any], e: RecordError) -> str:
 
 # -- the analyses ------------------------------------------------------------------------------
 
-def analyse_elsewhere(doc: dict[str, Any], seat: int, samples: int, out: Any) -> None:
+def analyse_elsewhere(doc: dict[str, Any], seat: int, budget: float, out: Any) -> None:
     """In a worker process: ``barbu analyze``'s verdicts, each put on ``out`` as it is made."""
     try:
-        analyze(doc, seat, samples, on_verdict=lambda v: out.put(("verdict", verdict_json(v))))
+        analyze(doc, seat, budget, on_verdict=lambda v: out.put(("verdict", verdict_json(v))))
         out.put(("done", None))
     except Exception as e:  # the parent says it failed: a worker has nobody else to tell
         out.put(("failed", str(e)[:300]))
@@ -214,9 +214,9 @@ class Job:
 class Analyses:
     """A server's analyses: at most ``running`` at once, each bounded in time, kept per (record, seat)."""
 
-    def __init__(self, running: int = 2, samples: int = 60, seconds: float = 600.0, kept: int = 64) -> None:
+    def __init__(self, running: int = 2, budget: float = 0.5, seconds: float = 600.0, kept: int = 64) -> None:
         self.running = running
-        self.samples = samples
+        self.budget = budget  # the expert's seconds a decision
         self.seconds = seconds
         self.kept = kept
         self.jobs: OrderedDict[str, Job] = OrderedDict()
@@ -228,7 +228,7 @@ class Analyses:
         return sum(1 for j in self.jobs.values() if j.status == "running")
 
     def key(self, doc: dict[str, Any], seat: int) -> str:
-        return hashlib.sha256(json.dumps([doc, seat, self.samples], sort_keys=True).encode()).hexdigest()
+        return hashlib.sha256(json.dumps([doc, seat, self.budget], sort_keys=True).encode()).hexdigest()
 
     def known(self, key: str) -> Job | None:
         """The job already made or running for this key (a cached analysis), if any."""
@@ -254,7 +254,7 @@ class Analyses:
         job = Job(secrets.token_urlsafe(12), key, seat, total)
         job.inbox = self.context.Queue()
         job.process = self.context.Process(target=analyse_elsewhere, daemon=True,
-                                           args=(doc, seat, self.samples, job.inbox))
+                                           args=(doc, seat, self.budget, job.inbox))
         job.process.start()
         self._keep(job)
         task = asyncio.get_running_loop().create_task(self._watch(job))

@@ -98,8 +98,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="seconds a write waits for a busy database before it is refused (default 5)")
     limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
                         help="analyses of a player's cards running at once, each a process (default 2)")
-    limits.add_argument("--analysis-samples", type=number(int, 1), default=60, metavar="N",
-                        help="sampled deals per decision of an analysis (default 60)")
+    limits.add_argument("--analysis-budget", type=POSITIVE_SECONDS, default=0.5, metavar="SECS",
+                        help="the expert's time a decision in an analysis, as work (default 0.5)")
 
 
 def config_of(args: argparse.Namespace, db: Path) -> Config:
@@ -114,7 +114,7 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
                   quiet_after=args.quiet_after,
                   sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
-                  analysis_samples=args.analysis_samples)
+                  analysis_budget=args.analysis_budget)
 
 
 class CannotStart(Exception):
