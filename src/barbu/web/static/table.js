@@ -348,6 +348,8 @@ function showTable(id) {
   $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
   $("btn-sheet").addEventListener("click", openSheet);
   $("btn-settings").addEventListener("click", Settings.open);
+  Overflow.menu();
+  Overflow.watch($("decision"));
   $("settings-close").addEventListener("click", () => { $("settings-dialog").close(); render(); });
   $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
   $("invite-close").addEventListener("click", () => $("invite-dialog").close());
@@ -1054,6 +1056,7 @@ function renderDecision(v) {
   } else {
     fill(box, ...doubleDialog(v));
   }
+  Overflow.mark(box);
   setDisabled(box, !T.online);
   // The keyboard starts in the question just asked (Tab and the arrows go on from there).
   const first = box.querySelector("button:not([disabled]), input:not([disabled])");
