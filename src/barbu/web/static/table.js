@@ -254,10 +254,9 @@ function inviteList(links) {
     if (seat && seat.claimed) return h("li", {}, t("lobby.seat-taken", { n: l.seat + 1, name: seat.name }));
     const full = new URL(l.link, location.href).href;
     const label = t("lobby.seat", { n: l.seat + 1 });
-    return h("li", {}, `${label}: `, h("input", { class: "link", value: full, readonly: true, "aria-label": label,
-      onclick: (e) => e.target.select() }),
-      h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) },
-        t("lobby.copy")));
+    const field = h("input", { class: "link", value: full, readonly: true, "aria-label": label,
+      onclick: (e) => e.target.select() });
+    return h("li", {}, `${label}: `, field, Copy.button(full, field));
   }));
 }
 
