@@ -69,7 +69,7 @@ const Friends = (() => {
       x.rematch ? h("a", { class: "button rematch-link", href: x.rematch }, t("mine.rematch")) : null);
   }
 
-  // "Started 1 Dec 2026, 19:40", or for a rematch "Rematch of the game of 1 Dec 2026, 19:10" too:
+  // "started 1 Dec, 19:40", and for a rematch "Rematch of the game of 1 Dec, 19:10" before it:
   // a game and its rematch have the same players, so their times tell them apart.
   function origin(x) {
     const started = x.started ? t("mine.started", { when: when(x.started) }) : "";
@@ -80,7 +80,7 @@ const Friends = (() => {
 
   function when(wall) {
     const locale = I18N.lang === "zh" ? "zh-Hans" : I18N.lang;
-    const options = { dateStyle: "medium", timeStyle: "short" };
+    const options = { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" };
     const known = Intl.DateTimeFormat.supportedLocalesOf([locale]).length ? locale : undefined;
     return new Date(wall * 1000).toLocaleString(known, options);
   }
