@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import play_random
 
-from barbu.bots import levels
+from barbu.bots import level_label, levels
 from barbu.cli import build_parser, main
 from barbu.engine.game import Game
 from barbu.engine.record import dump, to_record
@@ -98,7 +98,8 @@ def test_play_help_lists_bot_levels_and_defaults() -> None:
     text = build_parser()._subparsers._group_actions[0].choices["play"].format_help()  # type: ignore[union-attr]
     flat = " ".join(text.split())
     # os-ismcts joins the list where OpenSpiel is installed.
-    assert f"{', '.join(levels())} (default basic)" in flat and "random, basic, pimc, strong" in flat
+    assert f"{', '.join(level_label(lv) for lv in levels())} (default: easy)" in flat
+    assert "random, easy (basic), medium (pimc), hard (strong), expert" in flat
     assert "(default You)" in flat and "(default classic)" in flat
 
 
@@ -189,3 +190,9 @@ def test_the_readme_synopsis_lists_every_option(command: str) -> None:
     options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
     text = _synopsis(command)
     assert sorted(o for o in options if o not in text) == []
+
+
+def test_play_takes_a_level_by_what_it_means_or_by_its_name() -> None:
+    parser = build_parser()
+    assert [parser.parse_args(["play", "--bot", b]).bot for b in ("easy", "hard", "expert", "pimc")] == \
+        ["basic", "strong", "expert", "pimc"]

@@ -312,3 +312,46 @@ def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: P
     table.run(table.plan_reissue(host, 1))
     assert table.seats[1].row.token != link and table.seat_of_token(link) is None
     store.close()
+
+
+# -- a bare name is never a profile's --------------------------------------------------------------
+
+def test_a_bare_name_that_is_a_profiles_is_refused_unless_that_profile_takes_it(client: TestClient) -> None:
+    ann = profile(client, "Ann Lee")
+    for name in ("ann lee", "  ANN   LEE ", "Ann Lee"):  # cleaned and compared as profiles compare names
+        res = client.post("/api/tables", json={"name": name, "seats": SEATS})
+        assert error(res) == (409, "profile-name") and res.json()["error"]["args"] == {"name": name.strip()
+                                                                                        .replace("   ", " ")}
+    made = table(client, name="Dan")
+    tid, friend = made["id"], made["seats"][1]["token"]
+    assert error(client.post(f"/api/tables/{tid}/join", json={"name": "ANN LEE"})) == (409, "profile-name")
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "hello", "token": friend, "name": "ann lee"})
+        assert receive_until(ws, "error")["code"] == "profile-name"
+        ws.send_json({"type": "hello", "token": friend, "name": "Ann Lee", "profile": ann["X-Barbu-Player"]})
+        assert receive_until(ws, "welcome")["you"] == 1  # the profile itself takes its name
+    joined = client.post(f"/api/tables/{tid}/join", headers=ann, json={"name": "Ann Lee"})
+    assert error(joined) == (409, "already-seated")
+    assert client.post(f"/api/tables/{tid}/join", json={"name": "Ann Leigh"}).status_code == 200
+
+
+def test_a_profile_may_take_a_name_a_guest_holds_and_owns_it_from_then_on(client: TestClient) -> None:
+    made = table(client, name="Cleo")  # a name-only seat named Cleo, at a live table
+    profile(client, "cleo")
+    seats = client.get(f"/api/tables/{made['id']}").json()["table"]["seats"]
+    assert (seats[0]["name"], seats[0]["holder"]) == ("Cleo", "guest")  # the guest keeps this seat
+    assert error(client.post("/api/tables", json={"name": "Cleo", "seats": SEATS})) == (409, "profile-name")
+
+
+def test_each_seat_says_who_holds_it_at_the_table_and_in_the_lobby(client: TestClient) -> None:
+    ann = profile(client, "Ann")
+    made = table(client, ann)
+    tid = made["id"]
+    client.post(f"/api/tables/{tid}/join", json={"name": "Ben"})
+    holders = ["profile", "free", "guest", "computer"]
+    assert [s["holder"] for s in client.get(f"/api/tables/{tid}").json()["table"]["seats"]] == holders
+    listed = next(t for t in client.get("/api/tables").json()["tables"] if t["id"] == tid)
+    assert listed["holders"] == holders
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "hello"})
+        assert [s["holder"] for s in receive_until(ws, "state")["table"]["seats"]] == holders

@@ -42,7 +42,7 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from barbu.bots import levels
+    from barbu.bots import level_label, level_named, levels
 
     parser = argparse.ArgumentParser(prog="barbu", description="The card game Barbu.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
@@ -52,8 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help=what, description=_sentence(what) + " (or watch one); "
                           "the game is saved after every hand and --resume carries it on.")
     _add_game_args(play)
-    play.add_argument("--bot", default="basic", choices=levels(),
-                      help="level of the computer players: %(choices)s (default %(default)s)")
+    play.add_argument("--bot", default="basic", type=level_named, choices=levels(), metavar="LEVEL",
+                      help="level of the computer players: "
+                      + ", ".join(level_label(lv) for lv in levels()) + " (default: easy)")
     play.add_argument("--resume", metavar="FILE", help="continue the game saved in FILE")
     play.add_argument("--watch", action="store_true", help="watch computer players play a game")
     play.add_argument("--name", default="You", help="your name on the score sheet (default %(default)s)")

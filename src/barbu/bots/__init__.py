@@ -32,21 +32,55 @@ def levels(cheats: bool = False) -> list[str]:
     return [name for name in _FACTORIES if cheats or name not in _CHEATS]
 
 
+# What each level means to a player, strongest last; every name is also accepted where a level is.
+MEANINGS = {"easy": "basic", "medium": "pimc", "hard": "strong", "expert": "expert"}
+
+
+def meaning(level: str) -> str | None:
+    """The everyday name of a level (``hard`` for ``strong``), or None for a technical one.
+
+    >>> meaning("strong"), meaning("random")
+    ('hard', None)
+    """
+    return next((m for m, lv in MEANINGS.items() if lv == level), None)
+
+
+def level_label(level: str) -> str:
+    """A level as a player reads it: its meaning with the technical name beside.
+
+    >>> level_label("strong"), level_label("expert"), level_label("random")
+    ('hard (strong)', 'expert', 'random')
+    """
+    m = meaning(level)
+    return level if m is None or m == level else f"{m} ({level})"
+
+
+def level_named(name: str) -> str:
+    """The level an everyday or technical name stands for: ``hard`` and ``strong`` are ``strong``."""
+    return MEANINGS.get(name, name)
+
+
 POLICY = "policy:"  # the level of a trained network: policy:PATH (barbu.bots.learned)
+EXPERT = ("expert:", "expert+")  # expert with a budget or parts: expert:0.3+play (barbu.bots.expert)
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A new bot of the level ``name``; ValueError for an unknown level.
 
-    ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned).
+    ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned);
+    ``expert:SECONDS+PART`` an expert with its own budget or parts (barbu.bots.expert).
     """
     if name.startswith(POLICY):
         from barbu.bots.learned import policy_bot
 
         return policy_bot(name.removeprefix(POLICY), seed)
+    if name.startswith(EXPERT):
+        from barbu.bots.expert import make_expert
+
+        return make_expert(name, seed)
     _load_all()
     try:
-        return _FACTORIES[name](seed)
+        return _FACTORIES[level_named(name)](seed)
     except KeyError:
         raise ValueError(f"unknown bot level {name!r} (one of {', '.join(_FACTORIES)})") from None
 
@@ -54,6 +88,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
 def _load_all() -> None:
     # Levels register themselves on import; importing here keeps this module light.
     import barbu.bots.basic
+    import barbu.bots.expert
     import barbu.bots.pimc
     import barbu.bots.strong  # noqa: F401
     if "os-ismcts" not in _FACTORIES and importlib.util.find_spec("pyspiel") is not None:
@@ -72,4 +107,5 @@ def _register_openspiel() -> None:
     register("os-mcts", factory("os-mcts"), cheats=True)
 
 
-__all__ = ["Bot", "RandomBot", "levels", "make_bot", "register"]
+__all__ = ["MEANINGS", "Bot", "RandomBot", "level_label", "level_named", "levels", "make_bot",
+           "meaning", "register"]

@@ -22,6 +22,7 @@ constraints and rebuilds the hand in progress as a :class:`~barbu.state.State`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from barbu.engine.cards import ACE, FULL_DECK, HEARTS, KH_MASK, SUIT_MASKS
 from barbu.engine.contracts import Contract, Kind, Lead
@@ -130,12 +131,18 @@ def _try_deal(cards: list[int], need: list[int], excluded: list[int],
     return hands
 
 
-def sample_state(obs: Observation, rng: random.Random, infer: bool = True) -> State:
+Watcher = Callable[[State, int], None]  # told each play of the hand, on the state it was made in
+
+
+def sample_state(obs: Observation, rng: random.Random, infer: bool = True,
+                 watch: Watcher | None = None) -> State:
     """A full state of the hand in progress, with the hidden cards drawn by :func:`sample_hands`.
 
     Only this hand is rebuilt: scores of earlier hands are left out, since the bots
     judge a decision by the hand's own outcome. ``infer=False`` ignores what the play
-    revealed and only keeps the cards seen (the plain PIMC baseline).
+    revealed and only keeps the cards seen (the plain PIMC baseline). ``watch``, when given,
+    is called with the rebuilt state and each play of the hand just before it is replayed,
+    which lets a bot judge how likely the sampled deal makes the plays it saw.
     """
     g = obs.game
     n = g.players
@@ -156,6 +163,8 @@ def sample_state(obs: Observation, rng: random.Random, infer: bool = True) -> St
     state._accept_deal(hands, obs.set_aside)
     _replay_setup(state, obs, doubles, redoubles)
     for _, action in obs.history:
+        if watch is not None:
+            watch(state, action)
         state._do(action)
     return state
 

@@ -5,6 +5,8 @@ evaluates all legal cards on the same sampled deals — from that seat's view
 only — and the report shows the card played, the card ``strong`` prefers, and
 the estimated cost of the difference in points of that hand (for family, in
 penalty points saved). Small costs are within the noise of the sampling.
+A card a computer played in the seat's stead (a hand's ``stand_in``, RECORD.md) is
+marked as the computer's and left out of the totals: it is not the person's play.
 
 The text report counts hands, seats, tricks and turns from 1, as ``--seat`` and
 ``--hand`` do; the ``--json`` verdicts keep the record's 0-based numbers.
@@ -42,6 +44,36 @@ class Verdict:
     values: dict[int, float]
     layout: bool = False  # a Dominoes or Réussite decision: ``trick`` counts the seat's turns
     extra: bool = False  # the card after an ace in Réussite, within the same turn
+    by: str = ""  # the level of a computer that played it in the seat's stead: not judged
+
+    @property
+    def judged(self) -> bool:
+        return not self.by
+
+
+def stand_ins(doc: dict[str, Any]) -> dict[tuple[int, int], str]:
+    """(hand, action index) -> computer level, from each hand's ``stand_in`` (RECORD.md); a RecordError
+    when it is there but not a list of ``[index, level]`` pairs."""
+    found: dict[tuple[int, int], str] = {}
+    hands = doc.get("hands")
+    for i, hand in enumerate(hands if isinstance(hands, list) else []):
+        pairs = hand.get("stand_in", []) if isinstance(hand, dict) else []
+        if not isinstance(pairs, list) or not all(_pair(p) for p in pairs):
+            raise RecordError("the field 'stand_in' is a list of [action index, computer level] pairs",
+                              hand=i)
+        found.update({(i, p[0]): p[1] for p in pairs})
+    return found
+
+
+def _pair(p: object) -> bool:
+    return (isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and not isinstance(p[0], bool)
+            and isinstance(p[1], str) and bool(p[1]))
+
+
+def person_totals(verdicts: list[Verdict], costly: float = 2.0) -> tuple[int, int, float]:
+    """The person's own decisions judged, those costing ``costly`` or more, and their total cost."""
+    own = [v for v in verdicts if v.judged]
+    return len(own), sum(1 for v in own if v.cost >= costly), sum(v.cost for v in own)
 
 
 def _label(action: int) -> str:
@@ -60,6 +92,7 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
     ``on_verdict``, when given, sees each verdict as soon as it is made (a page shows progress).
     """
     bot = StrongBot(seed)
+    stood_in = stand_ins(doc)
     verdicts: list[Verdict] = []
     turns: dict[int, int] = {}  # hand -> the seat's turns so far in that layout hand
 
@@ -73,14 +106,18 @@ def analyze(doc: dict[str, Any], seat: int, samples: int = 60, seed: int = 1,
             turns[hand] = turns.get(hand, 0) + 1
         if (hands is not None and hand not in hands) or len(obs.legal) < 2:
             return
-        values = bot.evaluate(obs, obs.legal, samples)
-        best = max(obs.legal, key=lambda a: (values[a], -a))
         step = turns[hand] - 1 if layout else obs.trick_no
-        verdicts.append(Verdict(hand, index, step, action, best,
-                                max(0.0, values[best] - values[action]), values,
-                                layout, layout and obs.ace_extra))
+        by, extra = stood_in.get((hand, index), ""), layout and obs.ace_extra
+        if by:  # the computer's card, not the person's: shown, never judged (nor worth evaluating)
+            verdict = Verdict(hand, index, step, action, action, 0.0, {}, layout, extra, by)
+        else:
+            values = bot.evaluate(obs, obs.legal, samples)
+            best = max(obs.legal, key=lambda a: (values[a], -a))
+            verdict = Verdict(hand, index, step, action, best, max(0.0, values[best] - values[action]),
+                              values, layout, extra)
+        verdicts.append(verdict)
         if on_verdict is not None:
-            on_verdict(verdicts[-1])
+            on_verdict(verdict)
 
     replay(doc, on_action=look)
     return verdicts
@@ -111,11 +148,15 @@ def format_report(doc: dict[str, Any], seat: int, verdicts: list[Verdict]) -> st
             lines.append(f"\nhand {v.hand + 1}: {_contract_name(game, doc['hands'][v.hand])}")
         mark = "  ok" if v.best == v.played or v.cost < 0.5 else f"  cost {v.cost:5.1f}"
         better = "" if v.best == v.played else f"   strong: {_label(v.best)}"
+        if v.by:
+            mark, better = f"  played by the computer ({v.by}) standing in: not judged", ""
         lines.append(f"  {_step(v)}  action {v.index + 1:>2}  played {_label(v.played):<5}{mark}{better}")
-    total = sum(v.cost for v in verdicts)
-    big = [v for v in verdicts if v.cost >= 2.0]
-    lines.append(f"\n{plural(len(verdicts), 'decision')}, {len(big)} costing 2 points or more; "
+    judged, big, total = person_totals(verdicts)
+    lines.append(f"\n{plural(judged, 'decision')}, {big} costing 2 points or more; "
                  f"estimated total cost {total:.1f} points")
+    if judged < len(verdicts):
+        lines.append(f"left out: {plural(len(verdicts) - judged, 'decision')} played by the computer "
+                     "standing in")
     return "\n".join(lines)
 
 
@@ -159,12 +200,18 @@ def run(args: argparse.Namespace) -> int:
     except RecordError as e:
         return report_refusal("analyze", args.record, e, doc, args.json)
     if args.json:
-        print(json.dumps([{"hand": v.hand, "action": v.index, "trick": v.trick,
-                           "played": _code(v.played), "strong": _code(v.best),
-                           "cost": round(v.cost, 2)} for v in verdicts], ensure_ascii=False))
+        print(json.dumps([_json(v) for v in verdicts], ensure_ascii=False))
     else:
         print(format_report(doc, seat, verdicts))
     return 0
+
+
+def _json(v: Verdict) -> dict[str, Any]:
+    """One verdict as ``--json`` prints it; a stand-in's card has ``by`` and no ``strong`` nor ``cost``."""
+    if v.by:
+        return {"hand": v.hand, "action": v.index, "trick": v.trick, "played": _code(v.played), "by": v.by}
+    return {"hand": v.hand, "action": v.index, "trick": v.trick, "played": _code(v.played),
+            "strong": _code(v.best), "cost": round(v.cost, 2)}
 
 
 def _chosen(doc: dict[str, Any], seat: int, hands: list[int] | None) -> tuple[int, set[int] | None]:

@@ -48,7 +48,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from barbu.bots import POLICY, Bot, levels, make_bot
+from barbu.bots import EXPERT, POLICY, Bot, levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -531,7 +531,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--bots", required=True,
                    help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}, "
-                        f"or {POLICY}PATH: a network trained by examples/train_policy.py), "
+                        f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
+                        "expert:SECONDS[+bid|+double|+play][+flat]: expert with its own time a "
+                        "decision, thinking only for those decisions, or without inference), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
@@ -558,9 +560,14 @@ def config_of(args: argparse.Namespace) -> Config:
     for b in bots:
         if b.startswith(POLICY):
             _check_policy(b)
+        elif b.startswith(EXPERT):
+            try:
+                make_bot(b)
+            except ValueError as e:
+                raise ArenaError(str(e)) from None
         elif b not in known:
             raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)}, "
-                             f"or {POLICY}PATH)")
+                             f"{POLICY}PATH, or expert:SECONDS+PART)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:

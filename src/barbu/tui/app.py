@@ -19,7 +19,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from barbu.bots import Bot, make_bot
+from barbu.bots import Bot, level_label, make_bot
 from barbu.engine.cards import (
     ACE,
     RANK_NAMES,
@@ -767,10 +767,10 @@ def intro_lines(state: State, names: list[str], human: int | None, bot: str, pat
     opts = f", options: {', '.join(sorted(g.options))}" if g.options else ""
     head = r.span(f"Barbu — {g.ruleset} rules, {g.players} players{opts}", "bold")
     if human is None:
-        who = Text(f"A demonstration: {', '.join(names)} ({bot} computer players).")
+        who = Text(f"A demonstration: {', '.join(names)}, computer players of level {bot}.")
     else:
         you = "You sit" if _is_you(names[human]) else f"You are {names[human]}, sitting"
-        who = Text(f"{you} at seat {human + 1}; the computer players ({bot}) are "
+        who = Text(f"{you} at seat {human + 1}; the computer players, of level {bot}, are "
                    f"{', '.join(names[s] for s in range(g.players) if s != human)}.")
     win = "highest" if g.is_classic else "lowest"
     lines = [head, who, r.span(f"{g.num_hands} hands; the {win} total wins. Seed {state.seed}.", "dim")]
@@ -810,7 +810,7 @@ def main(args: argparse.Namespace) -> int:
     delay = args.delay if args.delay is not None else DEFAULT_DELAY if sys.stdout.isatty() else 0.0
     stop_at = state.hand_no + args.hands if args.hands else state.game.num_hands
     session = Session(term, state, names, human, bots, delay, path, stop_at)
-    intro = intro_lines(state, names, human, args.bot, path, args.resume)
+    intro = intro_lines(state, names, human, level_label(args.bot), path, args.resume)
     try:
         return session.play(intro)
     except BrokenPipeError:

@@ -45,7 +45,7 @@ from barbu.engine.observation import Observation
 from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles, name_key, public
+from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
@@ -58,6 +58,7 @@ from barbu.web.tables import (
     Setup,
     Table,
     default_level,
+    name_key,
     storage_error,
 )
 from barbu.web.words import words

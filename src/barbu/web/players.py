@@ -24,7 +24,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from barbu.web.errors import TableError
 from barbu.web.store import PlayerBatch, PlayerRow, Store
-from barbu.web.tables import clean_name
+from barbu.web.tables import clean_name, name_key
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
@@ -48,11 +48,6 @@ def new_key() -> tuple[str, tuple[str, str]]:
     """A device's fresh secret, and the (salt, hash) that is all the store keeps of it."""
     secret, salt = secrets.token_urlsafe(16), secrets.token_hex(16)
     return secret, (salt, digest(salt, secret))
-
-
-def name_key(name: str) -> str:
-    """What makes two names the same profile's: case and width do not count."""
-    return name.casefold()
 
 
 class Profiles:

@@ -180,7 +180,11 @@ def analyse_elsewhere(doc: dict[str, Any], seat: int, samples: int, out: Any) ->
 def verdict_json(v: Verdict) -> dict[str, Any]:
     code = "pass" if v.best == PASS else card_str(v.best)
     played = "pass" if v.played == PASS else card_str(v.played)
-    return {"hand": v.hand, "action": v.index, "played": played, "best": code, "cost": round(v.cost, 2)}
+    out: dict[str, Any] = {"hand": v.hand, "action": v.index, "played": played, "best": code,
+                           "cost": round(v.cost, 2)}
+    if v.by:
+        out["by"] = v.by  # a computer played it in the seat's stead: shown, not judged
+    return out
 
 
 @dataclass
@@ -199,10 +203,12 @@ class Job:
     inbox: Any = None
 
     def to_json(self) -> dict[str, Any]:
-        costly = sorted((v for v in self.verdicts if v["cost"] >= COSTLY), key=lambda v: -v["cost"])
+        own = [v for v in self.verdicts if not v.get("by")]  # the person's decisions, not a stand-in's
+        costly = sorted((v for v in own if v["cost"] >= COSTLY), key=lambda v: -v["cost"])
         return {"id": self.id, "seat": self.seat, "status": self.status, "done": len(self.verdicts),
                 "total": self.total, "verdicts": self.verdicts, "costly": costly[:10],
-                "threshold": COSTLY, "reason": self.reason}
+                "judged": len(own), "cost": round(sum(v["cost"] for v in own), 2),
+                "stand_ins": len(self.verdicts) - len(own), "threshold": COSTLY, "reason": self.reason}
 
 
 class Analyses:

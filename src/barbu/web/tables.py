@@ -69,6 +69,21 @@ def clean_name(value: object) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """What makes two names the same profile's: case does not count."""
+    return name.casefold()
+
+
+def bare_name(store: Store, value: object) -> str:
+    """A name-only seat's name, cleaned; TableError ``profile-name`` when a profile goes by it,
+    so that nobody without that profile passes for its (rated, registered) player."""
+    name = clean_name(value)
+    if store.player_named(name_key(name)) is not None:
+        raise TableError("profile-name", f"the name {name} belongs to a profile: sign in with it, or pick "
+                         "another", 409, args={"name": name})
+    return name
+
+
 def valid_id(table_id: str) -> bool:
     return bool(_ID_RE.match(table_id))
 
@@ -105,7 +120,18 @@ class Seat:
         return {"seat": r.seat, "name": r.name, "kind": r.kind,
                 "level": r.level if r.kind == "bot" else None, "claimed": r.claimed,
                 "connected": self.connected > 0, "has_link": bool(r.token), "access": r.access,
-                "profile": bool(r.player)}
+                "profile": bool(r.player), "holder": self.holder}
+
+    @property
+    def holder(self) -> str:
+        """Who holds the seat, as every page shows it: ``profile`` (a registered player), ``guest`` (a
+        bare name), ``computer`` (a computer plays it now) or ``free`` (nobody has taken it yet)."""
+        r = self.row
+        if r.kind == "bot":
+            return "computer"
+        if not r.claimed:
+            return "free"
+        return "profile" if r.player else "guest"
 
     @property
     def free(self) -> bool:
@@ -287,6 +313,7 @@ class Table:
     pause_held: bool = False  # the hand that just began waits for the people (see waiting)
     rematch: Offer = field(default_factory=Offer)  # the offer of a new game once this one is over
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
+    stand_ins: StandIns = field(default_factory=dict)  # cards a computer played in a person's seat
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
@@ -300,6 +327,8 @@ class Table:
         rows = []
         creator_seat = setup.creator_seat
         you = setup.player
+        if you is None and setup.creator is not None:
+            bare_name(store, setup.creator)
         for i, spec in enumerate(setup.seats):
             if spec["kind"] == "bot":
                 rows.append(SeatRow(i, f"Computer {i + 1}", "", "bot", spec["level"], True))
@@ -364,7 +393,8 @@ class Table:
             return None
         game, state, rows = start
         events = store.events(table_id)
-        damaged = replay_events(state, events, [r.name for r in rows])
+        stand_ins: StandIns = {}
+        damaged = replay_events(state, events, [r.name for r in rows], stand_ins)
         if damaged is not None:
             log.error("table %s is damaged: %s; it is kept as it was before that event and cannot be "
                       "played on", table_id, damaged.pop("logged"))
@@ -374,6 +404,7 @@ class Table:
         table = cls._open(store, table_id, game, state, rows, damaged=damaged, private=private,
                           creator=creator, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
+        table.stand_ins = stand_ins
         stored = store.load_setup(table_id) or {}
         table.chat.rights = rights_of(stored.get("chat"))
         with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
@@ -564,7 +595,8 @@ class Table:
         if name is None and player is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
         self._one_seat_each(player)
-        fresh = dataclasses.replace(row, name=player.name if player else clean_name(name), claimed=True,
+        taken_as = player.name if player else bare_name(self.store, name)
+        fresh = dataclasses.replace(row, name=taken_as, claimed=True,
                                     token=secrets.token_urlsafe(18), player=player.id if player else "")
 
         def taken() -> None:
@@ -610,7 +642,7 @@ class Table:
         return seat, token
 
     def plan_join(self, name: object, player: PlayerRow | None = None) -> tuple[Change, int, str]:
-        clean = player.name if player is not None else clean_name(name)
+        clean = player.name if player is not None else bare_name(self.store, name)
         self._writable()
         self._one_seat_each(player)
         for s in self.seats:
@@ -829,12 +861,17 @@ class Table:
             args["rank"] = card_pretty(s.start_rank)[:-1]
         return args
 
-    def _plan_apply(self, seat: int, action: int) -> Change:
-        """An action applied to a copy of the game (raises before anything is stored or sent)."""
+    def _plan_apply(self, seat: int, action: int, by: str = "") -> Change:
+        """An action applied to a copy of the game (raises before anything is stored or sent);
+        ``by``: the level of a computer standing in for the person of ``seat``, who did not decide it."""
         state = self.state.copy()
         hand_no = state.hand_no
+        stood_in = stand_in_at(state, by)
         state.apply(action)
-        batch = Batch(self.id, events=[("act", {"seat": seat, "action": action})])
+        data: dict[str, Any] = {"seat": seat, "action": action}
+        if by:
+            data["by"] = by
+        batch = Batch(self.id, events=[("act", data)])
         deal_into(state, batch)
         batch.over = state.is_over  # only an action ends the game
         if batch.over:  # rated with the action that ends it: stored together, or neither
@@ -850,6 +887,8 @@ class Table:
             elif not self.seats[seat].is_bot:
                 self.ready.add(seat)  # a person who acts in the new hand is ready for it
             self.state = state
+            if stood_in is not None:
+                self.stand_ins.setdefault(stood_in[0], {})[stood_in[1]] = by
             self.moves += 1
             self.last = {"seat": seat, "action": self.game.action_str(action), "hand_no": hand_no}
             self.turn_since = now
@@ -918,7 +957,10 @@ class Table:
         """A decided automatic action, unless the table has moved on since it was asked for (None)."""
         if self.moves != move.moves or self.auto_seat() != move.seat:
             return None
-        return self._plan_apply(move.seat, action)
+        row = self.seats[move.seat].row
+        # A seat with a token is a person's: a computer playing it now stands in for them.
+        by = row.level if move.bot is not None and row.token else ""
+        return self._plan_apply(move.seat, action, by)
 
     def auto_apply(self, move: AutoMove, action: int) -> bool:
         """Store and apply a decided automatic action (see :meth:`plan_auto`); False if it was stale."""
@@ -1031,6 +1073,9 @@ class Table:
             raise TableError("damaged", "this table has no record to download: its stored setup cannot be "
                              "read, so its game cannot be rebuilt", 409, args={"variant": "record"})
         doc = to_record(self.state, self.names(), public=True)
+        for i, hand in enumerate(doc["hands"]):
+            if self.stand_ins.get(i):
+                hand["stand_in"] = [[j, level] for j, level in sorted(self.stand_ins[i].items())]
         if self.state.is_over:
             return doc
         for hand in doc["hands"]:
@@ -1046,7 +1091,8 @@ class Table:
         free = sum(1 for s in self.seats if s.free and s.row.access == "open")
         invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
-                "options": sorted(self.game.options), "names": self.names(), "free_seats": free,
+                "options": sorted(self.game.options), "names": self.names(),
+                "holders": [s.holder for s in self.seats], "free_seats": free,
                 "invited_seats": invited, "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
                 "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None),
                 "damaged": self.damaged, "moved": round(self.active_at, 1), "private": self.private}
@@ -1116,7 +1162,19 @@ def damage_text(damaged: dict[str, Any]) -> str:
     return f"stored event {damaged['seq']} {damaged['reason']}"
 
 
-def replay_events(state: State, events: list[Event], names: list[str]) -> dict[str, Any] | None:
+StandIns = dict[int, dict[int, str]]  # hand -> index of the card in its actions -> the computer's level
+
+
+def stand_in_at(state: State, by: str) -> tuple[int, int] | None:
+    """Where in the record (hand, index in its ``actions``) the card a stand-in plays now goes; None
+    when no computer stands in, or when it decides no card (a contract, a double: not analysed)."""
+    if not by or state.phase != Phase.PLAY:
+        return None
+    return state.hand_no, len(state.actions)
+
+
+def replay_events(state: State, events: list[Event], names: list[str],
+                  stand_ins: StandIns | None = None) -> dict[str, Any] | None:
     """Replay stored events on ``state`` up to the first that fails; where and why it failed, or None.
 
     The answer is the table's ``damaged``: ``seq`` (the event's, from 1 as stored), ``kind``,
@@ -1128,7 +1186,11 @@ def replay_events(state: State, events: list[Event], names: list[str]) -> dict[s
     for ev in events:
         if ev.kind in ("chat", "rematch"):  # talk at the table and the offer of a new game: not the game
             continue
+        by = ev.data.get("by") if ev.kind == "act" and ev.problem is None else None
+        stood_in = stand_in_at(state, by) if isinstance(by, str) else None
         problem = ev.problem or replay_event(state, ev, names)
+        if problem is None and stood_in is not None and stand_ins is not None:
+            stand_ins.setdefault(stood_in[0], {})[stood_in[1]] = str(by)
         if problem is not None:
             data = json.dumps(ev.data)[:200] if ev.problem is None else "unreadable"
             logged = f"stored event {ev.seq} ({ev.kind}, data {data}, seats from 0) {problem}"

@@ -57,7 +57,7 @@ const Friends = (() => {
   function yourItem(x) {
     const where = t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands });
     return h("li", { "data-table": x.id, "data-state": x.state },
-      h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
+      h("span", { class: "t-names" }, x.names.flatMap((n, i) => [i ? ", " : "", localName(n), SeatMark.mark((x.holders || [])[i], n)])),
       h("span", { class: "muted" }, ` — ${where}`),
       h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
       x.private ? h("span", { class: "badge" }, t("mine.private")) : null,

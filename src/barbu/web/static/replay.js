@@ -279,7 +279,7 @@ function renderSteps(hd) {
 
 function renderHands() {
   fill($("rp-hands"), R.tl.hands.map((hd, i) => {
-    const worst = Math.max(0, ...[...verdictsOf(i).values()].map((v) => v.cost));
+    const worst = Math.max(0, ...[...verdictsOf(i).values()].filter((v) => !v.by).map((v) => v.cost));
     const costly = R.job && worst >= R.job.threshold;
     const label = `${t("replay.hand-n", { hand: i + 1 })}: ${contractName(hd)}${costly ? ` — ${t("replay.costly-hand")}` : ""}`;
     return h("button", { type: "button", class: `rp-hand${i === R.hand ? " here" : ""}${costly ? " costly" : ""}`,
@@ -314,8 +314,13 @@ function verdictsOf(handNo) {
   for (const v of R.job.verdicts) if (v.hand === handNo) out.set(v.action, v);
   return out;
 }
-function costClass(v) { return v.cost >= R.job.threshold ? "cost-high" : v.cost >= 0.5 ? "cost-some" : "cost-none"; }
+function costClass(v) {
+  if (v.by) return "by-computer";  // a computer stood in: its card is not the person's to judge
+  return v.cost >= R.job.threshold ? "cost-high" : v.cost >= 0.5 ? "cost-some" : "cost-none";
+}
+function levelName(level) { return I18N.has(`level.${level}.name`) ? t(`level.${level}.name`) : level; }
 function verdictText(v) {
+  if (v.by) return t("replay.by-computer", { card: actionShort(v.played), level: levelName(v.by) });
   if (v.best === v.played || v.cost < 0.5) return t("replay.verdict-ok", { card: actionShort(v.played) });
   return t("replay.verdict", { card: actionShort(v.played), best: actionShort(v.best), cost: v.cost.toFixed(1) });
 }
@@ -389,10 +394,11 @@ function showJob() {
   $("rp-cancel").hidden = j.status !== "running";
   const btn = $("rp-analyse");
   if (btn) btn.disabled = j.status === "running";
-  const total = j.verdicts.reduce((a, v) => a + v.cost, 0);
+  const total = j.cost;  // the server's sum over the person's own decisions (no stand-in's)
   const list = j.costly.map((v) => h("li", {}, h("button", { type: "button", class: "rp-jump", onclick: () => go(v.hand, v.action + 1) },
     t("replay.costly-item", { hand: v.hand + 1, step: v.action + 1, card: actionShort(v.played), best: actionShort(v.best), cost: v.cost.toFixed(1) }))));
-  fill($("rp-costly"), j.done ? h("p", {}, t("replay.total-cost", { n: j.done, cost: total.toFixed(1), name: name(j.seat) })) : null,
+  fill($("rp-costly"), j.done ? h("p", {}, t("replay.total-cost", { n: j.judged, cost: total.toFixed(1), name: name(j.seat) })) : null,
+    j.stand_ins ? h("p", { class: "help", id: "rp-stand-ins" }, t("replay.stand-ins", { n: j.stand_ins })) : null,
     j.costly.length ? [h("h3", {}, t("replay.biggest")), h("ol", { class: "rp-costly-list" }, list)]
       : j.status === "done" ? h("p", {}, t("replay.none-costly", { cost: j.threshold })) : null);
   render();

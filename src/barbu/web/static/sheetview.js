@@ -51,11 +51,13 @@ const SheetView = (() => {
     return name;
   }
 
-  function headRow(names, short) {
+  // holders (the server's, where known): a profile's column gets its mark (seatmark.js).
+  function headRow(names, short, holders) {
+    const mark = (i) => (holders && typeof SeatMark !== "undefined" ? SeatMark.mark(holders[i], names[i]) : null);
     return el("tr", {}, el("th", { class: "sv-what", scope: "col" }, t("sheet.hand-contract")),
       ...names.map((name, i) => el("th", { class: "sv-player player", scope: "col", title: name },
         el("span", { class: "swatch", style: `background:${COLOURS[i % 6]}` }),
-        el("span", { class: "sv-short" }, short[i]), el("span", { class: "sv-full" }, name))));
+        el("span", { class: "sv-short" }, short[i]), el("span", { class: "sv-full" }, name), mark(i))));
   }
 
   function handRow(m, r, short, opts) {
@@ -80,7 +82,7 @@ const SheetView = (() => {
     return el("p", { class: "sv-legend legend" }, who + dbl);
   }
 
-  // The sheet as a table. m: {ruleset, names, rows: [{hand, contract, label?, trump?, start_rank?,
+  // The sheet as a table. m: {ruleset, names, holders?, rows: [{hand, contract, label?, trump?, start_rank?,
   // declarer, doubles: [[a, b, redoubled]], scores, totals}], totals, winners, over}.
   // opts.edit(hand) gives a node for the hand's cell (the keeper's edit button); opts.extra, rows
   // to add before the totals (entries not yet stored).
@@ -88,7 +90,7 @@ const SheetView = (() => {
     const short = shortNames(m.names);
     const body = el("tbody", {}, m.rows.map((r) => handRow(m, r, short, opts)), opts.extra || [], totalsRow(m));
     const grid = el("table", { class: `sv-sheet players-${m.names.length}` },
-      el("caption", { class: "visually-hidden" }, t("sheet.title")), el("thead", {}, headRow(m.names, short)), body);
+      el("caption", { class: "visually-hidden" }, t("sheet.title")), el("thead", {}, headRow(m.names, short, m.holders)), body);
     return [el("div", { class: "sv-scroll" }, grid), legend(m, short)];
   }
 

@@ -28,7 +28,7 @@ function renderSummary(r) {
   for (const x of T.results) running = running.map((v, i) => v + x.scores[i]);
   const head = h("tr", {}, h("th", {}, t("summary.player")), h("th", {}, t("summary.contract-points")),
     doubled ? h("th", {}, t("summary.after-doubles")) : null, h("th", {}, t("summary.total")));
-  const rows = m.seats.map((s, i) => h("tr", {}, h("th", { scope: "row" }, s.name),
+  const rows = m.seats.map((s, i) => h("tr", {}, h("th", { scope: "row" }, s.name, SeatMark.mark(s.holder, s.name)),
     h("td", { class: "num" }, signed(r.contract_scores[i])),
     doubled ? h("td", { class: "num" }, signed(r.scores[i])) : null, h("td", { class: "num total" }, signed(running[i]))));
   let title = t("summary.title", { n: r.hand_no + 1, total: m.num_hands, contract: contractName(r.contract) });

@@ -281,7 +281,8 @@ function tableItem(x) {
   const join = x.free_seats && !x.damaged && !x.over
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
   const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
-  return h("li", { "data-table": x.id }, h("span", { class: "t-names" }, x.names.map(localName).join(", ")),
+  return h("li", { "data-table": x.id }, h("span", { class: "t-names" },
+    x.names.flatMap((n, i) => [i ? ", " : "", localName(n), SeatMark.mark((x.holders || [])[i], n)])),
     h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
     h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")),
     x.over && !x.damaged ? h("a", { class: "button", href: `/replay/${x.id}` }, t("lobby.replay")) : null);
@@ -928,10 +929,12 @@ function seatBox(v, s, mine = false) {
   const turn = v.current === s && live();
   const figs = seatFigures(v, s);
   const name = mine ? t("table.you-name", { name: info.name }) : info.name;
-  const label = [name, kindText(info), ...figs, turn ? t("table.their-turn") : ""].filter(Boolean).join(", ");
+  const label = [name, SeatMark.spoken(info.holder), kindText(info), ...figs, turn ? t("table.their-turn") : ""]
+    .filter(Boolean).join(", ");
   const box = h("div", { class: `seat${turn ? " turn" : ""}${mine ? " mine" : ""}`, "data-seat": s, role: "group",
     "aria-label": label },
-    h("div", { class: "seat-name" }, h("span", { class: "who-name" }, name), ...seatBadges(v, s)),
+    h("div", { class: "seat-name" }, h("span", { class: "who-name" }, name), SeatMark.mark(info.holder, info.name),
+      ...seatBadges(v, s)),
     h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
@@ -1212,7 +1215,7 @@ function sheetModel() {
     return { hand: r.hand_no, contract: r.contract, trump: r.trump, start_rank: r.start_rank, declarer: r.declarer,
              doubles: doublesShort(r.doubles), scores: r.scores, totals: [...running] };
   });
-  return { ruleset: m.ruleset, names: m.seats.map((x) => x.name), rows, totals: T.view.totals,
+  return { ruleset: m.ruleset, names: m.seats.map((x) => x.name), holders: m.seats.map((x) => x.holder), rows, totals: T.view.totals,
            winners: m.winners, over: m.over, hands: m.num_hands };
 }
 

@@ -1,0 +1,45 @@
+#!/bin/bash
+# The measurements of the expert level (docs/RESULTS.md, "The expert level"), with their deal
+# counts fixed before running. Each run writes its summary to OUT/NAME.json and .txt; a run whose
+# .json exists is skipped, so the script can be stopped and started again.
+#
+#   bash scripts/measure-expert.sh [OUT] [JOBS]        (defaults: measurements/, 2)
+#
+# On the project's 2-core machine the whole plan takes days of computing (the three strong
+# opponents alone spend about 27 s a deal): run it in the background, on a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-measurements}
+jobs=${2:-2}
+mkdir -p "$out"
+barbu=.venv/bin/barbu
+
+run() {  # NAME ARGS...: one arena run, skipped if done
+    local name=$1; shift
+    [ -e "$out/$name.json" ] && return 0
+    echo "== $name: barbu arena $*"
+    "$barbu" arena "$@" --jobs "$jobs" --no-records --quiet --json "$out/$name.tmp" > "$out/$name.txt"
+    mv "$out/$name.tmp" "$out/$name.json"
+}
+
+family4=(--rules family --players 4)
+# Techniques against each other, on the same deals (paired): inference on or off.
+run tech-classic --bots expert:0.3,expert:0.3+flat,strong,strong --deals 200 --seed 1
+run tech-family4 --bots expert:0.3,expert:0.3+flat,strong,strong "${family4[@]}" --deals 200 --seed 1
+# The headline: expert at its default budget against strong.
+run main-classic --bots expert,strong,strong,strong --deals 1000 --seed 21
+run main-family4 --bots expert,strong,strong,strong "${family4[@]}" --deals 1000 --seed 21
+run main-family5 --bots expert,strong,strong,strong,strong --rules family --players 5 --deals 350 --seed 21
+# What more time buys.
+for t in 0.1 0.3 1 3; do
+    run "curve-$t-classic" --bots "expert:$t,strong,strong,strong" --deals 200 --seed 31
+done
+# Where the gain comes from: expert's own search for one kind of decision, strong's for the rest.
+for part in bid double play; do
+    run "part-$part-classic" --bots "expert:1+$part,strong,strong,strong" --deals 300 --seed 41
+done
+# Against OpenSpiel's search with the same time a decision (os-ismcts takes about 0.6 s).
+if "$barbu" arena --help | grep -q os-ismcts; then
+    run ismcts-classic --bots expert:0.6,os-ismcts,os-ismcts,os-ismcts --deals 100 --seed 51
+    run mcts-classic --bots expert:0.4,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
+fi

@@ -1,0 +1,237 @@
+"""The ``expert`` computer player: ``strong``'s search, given a time budget, weighted inference and pruning.
+
+It keeps what makes ``strong`` good (sampled deals that respect what the seat saw,
+each candidate played out to the end of the hand by the rule-of-thumb policy, the
+same deals for every candidate) and adds three things from the field:
+
+- **a budget of work per decision**, in engine steps rather than a fixed number of
+  deals, so that a decision among two cards near the end costs as little as it
+  should and the first lead of a hand gets as many deals as the budget pays for.
+  The budget is given in seconds and turned into steps at a measured rate, so a
+  seed still gives the same game on any machine; a wall-clock stop at
+  :attr:`ExpertBot.hard_stop` budgets guards against a loaded machine.
+- **policy-based inference**: every sampled deal is weighted by how likely it makes
+  the plays the other players actually made, judged by the rule-of-thumb policy
+  (a player who could have ducked under the Q♠ and did not probably had no low
+  spade). The likelihoods are tempered, so that no single deal takes all the weight.
+- **successive elimination**: candidates that trail the best by a clear margin (in
+  standard errors of the paired difference) are dropped, and the rest of the budget
+  goes to the close calls.
+
+Doubles are decided as ``strong`` does, from the distribution of the hand's outcome
+(a double is a bet on the difference of two players' scores), with the budget's
+deals and their weights.
+
+A level name may carry a budget and a part: ``expert:0.3`` thinks 0.3 s a decision;
+``expert:1+play`` uses its own search for card play only and ``strong``'s for the rest
+(``bid``, ``double``, ``play``); ``+flat`` turns the inference off.
+
+>>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
+(0.3, ['play'])
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from barbu.bots import register
+from barbu.bots.pimc import hand_value
+from barbu.bots.policy import heuristic_card, heuristic_playout
+from barbu.bots.sampling import sample_state
+from barbu.bots.strong import StrongBot, _contract_scores
+from barbu.engine.game import DOUBLE, PASS, REDOUBLE, seats_of
+from barbu.engine.observation import Observation
+from barbu.engine.state import Phase, State
+
+PARTS = ("bid", "double", "play")
+_KIND = {Phase.CHOOSE: "bid", Phase.TRUMP: "bid", Phase.START_RANK: "bid",
+         Phase.DOUBLE: "double", Phase.REDOUBLE: "double", Phase.PLAY: "play"}
+_STEADY = random.Random(0)  # the policy is asked without noise: its rng is never drawn from
+
+
+class ExpertBot(StrongBot):
+    """Budgeted, weighted, pruned determinized search (see the module's text)."""
+
+    name = "expert"
+    budget = 1.0  # seconds a decision, as work at steps_per_second
+    # Playout steps a second, compiled engine, this 2-core machine; a pure-Python engine runs
+    # about 1.5 times slower, so the same budget there takes longer but plays the same way.
+    steps_per_second = 150_000
+    hard_stop = 2.8  # budgets of wall time after which a decision stops, whatever its work
+    world_cost = 40  # steps a sampled deal costs to draw and weigh, before any playout
+    min_worlds = 24  # deals every candidate gets before it may be dropped
+    drop_z = 2.5  # standard errors a candidate must trail the best by to be dropped
+    epsilon = 0.5  # the policy's share of plays not its first choice, in the likelihoods
+    temper = 0.5  # exponent of the likelihoods: 1 trusts the policy fully, 0 ignores it
+    double_margin = 1.5  # expected edge (points) a double needs, against noise and redoubles
+
+    def __init__(self, seed: int | None = None, budget: float | None = None,
+                 parts: Sequence[str] = PARTS, infer: bool = True) -> None:
+        super().__init__(seed)
+        if budget is not None:
+            if not budget > 0:
+                raise ValueError(f"a budget is a positive number of seconds, not {budget}")
+            self.budget = budget
+        unknown = set(parts) - set(PARTS)
+        if unknown:
+            raise ValueError(f"unknown expert part(s) {sorted(unknown)}: one of {', '.join(PARTS)}")
+        self.parts = frozenset(parts)
+        self.infer = infer
+
+    def act(self, obs: Observation) -> int:
+        if len(obs.legal) == 1:
+            return obs.legal[0]
+        if _KIND.get(obs.phase) not in self.parts:
+            return super().act(obs)  # strong's own decision
+        if obs.phase in (Phase.DOUBLE, Phase.REDOUBLE):
+            return self._double_weighted(obs)
+        values = self.search(obs, list(obs.legal))
+        return max(values, key=lambda a: (values[a], -a))
+
+    # -- worlds ------------------------------------------------------------------------------
+
+    def world(self, obs: Observation) -> tuple[State, float]:
+        """A sampled deal played up to now, and its weight (the tempered likelihood of the plays)."""
+        log_like = 0.0
+
+        def watch(state: State, action: int) -> None:
+            nonlocal log_like
+            if state.current != obs.seat and action != PASS:
+                log_like += math.log(_play_likelihood(state, action, self.epsilon))
+
+        state = sample_state(obs, self.rng, watch=watch if self.infer else None)
+        return state, math.exp(self.temper * log_like)
+
+    def _work(self, obs: Observation) -> float:
+        return self.budget * self.steps_per_second
+
+    def _clock(self) -> float:
+        return time.perf_counter() + self.hard_stop * self.budget
+
+    # -- search ------------------------------------------------------------------------------
+
+    def search(self, obs: Observation, candidates: list[int]) -> dict[int, float]:
+        """Weighted mean value of the hand to this seat after each candidate still in the running.
+
+        Dropped candidates keep the mean they had when dropped, which is below the best's.
+        """
+        steps = sum(obs.hand_sizes) + 8
+        work, deadline = self._work(obs), self._clock()
+        alive = list(candidates)
+        weights: list[float] = []
+        values: dict[int, list[float]] = {a: [] for a in candidates}
+        means: dict[int, float] = {}
+        spent = 0.0
+        while len(alive) > 1 and spent < work and (len(weights) < 2 or time.perf_counter() < deadline):
+            world, w = self.world(obs)
+            weights.append(w)
+            for action in alive:
+                trial = world.copy()
+                trial._do(action)
+                heuristic_playout(trial, self.rng)
+                values[action].append(hand_value(trial, obs.seat, obs.hand_no))
+            spent += self.world_cost + steps * len(alive)
+            if len(weights) >= self.min_worlds and len(weights) % 8 == 0:
+                alive = self._prune(alive, values, weights, means)
+        for a in alive:
+            means[a] = _weighted_mean(values[a], weights[-len(values[a]):])
+        return means
+
+    def _prune(self, alive: list[int], values: dict[int, list[float]], weights: list[float],
+               means: dict[int, float]) -> list[int]:
+        """Drop the candidates the paired comparison with the best shows to be clearly worse."""
+        n = len(weights)
+        # Every candidate still alive has been played out on each of the last n deals
+        # since it was last pruned; compare on the deals all of them share.
+        shared = min(len(values[a]) for a in alive)
+        w = weights[n - shared:]
+        mean = {a: _weighted_mean(values[a][-shared:], w) for a in alive}
+        best = max(alive, key=lambda a: mean[a])
+        keep = [best]
+        for a in alive:
+            if a == best:
+                continue
+            diff = [x - y for x, y in zip(values[best][-shared:], values[a][-shared:], strict=True)]
+            if _weighted_mean(diff, w) > self.drop_z * _weighted_se(diff, w):
+                means[a] = mean[a]
+            else:
+                keep.append(a)
+        return keep
+
+    # -- doubles -----------------------------------------------------------------------------
+
+    def _double_weighted(self, obs: Observation) -> int:
+        """Double (or redouble) each player whose weighted expected score is well below ours."""
+        base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
+        edge = self._weighted_edges(obs)
+        options = [a - base for a in obs.legal]
+        everyone = max(options, key=int.bit_count)
+        wanted = sum(1 << t for t in seats_of(everyone) if edge[t] > self.double_margin)
+        best = min((m for m in options if m & wanted == wanted), key=int.bit_count)
+        return base + best
+
+    def _weighted_edges(self, obs: Observation) -> list[float]:
+        n = obs.game.players
+        edge = [0.0] * n
+        total = 0.0
+        steps = sum(obs.hand_sizes) + 8
+        work, deadline = self._work(obs), self._clock()
+        spent = 0.0
+        while spent < work and (total == 0.0 or time.perf_counter() < deadline):
+            world, w = self.world(obs)
+            heuristic_playout(world, self.rng)
+            scores = _contract_scores(world, obs.hand_no)
+            for t in range(n):
+                edge[t] += w * (scores[obs.seat] - scores[t])
+            total += w
+            spent += self.world_cost + steps
+        return [e / total for e in edge]
+
+
+def _play_likelihood(state: State, action: int, epsilon: float) -> float:
+    """How likely the rule-of-thumb policy, with a share ``epsilon`` of other plays, makes ``action``."""
+    legal = state.legal_mask()
+    k = legal.bit_count()
+    if k <= 1:
+        return 1.0
+    guess = heuristic_card(state, _STEADY, noise=0.0)
+    return (1.0 - epsilon) * (action == guess) + epsilon / k
+
+
+def _weighted_mean(xs: Sequence[float], ws: Sequence[float]) -> float:
+    total = math.fsum(ws)
+    return math.fsum(x * w for x, w in zip(xs, ws, strict=True)) / total
+
+
+def _weighted_se(xs: Sequence[float], ws: Sequence[float]) -> float:
+    """Standard error of a weighted mean, with Kish's effective sample size."""
+    total = math.fsum(ws)
+    m = _weighted_mean(xs, ws)
+    var = math.fsum(w * (x - m) ** 2 for x, w in zip(xs, ws, strict=True)) / total
+    ess = total * total / math.fsum(w * w for w in ws)
+    return math.sqrt(var / max(ess - 1.0, 1.0))
+
+
+def make_expert(name: str, seed: int | None = None) -> ExpertBot:
+    """The bot a level name asks for: ``expert``, ``expert:SECONDS``, then ``+PART``… or ``+flat``.
+
+    >>> make_expert("expert:2+double+bid").parts == {"double", "bid"}
+    True
+    """
+    head, *extras = name.split("+")
+    level, _, seconds = head.partition(":")
+    if level != "expert":
+        raise ValueError(f"not an expert level: {name!r}")
+    try:
+        budget = float(seconds) if seconds else None
+    except ValueError:
+        raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
+    infer = "flat" not in extras
+    parts = [e for e in extras if e != "flat"] or list(PARTS)
+    return ExpertBot(seed, budget=budget, parts=parts, infer=infer)
+
+
+register("expert", ExpertBot)
