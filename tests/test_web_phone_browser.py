@@ -44,9 +44,11 @@ RARE = ["btn-record", "btn-rules", "btn-invite", "btn-replay", "btn-analyse"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    # --idle 1: the finished game's two people hand their seats to computers after a second.
+    # --idle 1: the finished game's two people hand their seats to computers after a second; this
+    # module makes more tables a minute than a server lets one address make by default.
     port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("phone") / "phone.db", "--idle", "1")
+    proc = start_server(port, tmp_path_factory.mktemp("phone") / "phone.db", "--idle", "1",
+                        "--tables-per-minute", "100", "--max-bot-tables", "100")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
