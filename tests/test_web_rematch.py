@@ -174,6 +174,12 @@ def test_a_restart_keeps_the_offer_and_a_made_rematch_is_never_made_twice(db: Pa
     assert refused(old, late, "offer", third) == "rematch-made"
     assert third.yours(None, [{"table": table.id, "token": old.seats[0].row.token}])[0]["rematch"] == \
         links(late)[0]
+    # "your tables" tells the two apart: the new one names the game it continues, and when that began.
+    held = [{"table": table.id, "token": old.seats[0].row.token},
+            {"table": new_id, "token": store.load_seats(new_id)[0].token}]
+    first, second = sorted(third.yours(None, held), key=lambda x: x["id"] != table.id)
+    assert "rematch_of" not in first and second["rematch_of"] == {"id": table.id, "started": first["started"]}
+    assert 0 < first["started"] <= second["started"]
     assert len(made_from(store, table.id)) == 1
     store.close()
 

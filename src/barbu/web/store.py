@@ -391,6 +391,18 @@ class Store:
             raise ValueError("the stored setup is not a JSON object")  # not "no such table"
         return setup
 
+    def origin(self, table_id: str) -> tuple[float, str | None]:
+        """When a table was made, and the table it is a rematch of (None: a first game, or no such table)."""
+        with self.lock:
+            row = self.db.execute("SELECT created, setup FROM tables WHERE id = ?", (table_id,)).fetchone()
+        if row is None:
+            return 0.0, None
+        try:
+            of = json.loads(row[1]).get("rematch_of")
+        except (ValueError, AttributeError, RecursionError):  # a damaged setup: still listed, as a first game
+            of = None
+        return float(row[0]), of if isinstance(of, str) else None
+
     def load_seats(self, table_id: str) -> list[SeatRow]:
         with self.lock:
             rows = self.db.execute("SELECT seat, name, token, kind, level, claimed, player, access "

@@ -1113,6 +1113,10 @@ class Table:
         rematch = self.rematch_link(seat)
         if rematch is not None:
             out["rematch"] = rematch  # the way to this seat's place in the new game
+        # When it began, and the game it continues: a game and its rematch told apart in the list.
+        out["started"], of = self.store.origin(self.id)
+        if of is not None:
+            out["rematch_of"] = {"id": of, "started": self.store.origin(of)[0]}
         return out
 
     @property

@@ -62,9 +62,27 @@ const Friends = (() => {
       h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
       x.private ? h("span", { class: "badge" }, t("mine.private")) : null,
       moved(x),
+      h("span", { class: "t-when" }, origin(x)),
       h("a", { class: "button primary", href: x.link }, t("mine.open")),
+      x.state === "finished" ? h("a", { class: "button replay-link", href: `/replay/${x.id}` }, t("table.replay")) : null,
       // A finished game whose rematch is made: the way to this seat at the new one (its own link).
       x.rematch ? h("a", { class: "button rematch-link", href: x.rematch }, t("mine.rematch")) : null);
+  }
+
+  // "started 1 Dec, 19:40", and for a rematch "Rematch of the game of 1 Dec, 19:10" before it:
+  // a game and its rematch have the same players, so their times tell them apart.
+  function origin(x) {
+    const started = x.started ? t("mine.started", { when: when(x.started) }) : "";
+    if (!x.rematch_of) return started;
+    const of = x.rematch_of.started ? t("mine.rematch-of", { when: when(x.rematch_of.started) }) : t("rematch.title");
+    return [h("span", { class: "badge rematch-of" }, of), " ", started];
+  }
+
+  function when(wall) {
+    const locale = I18N.lang === "zh" ? "zh-Hans" : I18N.lang;
+    const options = { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" };
+    const known = Intl.DateTimeFormat.supportedLocalesOf([locale]).length ? locale : undefined;
+    return new Date(wall * 1000).toLocaleString(known, options);
   }
 
   // ------------------------------------------------------------ the profile page
@@ -167,10 +185,10 @@ const Friends = (() => {
     try {
       const res = await api("/api/me/transfer", {});
       const link = new URL(res.link, location.href).href;
+      const field = h("input", { id: "transfer-link", class: "link", value: link, readonly: true, onclick: (e) => e.target.select() });
       fill($("transfer-box"),
         h("p", {}, t("profile.code-is"), " ", h("code", { id: "transfer-code" }, res.code)),
-        h("label", { for: "transfer-link" }, t("profile.or-link")),
-        h("input", { id: "transfer-link", class: "link", value: link, readonly: true, onclick: (e) => e.target.select() }),
+        h("label", { for: "transfer-link" }, t("profile.or-link")), field, Copy.button(link, field),
         h("p", { class: "help" }, t("profile.code-lasts", { n: Math.round(res.seconds / 60) })));
     } catch (e) {
       say(e.message, true);
@@ -186,9 +204,8 @@ const Friends = (() => {
       const kind = h("span", { class: "badge" }, t(`seat-kind.${s.access}`));
       if (s.claimed) return h("li", { "data-seat": s.seat }, t("lobby.seat-taken", { n: s.seat + 1, name: s.name }), kind);
       const full = new URL(s.link, location.href).href;
-      return h("li", { "data-seat": s.seat }, `${label}: `, kind,
-        h("input", { class: "link", value: full, readonly: true, "aria-label": label, onclick: (e) => e.target.select() }),
-        h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) }, t("lobby.copy")),
+      const field = h("input", { class: "link", value: full, readonly: true, "aria-label": label, onclick: (e) => e.target.select() });
+      return h("li", { "data-seat": s.seat }, `${label}: `, kind, field, Copy.button(full, field),
         h("button", { type: "button", class: "reissue", onclick: () => send({ type: "reissue", seat: s.seat }) }, t("invite.reissue")));
     }));
   }

@@ -254,10 +254,9 @@ function inviteList(links) {
     if (seat && seat.claimed) return h("li", {}, t("lobby.seat-taken", { n: l.seat + 1, name: seat.name }));
     const full = new URL(l.link, location.href).href;
     const label = t("lobby.seat", { n: l.seat + 1 });
-    return h("li", {}, `${label}: `, h("input", { class: "link", value: full, readonly: true, "aria-label": label,
-      onclick: (e) => e.target.select() }),
-      h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(full) },
-        t("lobby.copy")));
+    const field = h("input", { class: "link", value: full, readonly: true, "aria-label": label,
+      onclick: (e) => e.target.select() });
+    return h("li", {}, `${label}: `, field, Copy.button(full, field));
   }));
 }
 
@@ -349,6 +348,8 @@ function showTable(id) {
   $("btn-last").addEventListener("click", () => { T.showLast = !T.showLast; render(); });
   $("btn-sheet").addEventListener("click", openSheet);
   $("btn-settings").addEventListener("click", Settings.open);
+  Overflow.menu();
+  Overflow.watch($("decision"));
   $("settings-close").addEventListener("click", () => { $("settings-dialog").close(); render(); });
   $("sheet-close").addEventListener("click", () => $("sheet-dialog").close());
   $("invite-close").addEventListener("click", () => $("invite-dialog").close());
@@ -1057,6 +1058,7 @@ function renderDecision(v) {
   } else {
     fill(box, ...doubleDialog(v));
   }
+  Overflow.mark(box);
   setDisabled(box, !T.online);
   // The keyboard starts in the question just asked (Tab and the arrows go on from there).
   const first = box.querySelector("button:not([disabled]), input:not([disabled])");
