@@ -71,7 +71,7 @@ def test_the_stand_ins_cards_are_greyed_and_left_out_of_the_totals(server: str, 
     assert f"({choices - 2} decisions judged)" in page.inner_text("#rp-costly")
     assert "2 decisions played by the computer standing in are left out." in page.inner_text("#rp-stand-ins")
     greyed.first.click()
-    assert "played by the computer (Basic) standing in: not judged" in page.inner_text("#rp-verdict")
+    assert "played by the computer (easy) standing in: not judged" in page.inner_text("#rp-verdict")
     assert serious_violations(page, "axe-stand-ins.json") == []
     ARTIFACTS.mkdir(exist_ok=True)
     for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):

@@ -318,7 +318,7 @@ function costClass(v) {
   if (v.by) return "by-computer";  // a computer stood in: its card is not the person's to judge
   return v.cost >= R.job.threshold ? "cost-high" : v.cost >= 0.5 ? "cost-some" : "cost-none";
 }
-function levelName(level) { return I18N.has(`level.${level}.name`) ? t(`level.${level}.name`) : level; }
+function levelName(level) { return I18N.has(`table.level.${level}`) ? t(`table.level.${level}`) : level; }
 function verdictText(v) {
   if (v.by) return t("replay.by-computer", { card: actionShort(v.played), level: levelName(v.by) });
   if (v.best === v.played || v.cost < 0.5) return t("replay.verdict-ok", { card: actionShort(v.played) });

@@ -125,6 +125,8 @@ async function showLobby() {
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
 
 function levelName(level) { return I18N.has(`level.${level}.name`) ? t(`level.${level}.name`) : level; }
+// The short name said inside a sentence ("the computer (hard) plays"), the full one in menus.
+function levelShort(level) { return I18N.has(`table.level.${level}`) ? t(`table.level.${level}`) : level; }
 function levelLine(level) { return I18N.has(`level.${level}.line`) ? t(`level.${level}.line`) : ""; }
 
 // The chosen rule set's rules page and, for family Barbu, who wins: said where the rules are chosen.
@@ -182,7 +184,7 @@ function renderClockChoice() {
   const help = h("p", { class: "help", id: "clock-help" });
   const explain = () => {
     level.disabled = !secs.value;
-    help.textContent = secs.value ? t("lobby.clock-line", { n: Number(secs.value), level: levelName(level.value) }) : "";
+    help.textContent = secs.value ? t("lobby.clock-line", { n: Number(secs.value), level: levelShort(level.value) }) : "";
   };
   secs.addEventListener("change", explain);
   level.addEventListener("change", explain);
@@ -750,7 +752,7 @@ function pointsText(v, s) {
 
 function kindText(info) {
   if (info.kind === "bot") {
-    const level = I18N.has(`table.level.${info.level}`) ? t(`table.level.${info.level}`) : info.level;
+    const level = levelShort(info.level);
     return t("table.kind.bot", { level });
   }
   if (!info.claimed) return t("table.kind.free");
@@ -856,7 +858,7 @@ function renderStatus(v) {
     if (forcedPass(v)) text = t("table.you-pass");
     const left = idleLeft(T.you);
     const clock = clockLeft();
-    if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelName(m.turn_clock.level) })}`;
+    if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelShort(m.turn_clock.level) })}`;
     else if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
     text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
