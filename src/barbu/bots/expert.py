@@ -18,6 +18,11 @@ same deals for every candidate) and adds three things from the field:
   standard errors of the paired difference) are dropped, and the rest of the budget
   goes to the close calls.
 
+Every decision first gets as many deals as ``strong`` gives it, with nothing dropped
+(:meth:`ExpertBot.floor`); the budget buys deals beyond those. A first version counted
+only the budget, at a rate set too low, and so gave the first leads of a hand fewer
+deals than ``strong`` does: it lost to ``strong`` (docs/RESULTS.md).
+
 Doubles are decided as ``strong`` does, from the distribution of the hand's outcome
 (a double is a bet on the difference of two players' scores), with the budget's
 deals and their weights.
@@ -57,16 +62,15 @@ class ExpertBot(StrongBot):
 
     name = "expert"
     budget = 1.0  # seconds a decision, as work at steps_per_second
-    # Playout steps a second, compiled engine, this 2-core machine; a pure-Python engine runs
-    # about 1.5 times slower, so the same budget there takes longer but plays the same way.
-    steps_per_second = 150_000
+    # Playout steps a second, compiled engine, this 2-core machine (4,357 whole-hand playouts a
+    # second of about 56 steps); a pure-Python engine runs about 1.5 times slower, so the same
+    # budget there takes longer but plays the same way.
+    steps_per_second = 250_000
     hard_stop = 2.8  # budgets of wall time after which a decision stops, whatever its work
     world_cost = 40  # steps a sampled deal costs to draw and weigh, before any playout
-    min_worlds = 24  # deals every candidate gets before it may be dropped
     drop_z = 2.5  # standard errors a candidate must trail the best by to be dropped
     epsilon = 0.5  # the policy's share of plays not its first choice, in the likelihoods
     temper = 0.5  # exponent of the likelihoods: 1 trusts the policy fully, 0 ignores it
-    double_margin = 1.5  # expected edge (points) a double needs, against noise and redoubles
 
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True) -> None:
@@ -108,6 +112,12 @@ class ExpertBot(StrongBot):
     def _work(self, obs: Observation) -> float:
         return self.budget * self.steps_per_second
 
+    def floor(self, obs: Observation) -> int:
+        """The deals ``strong`` gives this kind of decision: the expert never looks at fewer, and
+        drops no candidate before, so that it is ``strong`` plus what its extra time finds."""
+        kind = _KIND.get(obs.phase)
+        return {"play": self.play_samples, "double": self.double_samples}.get(kind or "", self.bid_samples)
+
     def _clock(self) -> float:
         return time.perf_counter() + self.hard_stop * self.budget
 
@@ -119,13 +129,14 @@ class ExpertBot(StrongBot):
         Dropped candidates keep the mean they had when dropped, which is below the best's.
         """
         steps = sum(obs.hand_sizes) + 8
-        work, deadline = self._work(obs), self._clock()
+        work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
         alive = list(candidates)
         weights: list[float] = []
         values: dict[int, list[float]] = {a: [] for a in candidates}
         means: dict[int, float] = {}
         spent = 0.0
-        while len(alive) > 1 and spent < work and (len(weights) < 2 or time.perf_counter() < deadline):
+        while len(alive) > 1 and (len(weights) < floor or (
+                spent < work and time.perf_counter() < deadline)):
             world, w = self.world(obs)
             weights.append(w)
             for action in alive:
@@ -134,7 +145,7 @@ class ExpertBot(StrongBot):
                 heuristic_playout(trial, self.rng)
                 values[action].append(hand_value(trial, obs.seat, obs.hand_no))
             spent += self.world_cost + steps * len(alive)
-            if len(weights) >= self.min_worlds and len(weights) % 8 == 0:
+            if len(weights) >= floor and len(weights) % 8 == 0:
                 alive = self._prune(alive, values, weights, means)
         for a in alive:
             means[a] = _weighted_mean(values[a], weights[-len(values[a]):])
@@ -178,15 +189,16 @@ class ExpertBot(StrongBot):
         edge = [0.0] * n
         total = 0.0
         steps = sum(obs.hand_sizes) + 8
-        work, deadline = self._work(obs), self._clock()
-        spent = 0.0
-        while spent < work and (total == 0.0 or time.perf_counter() < deadline):
+        work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
+        spent, worlds = 0.0, 0
+        while worlds < floor or (spent < work and time.perf_counter() < deadline):
             world, w = self.world(obs)
             heuristic_playout(world, self.rng)
             scores = _contract_scores(world, obs.hand_no)
             for t in range(n):
                 edge[t] += w * (scores[obs.seat] - scores[t])
             total += w
+            worlds += 1
             spent += self.world_cost + steps
         return [e / total for e in edge]
 
