@@ -91,3 +91,11 @@ def test_calibration_ranks_a_level_that_always_wins_first() -> None:
     skills, places = calibrate.fit(cfg, results)  # type: ignore[attr-defined]
     assert [s.mu for s in skills] == sorted(s.mu for s in skills)
     assert places == [4.0, 3.0, 2.0, 1.0]
+
+
+def test_every_level_a_person_may_meet_has_an_anchor_in_both_rule_sets() -> None:
+    from barbu.bots import levels
+    from barbu.web.ratings import ANCHORS
+
+    ours = [lv for lv in levels() if not lv.startswith("os-")]
+    assert ours and all(lv in ANCHORS[rules] for rules in ("classic", "family") for lv in ours)
