@@ -95,7 +95,6 @@ def test_calibration_ranks_a_level_that_always_wins_first() -> None:
 
 def test_every_level_a_person_may_meet_has_an_anchor_in_both_rule_sets() -> None:
     from barbu.bots import levels
-    from barbu.web.ratings import ANCHORS
 
     ours = [lv for lv in levels() if not lv.startswith("os-")]
     assert ours and all(lv in ANCHORS[rules] for rules in ("classic", "family") for lv in ours)
