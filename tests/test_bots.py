@@ -52,7 +52,8 @@ def test_fast_bots_play_whole_games_legally(level: str, game: Game) -> None:
     assert Phase.PLAY in phases and Phase.CHOOSE in phases
 
 
-@pytest.mark.parametrize("level", ["pimc", "strong"])
+# expert:0.01 is strong's own number of deals and the expert's weights: its budget buys no more.
+@pytest.mark.parametrize("level", ["pimc", "strong", "expert:0.01"])
 @pytest.mark.parametrize("game", [Game.classic(), Game.family(5)], ids=["classic", "family5"])
 def test_search_bots_answer_every_kind_of_decision(level: str, game: Game) -> None:
     state = State(game, seed=2)
@@ -80,7 +81,7 @@ def _twin(state: State, seat: int, rng: random.Random) -> State:
     return sample_state(state.observe(seat), rng)
 
 
-@pytest.mark.parametrize("level", ["basic", "pimc", "strong"])
+@pytest.mark.parametrize("level", ["basic", "pimc", "strong", "expert:0.01"])
 def test_a_decision_depends_on_the_seats_view_only(level: str) -> None:
     """Two games that look the same from a seat but hide different cards get the same answer."""
     rng = random.Random(5)

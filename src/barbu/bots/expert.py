@@ -47,7 +47,7 @@ from barbu.bots.pimc import hand_value
 from barbu.bots.policy import heuristic_card, heuristic_playout
 from barbu.bots.sampling import sample_state
 from barbu.bots.strong import StrongBot, _contract_scores
-from barbu.engine.game import DOUBLE, PASS, REDOUBLE, seats_of
+from barbu.engine.game import PASS
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
@@ -91,7 +91,7 @@ class ExpertBot(StrongBot):
         if _KIND.get(obs.phase) not in self.parts:
             return super().act(obs)  # strong's own decision
         if obs.phase in (Phase.DOUBLE, Phase.REDOUBLE):
-            return self._double_weighted(obs)
+            return self.double_for(obs, self._weighted_edges(obs))
         values = self.search(obs, list(obs.legal))
         return max(values, key=lambda a: (values[a], -a))
 
@@ -174,17 +174,8 @@ class ExpertBot(StrongBot):
 
     # -- doubles -----------------------------------------------------------------------------
 
-    def _double_weighted(self, obs: Observation) -> int:
-        """Double (or redouble) each player whose weighted expected score is well below ours."""
-        base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
-        edge = self._weighted_edges(obs)
-        options = [a - base for a in obs.legal]
-        everyone = max(options, key=int.bit_count)
-        wanted = sum(1 << t for t in seats_of(everyone) if edge[t] > self.double_margin)
-        best = min((m for m in options if m & wanted == wanted), key=int.bit_count)
-        return base + best
-
     def _weighted_edges(self, obs: Observation) -> list[float]:
+        """Weighted mean of (my contract score − each other player's) over playouts of this hand."""
         n = obs.game.players
         edge = [0.0] * n
         total = 0.0

@@ -66,9 +66,12 @@ class StrongBot(Bot):
         return {a: t / samples for a, t in totals.items()}
 
     def _double(self, obs: Observation) -> int:
-        """Double (or redouble) each player whose expected score is well below ours."""
+        return self.double_for(obs, self._expected_edges(obs))
+
+    def double_for(self, obs: Observation, edge: Sequence[float]) -> int:
+        """Double (or redouble) each player whose expected score is ``double_margin`` below ours,
+        ``edge[t]`` being the expected (my score − t's score) of this hand."""
         base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE
-        edge = self._expected_edges(obs)
         options = [a - base for a in obs.legal]
         everyone = max(options, key=int.bit_count)
         wanted = sum(1 << t for t in seats_of(everyone) if edge[t] > self.double_margin)
