@@ -300,6 +300,27 @@ def test_a_hello_with_a_profile_ties_the_seat_it_takes_and_a_wrong_one_is_refuse
     assert [(t["seat"], t["state"] in ("your-turn", "waiting")) for t in mine] == [(1, True)]
 
 
+def test_a_profile_keeps_its_mark_while_a_computer_stands_in_for_it(client: TestClient) -> None:
+    ann = profile(client, "Ann")
+    made = table(client, ann, seats=[{"kind": "you"}, {"kind": "open"}, {"kind": "bot", "level": "random"},
+                                     {"kind": "bot", "level": "random"}])
+    tid = made["id"]
+    ben_link = client.post(f"/api/tables/{tid}/join", json={"name": "Ben"}).json()["link"]
+    live = server_of(client).tables.get(tid)
+    live.idle_seconds = 0.0
+    ben = Recorder(live)
+    live.attach(ben, ben_link.split("#t=")[1])
+    while live.state.current != 0:  # to Ann's turn: she is away, and Ben hands her seat to a computer
+        if not live.auto_step():
+            live.act(ben, live.view(1)["legal"][0])
+    live.takeover(ben, 0)
+    want = (["profile", "guest", "computer", "computer"], [True, False, False, False])
+    seats = client.get(f"/api/tables/{tid}").json()["table"]["seats"]
+    assert ([s["holder"] for s in seats], [s["stand_in"] for s in seats]) == want
+    [mine] = client.post("/api/mine", headers=ann, json={}).json()["tables"]
+    assert (mine["holders"], mine["stand_ins"]) == want  # "Your tables" marks Ann's seat still
+
+
 def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "h.db"))
     table = Table.create(store, Setup.parse({"name": "Ann", "seats": SEATS}))

@@ -120,18 +120,25 @@ class Seat:
         return {"seat": r.seat, "name": r.name, "kind": r.kind,
                 "level": r.level if r.kind == "bot" else None, "claimed": r.claimed,
                 "connected": self.connected > 0, "has_link": bool(r.token), "access": r.access,
-                "profile": bool(r.player), "holder": self.holder}
+                "profile": bool(r.player), "holder": self.holder, "stand_in": self.stand_in}
 
     @property
     def holder(self) -> str:
-        """Who holds the seat, as every page shows it: ``profile`` (a registered player), ``guest`` (a
-        bare name), ``computer`` (a computer plays it now) or ``free`` (nobody has taken it yet)."""
+        """Whose seat it is, as every page shows it: ``profile`` (a registered player), ``guest`` (a
+        bare name), ``computer`` (a computer's seat, or one a computer keeps until someone comes) or
+        ``free`` (nobody has taken it yet). A person's seat stays theirs while a computer stands in."""
         r = self.row
-        if r.kind == "bot":
+        if r.player:
+            return "profile"
+        if r.kind == "bot" and not self.stand_in:
             return "computer"
-        if not r.claimed:
-            return "free"
-        return "profile" if r.player else "guest"
+        return "guest" if r.claimed else "free"
+
+    @property
+    def stand_in(self) -> bool:
+        """A computer plays, for now, a seat a person has taken."""
+        r = self.row
+        return r.kind == "bot" and r.claimed and bool(r.token or r.player)
 
     @property
     def free(self) -> bool:
@@ -1092,7 +1099,8 @@ class Table:
         invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
                 "options": sorted(self.game.options), "names": self.names(),
-                "holders": [s.holder for s in self.seats], "free_seats": free,
+                "holders": [s.holder for s in self.seats],
+                "stand_ins": [s.stand_in for s in self.seats], "free_seats": free,
                 "invited_seats": invited, "hand_no": self.state.hand_no, "num_hands": self.game.num_hands,
                 "over": self.state.is_over, "watchers": sum(1 for c in self.clients if c.seat is None),
                 "damaged": self.damaged, "moved": round(self.active_at, 1), "private": self.private}
