@@ -322,6 +322,7 @@ const T = {
   shownTrick: null, shownCaption: null, showLast: false, backoff: 500, stopped: false, resultsSeen: -1,
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
   online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
+  asking: false, // the seat-taking form's hello is on its way: a refusal goes back to the form
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -341,7 +342,7 @@ async function downloadRecord(event) {
 function showTable(id) {
   T.id = id;
   const params = new URLSearchParams(location.hash.slice(1));
-  T.token = params.get("t");
+  T.token = ownSeatFor(id, params.get("t"));
   Settings.load();
   document.body.classList.add("at-table");
   $("table").hidden = false;
@@ -368,14 +369,35 @@ function showTable(id) {
   $("name-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     T.named = $("seat-name").value.trim();
-    remember("barbu.name", T.named);
-    $("name-form").hidden = true;
-    send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() });
+    // The form stays until the seat is ours: a refused name is shown beside it (nameRefused).
+    if (send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() })) T.asking = true;
+  });
+  $("seat-name").addEventListener("input", () => {
+    $("seat-name").removeAttribute("aria-invalid");
+    $("seat-said").textContent = "";
   });
   Chat.setup(send);
   Rematch.setup(send);
   watchNetwork();
   connect();
+}
+
+// An invitation link this browser used already gave it the seat, under a fresh token (onWelcome):
+// opening the link again opens that seat, as the lobby's "Open your seat" does. Anyone else's used
+// link stays refused, since only the links this browser took are kept.
+function ownSeatFor(id, token) {
+  const mine = (recall("barbu.mine") || {})[id];
+  const taken = (recall("barbu.taken") || {})[id] || [];
+  if (!token || !mine || mine === token || !taken.includes(token)) return token;
+  history.replaceState(null, "", `${location.pathname}#t=${mine}`);
+  return mine;
+}
+
+// The invitation link a seat was taken by, kept with the table (see ownSeatFor).
+function keepTaken(link) {
+  const taken = recall("barbu.taken") || {};
+  taken[T.id] = [...new Set([...(taken[T.id] || []), link])].slice(-8);
+  remember("barbu.taken", Object.fromEntries(Object.entries(taken).slice(-50)));
 }
 
 // Taking a free seat through its link with a profile ties the seat to it (and needs no name).
@@ -496,8 +518,12 @@ function onWelcome(msg) {
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
   $("offline").hidden = true;
+  T.asking = false;
+  $("name-form").hidden = true;
+  if (T.named) remember("barbu.name", T.named);
   if (msg.token) {
     // Taking a seat through its link gives it a fresh token: the link we came by no longer opens it.
+    if (T.token && T.token !== msg.token) keepTaken(T.token);
     T.token = msg.token;
     history.replaceState(null, "", `${location.pathname}#t=${msg.token}`);
   }
@@ -549,6 +575,10 @@ function onError(msg) {
     $("seat-name").focus();
     return;
   }
+  if (T.asking && !T.welcomed && msg.code !== "bad-token" && msg.code !== "no-table") {
+    nameRefused(msg);
+    return;
+  }
   if (msg.code === "bad-token") {
     T.stopped = true;
     $("banner").hidden = false;
@@ -568,6 +598,19 @@ function onError(msg) {
     return;
   }
   toast(errorText(msg));
+}
+
+// The seat-taking form refused (a profile's name, a name too long…): it stays, with the name typed
+// selected in its field and the reason beside it (role=alert), so another name is one keystroke away.
+function nameRefused(msg) {
+  T.asking = false;
+  T.named = null; // a reconnection asks for the name again rather than repeating a refused one
+  $("name-form").hidden = false;
+  const field = $("seat-name");
+  field.setAttribute("aria-invalid", "true");
+  $("seat-said").textContent = errorText(msg);
+  field.focus();
+  field.select();
 }
 
 const isCard = (a) => /^[2-9TJQKA][SHDC]$/.test(a);
