@@ -123,3 +123,48 @@ def test_our_own_used_invitation_opens_our_seat_and_nobody_elses(server: str, ch
     alice.context.close()
     bob.context.close()
     eve.context.close()
+
+
+MOMENT = 1796156945  # 2026-12-01 20:29:05 UTC
+
+
+def formats(chrome: Any, server: str, lang: str) -> dict[str, str]:
+    """What the page in ``lang`` makes of MOMENT and of 14 (i18n.js), in a browser set to en-US."""
+    ctx = chrome.new_context(viewport=DESKTOP, locale="en-US", timezone_id="UTC")
+    page = ctx.new_page()
+    page.goto(f"{server}/?lang={lang}")
+    page.wait_for_selector("#seat-1")
+    made: dict[str, str] = page.evaluate(f"""() => ({{
+        number: I18N.number(14, 1), minute: I18N.date({MOMENT}, {{ time: true }}),
+        second: I18N.date({MOMENT}, {{ seconds: true }}), day: I18N.date({MOMENT}, {{ year: true }}),
+        clock: I18N.date({MOMENT}, {{ timeOnly: true }}) }})""")
+    ctx.close()
+    return made
+
+
+def test_dates_and_decimals_follow_the_pages_language_not_the_browsers(server: str, chrome: Any) -> None:
+    fr, my, sq, be = (formats(chrome, server, lang) for lang in ("fr", "my", "sq", "be"))
+    assert fr["number"] == "14,0" and "déc." in fr["minute"] and "20:29" in fr["minute"]
+    assert (sq["number"], be["number"], my["number"]) == ("14,0", "14,0", "14.0")
+    assert (my["minute"], my["second"], my["clock"]) == ("ဒီ 1 20:29", "ဒီ 1 20:29:05", "20:29")
+    assert (sq["minute"], sq["day"]) == ("1 dhj, 20:29", "1 dhj 2026")
+    assert be["day"] == "1 сне 2026 г."
+
+
+def test_your_tables_in_burmese_read_in_burmese_and_never_alike(server: str, chrome: Any) -> None:
+    ctx = chrome.new_context(viewport=DESKTOP)
+    ctx.add_init_script("localStorage.setItem('barbu.lang', 'my')")
+    page = ctx.new_page()
+    for _ in range(3):  # three tables in under a minute: two at least start in the same minute
+        create(page, server, "Ann", ["bot:random", "bot:random", "bot:random"])
+        page.wait_for_function("() => T.welcomed")
+        page.wait_for_timeout(1100)  # each in its own second
+    page.goto(server + "/")
+    page.wait_for_selector("#your-list li[data-table]")
+    items = page.locator("#your-list li[data-table]").all_inner_texts()
+    assert len(items) == 3 and len(set(items)) == 3, items
+    months = json.loads((CATALOGUES / "my.json").read_text(encoding="utf-8"))["format.months"].split("|")
+    for when in page.locator("#your-list .t-when").all_inner_texts():
+        assert any(m in when for m in months) and not any(c.isascii() and c.isalpha() for c in when), when
+    shoot(page, "your-tables-my")
+    ctx.close()

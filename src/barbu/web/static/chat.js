@@ -35,7 +35,7 @@ const Chat = (() => {
     const when = document.createElement("time");
     const at = new Date(m.at * 1000);
     when.dateTime = at.toISOString();
-    when.textContent = at.toLocaleTimeString(I18N.lang, { hour: "2-digit", minute: "2-digit" });
+    when.textContent = I18N.date(m.at, { timeOnly: true });
     const text = document.createElement("span");
     text.textContent = m.text;
     li.append(when, " ", who, ": ", text);

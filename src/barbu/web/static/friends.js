@@ -30,7 +30,7 @@ const Friends = (() => {
   }
 
   function moved(x) {
-    return h("span", { class: "muted moved", title: new Date(x.moved * 1000).toLocaleString(I18N.lang) },
+    return h("span", { class: "muted moved", title: I18N.date(x.moved, { year: true, seconds: true }) },
       t("lobby.moved", { when: ago(x.moved) }));
   }
 
@@ -48,21 +48,32 @@ const Friends = (() => {
     try {
       const { tables } = await api("/api/mine", { seats });
       if (!tables.length) { fill(list, h("p", { class: "muted" }, t("mine.none"))); return; }
-      fill(list, h("ul", { class: "mine" }, tables.map(yourItem)));
+      fill(list, h("ul", { class: "mine" }, tables.map((x, i, all) => yourItem(x, alike(all, x)))));
     } catch (e) {
       fill(list, h("p", { class: "muted" }, t("lobby.cannot-list", { why: e.message })));
     }
   }
 
-  function yourItem(x) {
-    const where = t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands });
+  function whereText(x) {
+    return t("lobby.where", { ruleset: t(`ruleset.${x.ruleset}`), hand: Math.min(x.hand_no + 1, x.num_hands), hands: x.num_hands });
+  }
+
+  // Whether another of "your tables" reads the same as x (names, hand, state, start to the minute):
+  // then their start times are shown to the second so that they can be told apart.
+  function alike(all, x) {
+    const key = (y) => [y.names.join("|"), whereText(y), y.state, Math.floor((y.started || 0) / 60)].join("/");
+    return all.some((y) => y !== x && key(y) === key(x));
+  }
+
+  function yourItem(x, seconds) {
+    const where = whereText(x);
     return h("li", { "data-table": x.id, "data-state": x.state },
       h("span", { class: "t-names" }, x.names.flatMap((n, i) => [i ? ", " : "", localName(n), SeatMark.mark((x.holders || [])[i], n)])),
       h("span", { class: "muted" }, ` — ${where}`),
       h("span", { class: `badge state-${x.state}` }, x.state === "damaged" ? t("lobby.damaged") : t(`mine.state.${x.state}`)),
       x.private ? h("span", { class: "badge" }, t("mine.private")) : null,
       moved(x),
-      h("span", { class: "t-when" }, origin(x)),
+      h("span", { class: "t-when" }, origin(x, seconds)),
       h("a", { class: "button primary", href: x.link }, t("mine.open")),
       x.state === "finished" ? h("a", { class: "button replay-link", href: `/replay/${x.id}` }, t("table.replay")) : null,
       // A finished game whose rematch is made: the way to this seat at the new one (its own link).
@@ -71,18 +82,11 @@ const Friends = (() => {
 
   // "started 1 Dec, 19:40", and for a rematch "Rematch of the game of 1 Dec, 19:10" before it:
   // a game and its rematch have the same players, so their times tell them apart.
-  function origin(x) {
-    const started = x.started ? t("mine.started", { when: when(x.started) }) : "";
+  function origin(x, seconds) {
+    const started = x.started ? t("mine.started", { when: I18N.date(x.started, { time: true, seconds }) }) : "";
     if (!x.rematch_of) return started;
-    const of = x.rematch_of.started ? t("mine.rematch-of", { when: when(x.rematch_of.started) }) : t("rematch.title");
+    const of = x.rematch_of.started ? t("mine.rematch-of", { when: I18N.date(x.rematch_of.started, { time: true }) }) : t("rematch.title");
     return [h("span", { class: "badge rematch-of" }, of), " ", started];
-  }
-
-  function when(wall) {
-    const locale = I18N.lang === "zh" ? "zh-Hans" : I18N.lang;
-    const options = { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" };
-    const known = Intl.DateTimeFormat.supportedLocalesOf([locale]).length ? locale : undefined;
-    return new Date(wall * 1000).toLocaleString(known, options);
   }
 
   // ------------------------------------------------------------ the profile page

@@ -143,6 +143,39 @@ const I18N = (() => {
     return sel;
   }
 
-  return { LANGUAGES, load, t, has, points, line, error, card, apply, switcher, get lang() { return lang; } };
+  // The language's locale where this browser's Intl has it (Chromium has none for sq, be, my): then
+  // dates and numbers are the browser's own; else they are made from the catalogue's format.* keys.
+  function intl(kind) {
+    const code = lang === "zh" ? "zh-Hans" : lang;
+    return kind.supportedLocalesOf([code]).length ? code : null;
+  }
+
+  // A number with `digits` decimals and the language's decimal mark ("14,0" in French).
+  function number(x, digits = 1) {
+    const code = intl(Intl.NumberFormat);
+    if (code) return new Intl.NumberFormat(code, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
+    return x.toFixed(digits).replace(".", t("format.decimal"));
+  }
+
+  // A moment (seconds since 1970) in the reader's words: its day, with {year}, {time} (to the
+  // minute) or {seconds} as asked; {timeOnly}: the time of day alone.
+  function date(wall, opts = {}) {
+    const d = new Date(wall * 1000), code = intl(Intl.DateTimeFormat);
+    const clock = opts.time || opts.seconds || opts.timeOnly;
+    const two = (n) => String(n).padStart(2, "0");
+    if (code && opts.timeOnly) return d.toLocaleTimeString(code, { hour: "2-digit", minute: "2-digit" });
+    if (code) {
+      return d.toLocaleString(code, { month: "short", day: "numeric", year: opts.year ? "numeric" : undefined,
+        hour: clock ? "numeric" : undefined, minute: clock ? "2-digit" : undefined,
+        second: opts.seconds ? "2-digit" : undefined });
+    }
+    const time = `${d.getHours()}:${two(d.getMinutes())}${opts.seconds ? `:${two(d.getSeconds())}` : ""}`;
+    if (opts.timeOnly) return time;
+    const month = t("format.months").split("|")[d.getMonth()];
+    const day = t(opts.year ? "format.day-year" : "format.day", { day: d.getDate(), month, year: d.getFullYear() });
+    return clock ? t("format.day-time", { day, time }) : day;
+  }
+
+  return { LANGUAGES, load, t, has, points, line, error, card, apply, switcher, number, date, get lang() { return lang; } };
 })();
 const t = I18N.t;

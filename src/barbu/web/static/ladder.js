@@ -21,8 +21,7 @@ function s(tag, attrs, text) {
 const RULESETS = ["classic", "family"];
 // One decimal, in the reader's digits and decimal mark, with a true minus sign.
 const one = (x) => {
-  const text = Math.abs(x).toLocaleString(I18N.lang === "zh" ? "zh-Hans" : I18N.lang,
-    { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const text = I18N.number(Math.abs(x), 1);
   return x < 0 ? `\u2212${text}` : text;
 };
 const playerLink = (name) => h("a", { href: `/player/${encodeURIComponent(name)}` }, name);
@@ -71,12 +70,8 @@ async function board() {
 
 // -- a player's page ---------------------------------------------------------------------------
 
-// The browser's words for the date where it has the language; else the date as 2026-12-01.
-function when(wall) {
-  const lang = document.documentElement.lang, day = new Date(wall * 1000);
-  if (!Intl.DateTimeFormat.supportedLocalesOf([lang]).length) return day.toISOString().slice(0, 10);
-  return day.toLocaleDateString(lang, { dateStyle: "medium" });
-}
+// A game's day, with its year, in the reader's words (i18n.js).
+function when(wall) { return I18N.date(wall, { year: true }); }
 
 // The rating after each game of one rule set, from the rating before the first.
 function chart(games, rs) {

@@ -322,7 +322,7 @@ function levelName(level) { return I18N.has(`table.level.${level}`) ? t(`table.l
 function verdictText(v) {
   if (v.by) return t("replay.by-computer", { card: actionShort(v.played), level: levelName(v.by) });
   if (v.best === v.played || v.cost < 0.5) return t("replay.verdict-ok", { card: actionShort(v.played) });
-  return t("replay.verdict", { card: actionShort(v.played), best: actionShort(v.best), cost: v.cost.toFixed(1) });
+  return t("replay.verdict", { card: actionShort(v.played), best: actionShort(v.best), cost: I18N.number(v.cost, 1) });
 }
 
 function renderVerdict() {
@@ -396,8 +396,8 @@ function showJob() {
   if (btn) btn.disabled = j.status === "running";
   const total = j.cost;  // the server's sum over the person's own decisions (no stand-in's)
   const list = j.costly.map((v) => h("li", {}, h("button", { type: "button", class: "rp-jump", onclick: () => go(v.hand, v.action + 1) },
-    t("replay.costly-item", { hand: v.hand + 1, step: v.action + 1, card: actionShort(v.played), best: actionShort(v.best), cost: v.cost.toFixed(1) }))));
-  fill($("rp-costly"), j.done ? h("p", {}, t("replay.total-cost", { n: j.judged, cost: total.toFixed(1), name: name(j.seat) })) : null,
+    t("replay.costly-item", { hand: v.hand + 1, step: v.action + 1, card: actionShort(v.played), best: actionShort(v.best), cost: I18N.number(v.cost, 1) }))));
+  fill($("rp-costly"), j.done ? h("p", {}, t("replay.total-cost", { n: j.judged, cost: I18N.number(total, 1), name: name(j.seat) })) : null,
     j.stand_ins ? h("p", { class: "help", id: "rp-stand-ins" }, t("replay.stand-ins", { n: j.stand_ins })) : null,
     j.costly.length ? [h("h3", {}, t("replay.biggest")), h("ol", { class: "rp-costly-list" }, list)]
       : j.status === "done" ? h("p", {}, t("replay.none-costly", { cost: j.threshold })) : null);

@@ -84,7 +84,7 @@ function renderMySheets() {
   if (!list.length) ul.append(el("li", { class: "muted" }, t("score.none-yet")));
   for (const s of list) {
     const link = `/score/${s.id}` + (s.token ? `#k=${s.token}` : "");
-    const when = new Date(s.at).toLocaleDateString();
+    const when = I18N.date(s.at / 1000, { year: true });
     ul.append(el("li", {},
       el("span", { class: "who" }, el("b", {}, s.names.join(", ")), el("br"),
          el("span", { class: "muted small" }, `${when} · ${t("score.hands", { n: s.hands })}${s.token ? "" : ` · ${t("score.read-only")}`}`)),
