@@ -5,8 +5,8 @@
 #
 #   bash scripts/measure-expert.sh [OUT] [JOBS]        (defaults: measurements/, 2)
 #
-# On the project's 2-core machine the whole plan takes days of computing (the three strong
-# opponents alone spend about 27 s a deal): run it in the background, on a quiet machine.
+# On the project's 2-core machine the whole plan takes about two days (a deal of expert against
+# three strong players, 27 s of wall time with both cores): run it in the background.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-measurements}
