@@ -30,7 +30,7 @@ def test_the_clock_is_chosen_counts_down_and_hands_the_seat_over(chrome: Any, se
     page.wait_for_function("T.meta.turn_clock && T.meta.turn_clock.seconds === 15")
     # Whoever is to act first, Ann's own decision comes within the first hand: wait for it.
     page.wait_for_function("T.view.current === T.you && T.meta.clock_left !== null", timeout=60000)
-    page.wait_for_function("$('status').textContent.includes('s left, then the computer (Random)')")
+    page.wait_for_function("$('status').textContent.includes('s left, then the computer (random)')")
     page.screenshot(path=str(ARTIFACTS / "clock-desktop.png"))
     page.wait_for_function("T.meta.seats[T.you].kind === 'bot'", timeout=30000)
     banner = page.locator("#banner")
@@ -66,3 +66,92 @@ def test_a_seat_shows_the_clock_of_the_person_to_act(chrome: Any, server: str) -
     waiting.screenshot(path=str(ARTIFACTS / shot))
     for page in (ann, ben):
         page.context.close()
+
+
+def handed_over(chrome: Any, server: str,  # noqa: F811
+                size: dict[str, int]) -> tuple[Any, str, list[dict[str, Any]]]:
+    """Gus alone with three computers and a 15 s clock, his page open until the clock gives his seat away."""
+    from tests.test_web_browser import post
+
+    bots = [{"kind": "bot", "level": "basic"}] * 3
+    made = post(server + "/api/tables", {"name": "Gus", "turn_clock": {"seconds": 15, "level": "basic"},
+                                         "seats": [{"kind": "human"}, *bots]})
+    page = person(chrome, server, "/", size)
+    refusals = errors_received(page)
+    page.goto(server + made["you"]["link"])
+    page.wait_for_function("T.welcomed && T.view")
+    deadline = time.monotonic() + 90
+    while get(f"{server}/api/tables/{made['id']}")["table"]["seats"][0]["kind"] != "bot":
+        assert time.monotonic() < deadline, "the clock did not hand the seat over"
+        time.sleep(0.2)
+    page.wait_for_selector("#banner button", timeout=10000)  # "Take it back"
+    return page, made["id"], refusals
+
+
+def errors_received(page: Any) -> list[dict[str, Any]]:
+    """The refusals the server sends this page, collected from its socket as they arrive."""
+    import json
+
+    refusals: list[dict[str, Any]] = []
+
+    def frames(ws: Any) -> None:
+        def one(payload: Any) -> None:
+            msg = json.loads(payload)
+            if msg.get("type") == "error":
+                refusals.append(msg)
+        ws.on("framereceived", one)
+    page.on("websocket", frames)
+    return refusals
+
+
+def over_on_server(server: str, table_id: str) -> None:  # noqa: F811
+    deadline = time.monotonic() + 60
+    while not get(f"{server}/api/tables/{table_id}")["table"]["over"]:
+        assert time.monotonic() < deadline, "the computers did not finish the game"
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_page_left_behind_by_the_computer_catches_up_to_the_game_over(
+        chrome: Any, server: str, size: str) -> None:  # noqa: F811
+    """The clock hands Gus's seat to a computer, which (with computers that do not wait) plays the
+    whole game in seconds: the page shows the game over at once, not hand after hand behind it."""
+    page, table_id, refusals = handed_over(chrome, server, DESKTOP if size == "desktop" else PHONE)
+    over_on_server(server, table_id)
+    # The newest state is drawn: the totals, the winners, the replay, no banner left waiting.
+    page.wait_for_function("T.meta.over && !Motion.pending", timeout=20000)
+    assert page.evaluate("!$('btn-replay').hidden")  # on a phone: under More
+    assert "The game is over" in page.inner_text("#status")
+    assert "hand 28 of 28" in page.inner_text("#info-title")
+    assert page.locator("#banner").is_hidden()
+    assert not page.locator("#summary-dialog[open]").count()
+    assert page.evaluate("T.view === T.latest.view && T.results.length") == 28  # every hand on the sheet
+    assert [r for r in refusals if r.get("code") == "not-this-hand"] == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"caught-up-{size}.png"))
+    if page.locator("#sheet-dialog[open]").count():
+        page.click("#sheet-close")
+    page.screenshot(path=str(ARTIFACTS / f"caught-up-{size}-table.png"))
+    assert page.errors == []
+    page.context.close()
+
+
+def test_taking_the_seat_back_from_a_racing_computer_shows_the_hand_the_server_is_at(
+        chrome: Any, server: str) -> None:  # noqa: F811
+    page, table_id, refusals = handed_over(chrome, server, DESKTOP)
+    page.click("#banner button")  # "Take it back" at once, while the computer races on
+    deadline = time.monotonic() + 10
+    while (table := get(f"{server}/api/tables/{table_id}")["table"])["seats"][0]["kind"] != "human" \
+            and not table["over"]:
+        assert time.monotonic() < deadline, "the seat was not given back"
+        time.sleep(0.2)
+    # The seat is Gus's again (or the game ended first): the banner goes, the page is at the
+    # server's hand, and nothing it says is refused as being about a hand the table has left.
+    page.wait_for_function("$('banner').hidden", timeout=5000)
+    # The plays made meanwhile may still be shown in order first, but never more than a few tricks.
+    page.wait_for_function("T.view === T.latest.view && !Motion.pending", timeout=20000)
+    assert page.evaluate("!$('btn-replay').hidden === T.meta.over")
+    assert [r for r in refusals if r.get("code") == "not-this-hand"] == []
+    page.screenshot(path=str(ARTIFACTS / "taken-back.png"))
+    assert page.errors == []
+    page.context.close()

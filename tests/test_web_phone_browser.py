@@ -134,6 +134,32 @@ def test_every_tool_is_in_reach_on_a_phone_without_scrolling_sideways(
     page.context.close()
 
 
+def test_more_closes_when_the_phone_is_touched_outside_it(server: str, chrome: Any) -> None:
+    made = post(server + "/api/tables", {"ruleset": "classic", "players": 4, "name": "Ann",
+                                         "seats": [{"kind": "you"}, {"kind": "friend"}] + [BOT] * 2})
+    page = at_table(chrome, server, made["you"]["link"], PHONE, "en")
+    more = page.locator("#btn-more")
+    for press in ("click", "redrawn"):
+        more.click()
+        assert more.get_attribute("aria-expanded") == "true"
+        shot(page, f"more-open-{press}")
+        page.mouse.move(200, 700)
+        page.mouse.down()
+        if press == "redrawn":  # the table draws its seats and hand anew between press and release
+            page.evaluate("renderOthers(); renderMe(T.view, true)")
+        page.mouse.up()
+        assert more.get_attribute("aria-expanded") == "false", press
+        assert page.evaluate(SHOWN, RARE) == []
+    shot(page, "more-closed")
+    more.click()
+    page.keyboard.press("Escape")  # Escape and More itself still close it
+    assert more.get_attribute("aria-expanded") == "false"
+    more.click()
+    more.click()
+    assert more.get_attribute("aria-expanded") == "false"
+    page.context.close()
+
+
 def invite_page(chrome: Any, server: str, size: dict[str, int], lang: str, **kw: Any) -> Any:
     made = post(server + "/api/tables", {"ruleset": "classic", "players": 4, "name": "Ann",
                                          "seats": [{"kind": "you"}, {"kind": "friend"}] + [BOT] * 2})

@@ -28,6 +28,9 @@ const Motion = (() => {
     busy = false;
   }
 
+  // The table far behind the server drops what is queued and draws the newest state instead.
+  function drop() { queue.length = 0; }
+
   function wait(seconds) { return new Promise((done) => { setTimeout(done, seconds * 1000); }); }
 
   // A page far behind the server catches up without travel (the trick pauses still hold).
@@ -59,5 +62,5 @@ const Motion = (() => {
     }));
   }
 
-  return { push, wait, travel, gather, reduced, get pending() { return queue.length; } };
+  return { push, drop, wait, travel, gather, reduced, get pending() { return queue.length; } };
 })();

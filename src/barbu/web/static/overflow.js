@@ -22,7 +22,11 @@ const Overflow = (() => {
     tools.addEventListener("focusout", (ev) => {
       if (ev.relatedTarget && !tools.contains(ev.relatedTarget)) show(false);
     });
-    document.addEventListener("click", (ev) => { if (!tools.contains(ev.target)) show(false); });
+    // At the press, not the click: the table redraws its cards and seats under the pointer, and a
+    // press whose element is replaced before the release makes no click at all.
+    const outside = (ev) => { if (!tools.contains(ev.target)) show(false); };
+    document.addEventListener("pointerdown", outside, true);
+    document.addEventListener("click", outside, true);
   }
 
   // The box's sign follows its scrolling and its size (a turned phone, a language with taller lines).

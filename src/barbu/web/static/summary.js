@@ -65,6 +65,11 @@ function summaryNews(msg) {
   renderSummaryWait();
   const people = msg.table.seats.some((s) => s.kind === "human" && s.claimed);
   if (T.you === null && people && !msg.table.waiting.length && msg.view.history.length) closeSummary(false);
+  // The server went on without our "ready" (a computer plays the seat, or the pause ran out): the
+  // summary of a hand it has left closes, and says nothing it would refuse.
+  const s = T.summary;
+  if (s && T.you !== null && !msg.table.waiting.includes(T.you)
+      && (msg.view.hand_no !== s.hand || msg.view.history.length || msg.table.over)) closeSummary(false);
 }
 
 function closeSummary(ready) {
@@ -73,7 +78,8 @@ function closeSummary(ready) {
   clearTimeout(s.timer);
   T.summary = null;
   if ($("summary-dialog").open) $("summary-dialog").close();
-  if (ready && T.you !== null && T.online && send({ type: "ready", hand: s.hand })) T.readyFor = s.hand;
+  const wanted = ready && T.you !== null && T.online && serverAt(s.hand);
+  if (wanted && send({ type: "ready", hand: s.hand })) T.readyFor = s.hand;
   if (s.closed) s.closed();
   const first = document.querySelector("#decision:not([hidden]) button, #hand .card[tabindex='0']");
   if (first) first.focus({ preventScroll: true });

@@ -323,6 +323,7 @@ const T = {
   results: null, pingTimer: null, redrawTimer: null, defaultLevel: "basic", named: null, welcomed: false,
   online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
   asking: false, // the seat-taking form's hello is on its way: a refusal goes back to the form
+  latest: null, latestSheet: null, // the newest state and sheet received: what the server says now
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
@@ -488,8 +489,10 @@ function onMessage(msg) {
   if (msg.type === "welcome") {
     onWelcome(msg);
   } else if (msg.type === "sheet") {
+    T.latestSheet = msg;
     Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
+    T.latest = msg;
     if (T.summary) summaryNews(msg);
     Rematch.news(msg.table);
     Motion.push(() => onState(msg));
@@ -503,6 +506,7 @@ function onMessage(msg) {
     Rematch.onLink(msg);
   } else if (msg.type === "error") {
     T.pending = null;
+    if ($("banner").dataset.shows === "taking") $("banner").dataset.shows = ""; // refused: the button again
     onError(msg);
     if (T.view) {
       $("decision").dataset.key = ""; // drawn again: the refused click's buttons work again
@@ -622,6 +626,7 @@ function kindOf(v) { return v && v.contract ? contractInfo(v.contract).kind : "t
 // One state from the server, shown: the card played travels, a finished trick stays for a moment
 // and goes to its winner, the end of a hand opens its summary.
 async function onState(msg) {
+  if (behind(msg)) { catchUp(); return; }
   const old = T.view;
   const view = msg.view;
   const ended = Boolean(old) && view.hand_no !== old.hand_no;
@@ -652,12 +657,48 @@ async function onState(msg) {
       await Motion.gather([...document.querySelectorAll("#trick .played")], seatRect(view.leader));
     }
   }
-  if (ended && !T.meta.over && T.results && T.results.length) await openSummary(view.hand_no);
+  if (ended && !T.meta.over && T.results && T.results.length && serverAt(view.hand_no)) await openSummary(view.hand_no);
   if (done || ended) {
     T.shownTrick = null;
     T.view = view;
     render();
   }
+  await settle();
+}
+
+// How far behind the server the page may fall before it stops showing each event: some six tricks
+// of events waiting (a quarter of a minute of showing them), or the server two hands on.
+const CATCH_UP = 24;
+function behind(msg) {
+  const newest = T.latest;
+  if (!newest || newest === msg) return false;
+  return newest.view.hand_no > msg.view.hand_no + 1 || Motion.pending > CATCH_UP;
+}
+
+// Whether the server is still at the start of hand ``hand`` (from 0): only then is a summary
+// before it shown, and "ready" for it said (the server refuses a "ready" for a hand it has left).
+function serverAt(hand) {
+  return Boolean(T.latest) && T.latest.view.hand_no === hand && !T.latest.table.over;
+}
+
+// The events queued behind are dropped and the newest state and sheet are drawn at once, without
+// travel: the page shows what the server says now, never a hand it has left.
+async function catchUp() {
+  Motion.drop();
+  const msg = T.latest;
+  if (T.latestSheet) onSheet(T.latestSheet);
+  T.meta = localNames(msg.table);
+  T.last = msg.last;
+  T.received = msg.receivedAt;
+  T.shownTrick = null;
+  T.finalView = null;
+  T.view = msg.view;
+  render();
+  await settle();
+}
+
+// After a state is shown: the summary the server still waits for, or the end of the game's sheet.
+async function settle() {
   // The table waits for our "ready" but no summary is open (the page was reloaded during it, or a
   // second tab): show it again, else nothing on the page would let the game go on.
   if (!T.summary && T.you !== null && (T.meta.waiting || []).includes(T.you) && T.readyFor !== T.view.hand_no
@@ -920,9 +961,9 @@ function renderStatus(v) {
     banner.hidden = false;
     fill(banner, damageBanner(m.damaged));
     banner.dataset.shows = "damaged";
-  } else if (T.you !== null && m.seats[T.you].kind === "bot" && !m.over) { // once over, nothing to take back
+  } else if (handedOver()) {
     banner.hidden = false;
-    if (banner.dataset.shows !== "reclaim") {
+    if (banner.dataset.shows !== "reclaim" && banner.dataset.shows !== "taking") {
       fill(banner, t("table.computer-plays-you"), " ",
         h("button", { type: "button", class: "primary", onclick: reclaim }, t("table.take-back")));
       banner.dataset.shows = "reclaim";
@@ -935,7 +976,16 @@ function renderStatus(v) {
 
 // Said at once: the computer's plays made meanwhile are still shown, in order, before the seat is back.
 function reclaim() {
-  if (send({ type: "reclaim" })) fill($("banner"), t("table.taking-back"));
+  if (!send({ type: "reclaim" })) return;
+  fill($("banner"), t("table.taking-back"));
+  $("banner").dataset.shows = "taking";
+}
+
+// Whether a computer plays your seat now: the newest state says it (the events still being shown
+// may be older), so that the banner goes as soon as the seat is back or the game is over.
+function handedOver() {
+  const m = T.latest ? T.latest.table : T.meta;
+  return T.you !== null && m.seats[T.you].kind === "bot" && !m.over; // once over, nothing to take back
 }
 
 // Seats clockwise from the bottom (you, or seat 1 for a spectator): next to play sits on your left.
