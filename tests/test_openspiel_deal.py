@@ -177,5 +177,5 @@ def test_without_openspiel_there_are_no_os_levels_and_the_import_says_what_to_in
             "try:\n    import barbu.openspiel\nexcept ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True, timeout=60).stdout.splitlines()
-    assert out == ["['random', 'basic', 'pimc', 'strong']",
+    assert out == ["['random', 'basic', 'pimc', 'strong', 'expert']",
                    "barbu.openspiel needs OpenSpiel: pip install 'barbu[openspiel]'"]
