@@ -50,6 +50,16 @@ def serious_violations(page: Any, report: str) -> list[Any]:
             if v["impact"] in ("serious", "critical")]
 
 
+
+def shoot_sizes(page: Any, name: str) -> None:
+    """The whole page at desktop and phone sizes, saved as test-artifacts/NAME-desktop.png and -phone.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{tag}.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, serious_violations, serving
+from tests.test_web_browser import (
+    CHROMIUM,
+    DESKTOP,
+    serious_violations,
+    serving,
+    shoot_sizes,
+)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -27,13 +33,7 @@ def context(chrome: Any, **kw: Any) -> Any:
 
 
 def shoot(page: Any, name: str) -> None:
-    """The page at desktop and phone sizes, saved under test-artifacts/."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(ARTIFACTS / f"friends-{name}-{tag}.png"), full_page=True)
-    page.set_viewport_size(DESKTOP)
+    shoot_sizes(page, f"friends-{name}")
 
 
 def no_serious_violation(page: Any, name: str) -> None:

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, serious_violations, serving
+from tests.test_web_browser import (
+    CHROMIUM,
+    DESKTOP,
+    serious_violations,
+    serving,
+    shoot_sizes,
+)
 from tests.test_web_friends_browser import create
 
 CATALOGUES = Path(__file__).resolve().parents[1] / "src" / "barbu" / "web" / "static" / "i18n"
@@ -24,13 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def shoot(page: Any, name: str) -> None:
-    """The page at desktop and phone sizes, saved under test-artifacts/."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(200)
-        page.screenshot(path=str(ARTIFACTS / f"refuse-{name}-{tag}.png"), full_page=True)
-    page.set_viewport_size(DESKTOP)
+    shoot_sizes(page, f"refuse-{name}")
 
 
 def profile_table(chrome: Any, server: str, name: str) -> tuple[Any, str]:

@@ -148,25 +148,22 @@ class ExpertBot(StrongBot):
             if len(weights) >= floor and len(weights) % 8 == 0:
                 alive = self._prune(alive, values, weights, means)
         for a in alive:
-            means[a] = _weighted_mean(values[a], weights[-len(values[a]):])
+            means[a] = _weighted_mean(values[a], weights)
         return means
 
     def _prune(self, alive: list[int], values: dict[int, list[float]], weights: list[float],
                means: dict[int, float]) -> list[int]:
         """Drop the candidates the paired comparison with the best shows to be clearly worse."""
-        n = len(weights)
-        # Every candidate still alive has been played out on each of the last n deals
-        # since it was last pruned; compare on the deals all of them share.
-        shared = min(len(values[a]) for a in alive)
-        w = weights[n - shared:]
-        mean = {a: _weighted_mean(values[a][-shared:], w) for a in alive}
+        # Every candidate still alive has been played out on every deal drawn so far (all start
+        # together; only a dropped one stops), so its values line up with ``weights``.
+        mean = {a: _weighted_mean(values[a], weights) for a in alive}
         best = max(alive, key=lambda a: mean[a])
         keep = [best]
         for a in alive:
             if a == best:
                 continue
-            diff = [x - y for x, y in zip(values[best][-shared:], values[a][-shared:], strict=True)]
-            if _weighted_mean(diff, w) > self.drop_z * _weighted_se(diff, w):
+            diff = [x - y for x, y in zip(values[best], values[a], strict=True)]
+            if _weighted_mean(diff, weights) > self.drop_z * _weighted_se(diff, weights):
                 means[a] = mean[a]
             else:
                 keep.append(a)
