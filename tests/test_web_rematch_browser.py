@@ -10,8 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, FLAGS, free_port, start_server, stop_server
-from tests.test_web_friends_browser import DESKTOP, PHONE, no_serious_violation
+from tests.test_web_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    DESKTOP,
+    FLAGS,
+    PHONE,
+    free_port,
+    start_server,
+    stop_server,
+)
+from tests.test_web_friends_browser import no_serious_violation
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
