@@ -58,6 +58,38 @@ def test_a_bigger_budget_draws_more_deals() -> None:
     assert counts[0] > ExpertBot.play_samples and counts[1] > 3 * counts[0]
 
 
+
+def test_the_stop_counts_cpu_time_not_the_wall_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine (the wall clock racing ahead) changes nothing; a slow engine (CPU time past
+    the stop) cuts the search back to strong's deals."""
+    state = State(Game.classic(), seed=9)
+    state.deal_random()
+    rng = random.Random(9)
+    while state.phase != Phase.PLAY or state.trick_no < 1 or len(state.legal_actions()) < 3:
+        state.apply(rng.choice(state.legal_actions()))
+    obs = state.observe(state.current)
+
+    def deals(bot: ExpertBot) -> int:
+        bot.drop_z = 1e9
+        drawn = 0
+        original = bot.world
+
+        def counting(o: object) -> object:
+            nonlocal drawn
+            drawn += 1
+            return original(o)  # type: ignore[arg-type]
+
+        bot.world = counting  # type: ignore[method-assign,assignment]
+        bot.search(obs, list(obs.legal))
+        return drawn
+
+    calm = deals(ExpertBot(2, budget=0.3))
+    ticks = iter(range(10**9))
+    monkeypatch.setattr("barbu.bots.expert.time.perf_counter", lambda: float(next(ticks)) * 100)
+    assert deals(ExpertBot(2, budget=0.3)) == calm > ExpertBot.play_samples
+    monkeypatch.setattr("barbu.bots.expert.time.process_time", lambda: float(next(ticks)) * 100)
+    assert deals(ExpertBot(2, budget=0.3)) == ExpertBot.play_samples
+
 def _policy_hand(game: Game, seed: int, tricks: int) -> State:
     """A hand played by the noiseless rule-of-thumb policy for ``tricks`` tricks."""
     state = State(game, seed=seed)

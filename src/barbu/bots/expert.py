@@ -8,8 +8,10 @@ same deals for every candidate) and adds three things from the field:
   deals, so that a decision among two cards near the end costs as little as it
   should and the first lead of a hand gets as many deals as the budget pays for.
   The budget is given in seconds and turned into steps at a measured rate, so a
-  seed still gives the same game on any machine; a wall-clock stop at
-  :attr:`ExpertBot.hard_stop` budgets guards against a loaded machine.
+  seed still gives the same game on any machine; a stop at :attr:`ExpertBot.hard_stop`
+  budgets of the process's own CPU time guards against a slower machine or engine.
+  CPU time, not wall time: what else the machine runs must not change how it plays,
+  or a match measured beside other work would not replay.
 - **policy-based inference**: every sampled deal is weighted by how likely it makes
   the plays the other players actually made, judged by the rule-of-thumb policy
   (a player who could have ducked under the Q♠ and did not probably had no low
@@ -66,7 +68,7 @@ class ExpertBot(StrongBot):
     # second of about 56 steps); a pure-Python engine runs about 1.5 times slower, so the same
     # budget there takes longer but plays the same way.
     steps_per_second = 250_000
-    hard_stop = 2.8  # budgets of wall time after which a decision stops, whatever its work
+    hard_stop = 2.8  # budgets of CPU time after which a decision stops, whatever its work
     world_cost = 40  # steps a sampled deal costs to draw and weigh, before any playout
     drop_z = 2.5  # standard errors a candidate must trail the best by to be dropped
     epsilon = 0.5  # the policy's share of plays not its first choice, in the likelihoods
@@ -119,7 +121,7 @@ class ExpertBot(StrongBot):
         return {"play": self.play_samples, "double": self.double_samples}.get(kind or "", self.bid_samples)
 
     def _clock(self) -> float:
-        return time.perf_counter() + self.hard_stop * self.budget
+        return time.process_time() + self.hard_stop * self.budget
 
     # -- search ------------------------------------------------------------------------------
 
@@ -136,7 +138,7 @@ class ExpertBot(StrongBot):
         means: dict[int, float] = {}
         spent = 0.0
         while len(alive) > 1 and (len(weights) < floor or (
-                spent < work and time.perf_counter() < deadline)):
+                spent < work and time.process_time() < deadline)):
             world, w = self.world(obs)
             weights.append(w)
             for action in alive:
@@ -179,7 +181,7 @@ class ExpertBot(StrongBot):
         steps = sum(obs.hand_sizes) + 8
         work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
         spent, worlds = 0.0, 0
-        while worlds < floor or (spent < work and time.perf_counter() < deadline):
+        while worlds < floor or (spent < work and time.process_time() < deadline):
             world, w = self.world(obs)
             heuristic_playout(world, self.rng)
             scores = _contract_scores(world, obs.hand_no)
