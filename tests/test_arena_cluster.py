@@ -61,8 +61,10 @@ def test_a_local_cluster_gives_the_local_summary_and_records(tmp_path: Path) -> 
 def test_a_schedulers_address_gives_the_local_family_summary(scheduler: str, tmp_path: Path) -> None:
     match = ["--bots", "pimc,basic,basic", "--rules", "family", "--deals", "2", "--seed", "4"]
     here = _arena(tmp_path, "here", *match)
-    there = _arena(tmp_path, "there", *match, "--cluster", scheduler)
+    journal = tmp_path / "run.journal"
+    there = _arena(tmp_path, "there", *match, "--cluster", scheduler, "--journal", str(journal))
     assert there["cluster"] == scheduler and there["better"] == "lower"
+    assert len(journal.read_text(encoding="utf-8").splitlines()) == 1 + 2 * 3  # header, deals × rotations
     assert _match(here) == _match(there)
     assert _calls(here) == _calls(there)
     assert _files(tmp_path / "here" / "records") == _files(tmp_path / "there" / "records")
