@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from barbu.tools import arena
-from barbu.tools.arena import ArenaError, Config, TaskResult, play_task, run_match
+from barbu.tools.arena import ArenaError, Config, TaskResult, journal_header, play_task, run_match
+from barbu.tools.journal import Journal
 
 FAMILY = Config(("basic", "random", "basic"), "family", seed=9)
 CLASSIC = Config(("basic", "random", "basic", "random"), seed=2)
@@ -137,3 +138,12 @@ def test_a_killed_arena_command_goes_on_where_it_stopped(tmp_path: Path) -> None
     r, w = (json.loads((tmp_path / f).read_text(encoding="utf-8")) for f in ("r.json", "w.json"))
     assert _match(r) == _match(w) and _calls(r) == _calls(w)
     assert resumed.stdout.split("decision time")[0] == whole.stdout.split("decision time")[0]
+
+
+def test_a_journal_in_use_by_another_run_is_refused(tmp_path: Path) -> None:
+    journal = tmp_path / "run.journal"
+    with (Journal(journal, journal_header(CLASSIC, 1, 0)),
+          pytest.raises(ArenaError, match="is in use by another run")):
+        run_match(CLASSIC, 1, 0, journal=str(journal))
+    run_match(CLASSIC, 1, 0, journal=str(journal))  # free again once the first run is over
+    assert len(_lines(journal)) == 1 + 4

@@ -25,6 +25,18 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
             for k in keys if old.get(k) != new.get(k)]
 
 
+def _lock(file: IO[str], path: Path) -> None:
+    """Hold the journal for this run alone: two runs appending to one journal would mix it."""
+    try:
+        import fcntl
+    except ImportError:  # not on POSIX: go without the guard
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise JournalError(f"journal {path} is in use by another run") from None
+
+
 class Journal:
     """The journal at ``path`` for the run described by ``header``; None keeps no journal."""
 
@@ -37,14 +49,19 @@ class Journal:
     def __enter__(self) -> Journal:
         if self.path is None:
             return self
-        found = self._read(self.path) if self.path.exists() else None
-        if found is not None:
-            self.entries = found
-            self._file = self.path.open("a", encoding="utf-8")
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("w", encoding="utf-8")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("a+", encoding="utf-8")
+        try:
+            _lock(self._file, self.path)
+            found = self._read(self.path)
+        except BaseException:
+            self._file.close()
+            raise
+        if found is None:
+            self._file.truncate(0)
             self._write(self.header)
+        else:
+            self.entries = found
         return self
 
     def _read(self, path: Path) -> list[dict[str, Any]] | None:
