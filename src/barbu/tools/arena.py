@@ -39,8 +39,8 @@ How a match is built (this text is also the help of ``barbu arena``):
 * ``--journal FILE`` appends each finished board × rotation to FILE (JSON lines, flushed, the
   match's arguments in the first line). Started again with the same FILE and arguments, the
   arena plays only what the journal lacks and ends with the summary of an uninterrupted run;
-  a journal of another match is refused. A resumed run writes the records of the boards it
-  plays: give it the same ``--out`` to have them all in one folder.
+  a journal of another match is refused. Without ``--out`` the records go beside the journal,
+  ``FILE`` with the suffix ``.records``, so that a resumed run adds to the same folder.
 """
 
 from __future__ import annotations
@@ -657,7 +657,7 @@ def config_of(args: argparse.Namespace) -> Config:
     if args.cluster_timeout <= 0:
         raise ArenaError("--cluster-timeout must be positive")
     cfg = Config(bots, args.rules, tuple(sorted(set(args.option))), args.seed,
-                 None if args.no_records else (args.out or _default_out()))
+                 None if args.no_records else (args.out or _default_out(args.journal)))
     try:
         cfg.game  # noqa: B018 — Game checks the player count and the options
     except ValueError as e:
@@ -673,7 +673,12 @@ def _check_policy(level: str) -> None:
         raise ArenaError(f"cannot load {level!r}: {e}") from e
 
 
-def _default_out() -> str:
+def _default_out(journal: str | None = None) -> str:
+    """A new timestamped folder; beside a journal, one named after it, so that a resumed run
+    writes its records with those of the run it goes on from."""
+    if journal is not None:
+        beside = Path(journal).with_suffix(".records")
+        return str(beside if beside != Path(journal) else beside.with_name(beside.name + ".d"))
     base = Path("arena-records") / time.strftime("%Y%m%d-%H%M%S")
     path, i = base, 1
     while path.exists():
