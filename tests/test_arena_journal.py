@@ -138,6 +138,7 @@ def test_a_killed_arena_command_goes_on_where_it_stopped(tmp_path: Path) -> None
     r, w = (json.loads((tmp_path / f).read_text(encoding="utf-8")) for f in ("r.json", "w.json"))
     assert _match(r) == _match(w) and _calls(r) == _calls(w)
     assert resumed.stdout.split("decision time")[0] == whole.stdout.split("decision time")[0]
+    assert f"{cut} of 12 boards × rotations already in journal" in resumed.stderr
     # Without --out the records go beside the journal, those of both runs together.
     assert r["records"] == str(tmp_path / "run.records")
     assert _records(tmp_path / "run.records") == _records(tmp_path / "whole")

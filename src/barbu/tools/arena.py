@@ -696,6 +696,10 @@ def run_match(cfg: Config, deals: int, games: int, jobs: int = 1, quiet: bool = 
     try:
         with Progress(total, quiet) as bar, Journal(journal, journal_header(cfg, deals, games)) as jr:
             before = journaled(jr, tasks)
+            if before:  # said even with --quiet: a log should show that a run went on
+                print(f"barbu arena: {len(before)} of {len(tasks)} boards × rotations already in "
+                      f"journal {journal}, playing the other {len(tasks) - len(before)}",
+                      file=sys.stderr, flush=True)
             for res in before.values():
                 bar.advance(len(res.hands))
             todo = [t for t in tasks if t not in before]
