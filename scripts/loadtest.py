@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Load check of ``barbu serve``: K tables of four computer players, watched over real WebSockets.
 
-Starts a server on 127.0.0.1 (or targets one given with --url, which must be on this machine),
+Starts a server on 127.0.0.1 (or targets one given with --url, which must be on this machine;
+or, with --processes N, starts N ``barbu serve --bus`` processes behind nginx with
+scripts/cluster.sh, on the PostgreSQL and Redis of $BARBU_DB and $BARBU_BUS or on throwaway ones),
 creates K tables whose four seats are computer players, connects W watchers to each table and
 follows them until each has seen --hands hands end or --seconds have passed. Reports the actions
 played per second and the delivery latency of the server's events (the time from the server making
 an event to a watcher reading it) as percentiles.
 
     .venv/bin/python scripts/loadtest.py --tables 50 --seconds 60
+    .venv/bin/python scripts/loadtest.py --processes 3 --tables 200 --hands 28 --seconds 40
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from urllib.parse import urlparse
 
 from websockets.asyncio.client import connect
 
+ROOT = Path(__file__).resolve().parent.parent
+CLUSTER = ROOT / "scripts" / "cluster.sh"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # Every table and watcher comes from this one address: the server's per-client limits are lifted.
 UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--max-bot-tables", "100000",
@@ -62,6 +67,46 @@ def start_server(port: int, db: Path, log: Path, bot_delay: float) -> subprocess
     out = open(log, "wb")  # noqa: SIM115 - kept open for the server's whole life
     return subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
                              "--bot-delay", str(bot_delay), *UNLIMITED], stdout=out, stderr=subprocess.STDOUT)
+
+
+def free_ports(count: int) -> int:
+    """A port P with P … P+count−1 free: cluster.sh puts nginx on P and the processes after it."""
+    for _ in range(100):
+        base = free_port()
+        if base + count <= 65535 and all(_is_free(base + i) for i in range(1, count)):
+            return base
+    raise SystemExit(f"loadtest: found no {count} free ports in a row")
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def start_cluster(folder: Path, processes: int, bot_delay: float) -> str:
+    """N server processes behind nginx (scripts/cluster.sh); returns nginx's address."""
+    if not CLUSTER.is_file():
+        raise SystemExit(f"loadtest: --processes needs {CLUSTER.relative_to(ROOT)}, which is missing")
+    port = free_ports(processes + 1)
+    # As root, PostgreSQL's throwaway cluster belongs to the user postgres, who must get through.
+    folder.parent.chmod(0o755)
+    env = dict(os.environ, BARBU_PYTHON=sys.executable,
+               BARBU_SERVE_ARGS=" ".join(["--bot-delay", str(bot_delay), *UNLIMITED]))
+    try:
+        subprocess.run(["bash", str(CLUSTER), "start", str(folder), str(processes), str(port)],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        stop_cluster(folder)
+        raise SystemExit("loadtest: scripts/cluster.sh could not start the processes") from None
+    return f"http://127.0.0.1:{port}"
+
+
+def stop_cluster(folder: Path) -> None:
+    subprocess.run(["bash", str(CLUSTER), "stop", str(folder)], check=False, stdout=subprocess.DEVNULL)
 
 
 def wait_until_up(url: str, proc: subprocess.Popen[bytes] | None, seconds: float = 20) -> None:
@@ -164,8 +209,10 @@ def report(watches: list[Watch], elapsed: float, args: argparse.Namespace) -> bo
     seen = [w for w in watches if w.events]
     window = max(w.last for w in seen) - min(w.first for w in seen) if seen else 0.0
     window = max(window, 1e-3)
+    where = (f"{args.processes} server process(es) behind nginx" if args.processes
+             else "a server started here" if args.url is None else args.url)
     print(f"barbu load check: {args.tables} tables x 4 computer players ({args.level}), "
-          f"{args.watchers} watcher(s) each, bot delay {args.bot_delay:g} s")
+          f"{args.watchers} watcher(s) each, bot delay {args.bot_delay:g} s; {where}")
     print(f"ran {elapsed:.1f} s ({window:.2f} s watched); {finished}/{len(watches)} watchers saw "
           f"{args.hands} hand(s) end")
     print(f"actions: {actions} watched, {actions / window:.0f} actions per second")
@@ -191,13 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1, help="seed of the first table's deals")
     p.add_argument("--bot-delay", type=float, default=0.0,
                    help="computer players' delay of the server started here (default 0: flat out)")
-    p.add_argument("--url", default=None, help="a running server on this machine (default: start one)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--url", default=None, help="a running server on this machine (default: start one)")
+    where.add_argument("--processes", type=int, default=0, metavar="N",
+                       help="start N server processes behind nginx (scripts/cluster.sh) and load them")
     args = p.parse_args(argv)
     if not 1 <= args.tables <= 500 or not 1 <= args.watchers <= 20 or not 0 < args.seconds <= 600:
         p.error("keep it bounded: 1-500 tables, 1-20 watchers, at most 600 s")
+    if not 0 <= args.processes <= 8:
+        p.error("keep it bounded: at most 8 processes")
     proc = None
     with tempfile.TemporaryDirectory(prefix="barbu-load-") as tmp:
-        if args.url:
+        if args.processes:
+            url = start_cluster(Path(tmp) / "cluster", args.processes, args.bot_delay)
+        elif args.url:
             url = args.url.rstrip("/")
             if urlparse(url).hostname not in LOOPBACK:
                 p.error("the load check only targets a server on this machine (127.0.0.1)")
@@ -212,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             if proc is not None:
                 proc.terminate()
                 proc.wait(15)
+            if args.processes:
+                stop_cluster(Path(tmp) / "cluster")
         ok = report(watches, elapsed, args)
         if proc is not None and os.environ.get("BARBU_LOAD_LOG"):
             print((Path(tmp) / "server.log").read_text()[-4000:])

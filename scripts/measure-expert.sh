@@ -1,9 +1,14 @@
 #!/bin/bash
 # The measurements of the expert level (docs/RESULTS.md, "The expert level"), with their deal
 # counts fixed before running. Each run writes its summary to OUT/NAME.json and .txt; a run whose
-# .json exists is skipped, so the script can be stopped and started again.
+# .json exists is skipped, and each run keeps a journal (OUT/NAME.journal) of the boards it has
+# played, so a run cut by the end of a session goes on, started again, where it stopped.
 #
-#   bash scripts/measure-expert.sh [OUT] [JOBS]        (defaults: measurements/, 2)
+#   bash scripts/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: measurements/, 2, none)
+#
+# CLUSTER, a Dask scheduler's address (tcp://host:8786), plays the deals on its workers instead
+# (barbu arena --cluster; the workers need the same barbu). The expert thinks for a fixed time, so
+# a resumed run's figures are those of another run of the same deals, not the very same numbers.
 #
 # On the project's 2-core machine the whole plan takes about two days (a deal of expert against
 # three strong players, 27 s of wall time with both cores): run it in the background.
@@ -11,14 +16,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-measurements}
 jobs=${2:-2}
+cluster=(${3:+--cluster "$3"})
 mkdir -p "$out"
 barbu=.venv/bin/barbu
 
-run() {  # NAME ARGS...: one arena run, skipped if done
+run() {  # NAME ARGS...: one arena run, skipped if done, resumed from its journal if cut
     local name=$1; shift
     [ -e "$out/$name.json" ] && return 0
     echo "== $name: barbu arena $*"
-    "$barbu" arena "$@" --jobs "$jobs" --no-records --quiet --json "$out/$name.tmp" > "$out/$name.txt"
+    "$barbu" arena "$@" --jobs "$jobs" "${cluster[@]}" --no-records --quiet \
+        --journal "$out/$name.journal" --json "$out/$name.tmp" > "$out/$name.txt"
     mv "$out/$name.tmp" "$out/$name.json"
 }
 

@@ -37,6 +37,7 @@ USED_BY = {
     "numpy": r"^\s*import numpy\b",
     "numba": r"^\s*import numba\b",
     "argon2-cffi": r"^\s*from argon2\b",
+    "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
 }
 
 

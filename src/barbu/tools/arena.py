@@ -29,6 +29,18 @@ How a match is built (this text is also the help of ``barbu arena``):
   OpenSpiel is installed), which the arena shows the whole state before each of its decisions.
 * ``--jobs J`` plays boards in J processes; results are merged in board order, so a seed gives
   the same scores with any J (decision times of course vary).
+* ``--cluster [ADDRESS]`` plays them on a Dask cluster instead (the ``arena-cluster`` extra):
+  ``--cluster tcp://host:8786`` on a running scheduler's workers, which need the same barbu
+  version installed (checked before any play); ``--cluster`` alone on a local cluster of J
+  one-thread worker processes. Dask rather than Ray: it is pure Python, a small pip install with
+  no daemon or object store, a local cluster starts in about a second, and a scheduler's address
+  is all it takes to reach a remote one. Results are merged in board order here too: the same
+  seed gives the same scores as a local run. Records are written on this machine.
+* ``--journal FILE`` appends each finished board × rotation to FILE (JSON lines, flushed, the
+  match's arguments in the first line). Started again with the same FILE and arguments, the
+  arena plays only what the journal lacks and ends with the summary of an uninterrupted run;
+  a journal of another match is refused. Without ``--out`` the records go beside the journal,
+  ``FILE`` with the suffix ``.records``, so that a resumed run adds to the same folder.
 """
 
 from __future__ import annotations
@@ -40,13 +52,13 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeAlias
 
 from barbu.bots import EXPERT, POLICY, Bot, levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
@@ -54,9 +66,13 @@ from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
 from barbu.engine.record import dump, to_record
 from barbu.engine.state import Phase, State
+from barbu.tools.cluster import LOCAL, ClusterError, run_calls
+from barbu.tools.journal import Journal, JournalError
 
 Z95 = 1.96
 DEAL, GAME = "deal", "game"
+CONNECT_TIMEOUT = 10.0  # seconds to reach a Dask scheduler before giving up
+Task: TypeAlias = tuple[str, int, int]  # kind, board, rotation
 
 
 class ArenaError(Exception):
@@ -105,6 +121,21 @@ class TaskResult:
     winners: tuple[int, ...]  # seats with the best total (game mode; empty in deal mode)
     times: tuple[tuple[float, ...], ...]  # per seat: seconds of each bot.act call
 
+    @property
+    def task(self) -> Task:
+        return (self.kind, self.board, self.rotation)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "board": self.board, "rotation": self.rotation,
+                "seats": list(self.seats), "hands": [[c, list(s)] for c, s in self.hands],
+                "winners": list(self.winners), "times": [list(t) for t in self.times]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TaskResult:
+        return cls(d["kind"], d["board"], d["rotation"], tuple(d["seats"]),
+                   tuple((c, tuple(s)) for c, s in d["hands"]), tuple(d["winners"]),
+                   tuple(tuple(t) for t in d["times"]))
+
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from labelled parts; string seeding of ``random`` is the same on every run."""
@@ -136,6 +167,16 @@ def record_name(kind: str, board: int, rotation: int) -> str:
 
 def play_task(cfg: Config, kind: str, board: int, rotation: int) -> TaskResult:
     """Play one board in one rotation, write its record, and return scores and timings."""
+    res, record = play_board(cfg, kind, board, rotation)
+    if record is not None and cfg.out is not None:
+        dump(record, Path(cfg.out) / record_name(kind, board, rotation))
+    return res
+
+
+def play_board(cfg: Config, kind: str, board: int,
+               rotation: int) -> tuple[TaskResult, dict[str, Any] | None]:
+    """Play one board in one rotation: its scores and timings, and its record (None when the
+    match keeps none), which the caller writes where it runs."""
     game = cfg.game
     seats = seating(game.players, rotation)
     state = deal_state(game, cfg.seed, board) if kind == DEAL else game_state(game, cfg.seed, board)
@@ -143,12 +184,10 @@ def play_task(cfg: Config, kind: str, board: int, rotation: int) -> TaskResult:
     done: Callable[[State], bool] = (lambda s: bool(s.history)) if kind == DEAL else (lambda s: s.is_over)
     times = _drive(state, bots, done, lambda seat: f"{cfg.names[seats[seat]]} in seat {seat} "
                    f"({kind} {board}, rotation {rotation})")
-    if cfg.out is not None:
-        dump(to_record(state, [cfg.names[b] for b in seats]),
-             Path(cfg.out) / record_name(kind, board, rotation))
+    record = None if cfg.out is None else to_record(state, [cfg.names[b] for b in seats])
     return TaskResult(kind, board, rotation, seats,
                       tuple((h.contract, tuple(h.scores)) for h in state.history),
-                      tuple(state.winners()), tuple(tuple(t) for t in times))
+                      tuple(state.winners()), tuple(tuple(t) for t in times)), record
 
 
 def _drive(state: State, bots: Sequence[Bot], done: Callable[[State], bool],
@@ -174,34 +213,64 @@ def _drive(state: State, bots: Sequence[Bot], done: Callable[[State], bool],
     return times
 
 
-def tasks_of(players: int, deals: int, games: int) -> list[tuple[str, int, int]]:
+def tasks_of(players: int, deals: int, games: int) -> list[Task]:
     """Every (kind, board, rotation) of a match; games first, as they are the long tasks."""
     return ([(GAME, g, r) for g in range(games) for r in range(players)]
             + [(DEAL, k, r) for k in range(deals) for r in range(players)])
 
 
-def run_tasks(cfg: Config, tasks: Sequence[tuple[str, int, int]], jobs: int,
-              advance: Callable[[int], None] = lambda hands: None) -> list[TaskResult]:
-    """Play the tasks, in ``jobs`` processes when more than one; results in task order."""
-    done: dict[tuple[str, int, int], TaskResult] = {}
-    if jobs <= 1:
+def run_tasks(cfg: Config, tasks: Sequence[Task], jobs: int,
+              advance: Callable[[int], None] = lambda hands: None, *, cluster: str | None = None,
+              timeout: float = CONNECT_TIMEOUT,
+              finished: Callable[[TaskResult], None] = lambda res: None) -> list[TaskResult]:
+    """Play the tasks here, in ``jobs`` processes, or on the Dask cluster at ``cluster`` (LOCAL:
+    one started here); ``finished`` sees each result as it comes, the list is in task order."""
+    done: dict[Task, TaskResult] = {}
+    for res in _finishing(cfg, tasks, jobs, cluster, timeout):
+        done[res.task] = res
+        finished(res)
+        advance(len(res.hands))
+    return [done[t] for t in tasks]
+
+
+def _finishing(cfg: Config, tasks: Sequence[Task], jobs: int, cluster: str | None,
+               timeout: float) -> Iterator[TaskResult]:
+    """The tasks' results in the order they finish."""
+    if not tasks:
+        return
+    if cluster is not None:
+        yield from _on_cluster(cfg, tasks, jobs, cluster, timeout)
+    elif jobs <= 1:
         for task in tasks:
-            done[task] = play_task(cfg, *task)
-            advance(len(done[task].hands))
-        return [done[t] for t in tasks]
+            yield play_task(cfg, *task)
+    else:
+        yield from _in_processes(cfg, tasks, jobs)
+
+
+def _in_processes(cfg: Config, tasks: Sequence[Task], jobs: int) -> Iterator[TaskResult]:
     # spawn: workers start clean, whatever threads (the progress bar) the parent runs.
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures: dict[Future[TaskResult], tuple[str, int, int]] = {
-            pool.submit(play_task, cfg, *task): task for task in tasks}
+        futures = [pool.submit(play_task, cfg, *task) for task in tasks]
         try:
             for fut in as_completed(futures):
-                done[futures[fut]] = fut.result()
-                advance(len(done[futures[fut]].hands))
-        except BaseException:
+                yield fut.result()
+        except BaseException:  # GeneratorExit too: the caller gave up on the rest
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    return [done[t] for t in tasks]
+
+
+def _on_cluster(cfg: Config, tasks: Sequence[Task], jobs: int, address: str,
+                timeout: float) -> Iterator[TaskResult]:
+    calls = [(cfg, *task) for task in tasks]
+    try:
+        for _, (res, record) in run_calls(address, jobs, timeout, play_board, calls):
+            # Written here rather than on the worker, which may be another machine.
+            if record is not None and cfg.out is not None:
+                dump(record, Path(cfg.out) / record_name(*res.task))
+            yield res
+    except ClusterError as e:
+        raise ArenaError(str(e)) from None
 
 
 # -- statistics --------------------------------------------------------------
@@ -545,7 +614,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deals", type=int, default=0, help="number of duplicate deals (single hands)")
     p.add_argument("--games", type=int, default=0, help="number of duplicate complete games")
     p.add_argument("--seed", type=int, default=1, help="seed of the match (default 1)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default 1; 2 for the local cluster of --cluster)")
+    p.add_argument("--cluster", nargs="?", const=LOCAL, default=None, metavar="ADDRESS",
+                   help="play on a Dask cluster: the scheduler at ADDRESS (tcp://host:8786), or "
+                        "without ADDRESS a local cluster of --jobs workers (needs barbu[arena-cluster])")
+    p.add_argument("--cluster-timeout", type=float, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                   help=f"how long to wait for the scheduler and a worker (default {CONNECT_TIMEOUT:g})")
+    p.add_argument("--journal", metavar="FILE", default=None,
+                   help="append every finished board to FILE and, started again with the same "
+                        "FILE and arguments, play only what it lacks")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="folder of the records (default ./arena-records/<timestamp>)")
     p.add_argument("--no-records", action="store_true", help="write no records")
@@ -572,10 +650,14 @@ def config_of(args: argparse.Namespace) -> Config:
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
         raise ArenaError("give --deals N and/or --games G (positive)")
+    if args.jobs is None:
+        args.jobs = 2 if args.cluster == LOCAL else 1
     if args.jobs < 1:
         raise ArenaError("--jobs must be at least 1")
+    if args.cluster_timeout <= 0:
+        raise ArenaError("--cluster-timeout must be positive")
     cfg = Config(bots, args.rules, tuple(sorted(set(args.option))), args.seed,
-                 None if args.no_records else (args.out or _default_out()))
+                 None if args.no_records else (args.out or _default_out(args.journal)))
     try:
         cfg.game  # noqa: B018 — Game checks the player count and the options
     except ValueError as e:
@@ -591,7 +673,12 @@ def _check_policy(level: str) -> None:
         raise ArenaError(f"cannot load {level!r}: {e}") from e
 
 
-def _default_out() -> str:
+def _default_out(journal: str | None = None) -> str:
+    """A new timestamped folder; beside a journal, one named after it, so that a resumed run
+    writes its records with those of the run it goes on from."""
+    if journal is not None:
+        beside = Path(journal).with_suffix(".records")
+        return str(beside if beside != Path(journal) else beside.with_name(beside.name + ".d"))
     base = Path("arena-records") / time.strftime("%Y%m%d-%H%M%S")
     path, i = base, 1
     while path.exists():
@@ -600,26 +687,63 @@ def _default_out() -> str:
     return str(path)
 
 
-def run_match(cfg: Config, deals: int, games: int, jobs: int = 1,
-              quiet: bool = True) -> dict[str, Any]:
-    """Play a whole match and return its summary."""
+def run_match(cfg: Config, deals: int, games: int, jobs: int = 1, quiet: bool = True, *,
+              cluster: str | None = None, journal: str | None = None,
+              timeout: float = CONNECT_TIMEOUT) -> dict[str, Any]:
+    """Play a whole match (what ``journal`` holds already aside) and return its summary."""
     tasks = tasks_of(cfg.players, deals, games)
     total = cfg.players * (deals + games * cfg.game.num_hands)
-    with Progress(total, quiet) as bar:
-        results = run_tasks(cfg, tasks, jobs, bar.advance)
-    summary = summarize(cfg, results)
+    try:
+        with Progress(total, quiet) as bar, Journal(journal, journal_header(cfg, deals, games)) as jr:
+            before = journaled(jr, tasks)
+            if before:  # said even with --quiet: a log should show that a run went on
+                print(f"barbu arena: {len(before)} of {len(tasks)} boards × rotations already in "
+                      f"journal {journal}, playing the other {len(tasks) - len(before)}",
+                      file=sys.stderr, flush=True)
+            for res in before.values():
+                bar.advance(len(res.hands))
+            todo = [t for t in tasks if t not in before]
+            fresh = run_tasks(cfg, todo, jobs, bar.advance, cluster=cluster, timeout=timeout,
+                              finished=lambda res: jr.append(res.to_json()))
+    except JournalError as e:
+        raise ArenaError(str(e)) from None
+    done = before | dict(zip(todo, fresh, strict=True))
+    summary = summarize(cfg, [done[t] for t in tasks])
     summary["records"] = cfg.out
     return summary
+
+
+def journal_header(cfg: Config, deals: int, games: int) -> dict[str, Any]:
+    """What makes a match: a journal resumes only the match it was started for."""
+    return {"journal": "barbu arena", "ruleset": cfg.ruleset, "players": cfg.players,
+            "options": list(cfg.options), "bots": list(cfg.bots), "seed": cfg.seed,
+            "deals": deals, "games": games}
+
+
+def journaled(journal: Journal, tasks: Sequence[Task]) -> dict[Task, TaskResult]:
+    """The results a journal holds, by task."""
+    wanted = set(tasks)
+    try:
+        found = [TaskResult.from_json(e) for e in journal.entries]
+    except (KeyError, TypeError, ValueError) as e:
+        raise JournalError(f"journal {journal.path} has an entry that is not a result: {e!r}") from None
+    stray = [r.task for r in found if r.task not in wanted]
+    if stray:
+        raise JournalError(f"journal {journal.path} holds {stray[0]}, not a task of this match")
+    return {r.task: r for r in found}
 
 
 def main(args: argparse.Namespace) -> int:
     try:
         cfg = config_of(args)
-        summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet)
+        summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet, cluster=args.cluster,
+                            journal=args.journal, timeout=args.cluster_timeout)
     except ArenaError as e:
         print(f"barbu arena: {e}", file=sys.stderr)
         return 2
     summary["jobs"] = args.jobs
+    if args.cluster is not None:
+        summary["cluster"] = args.cluster or "local"
     print(format_report(summary))
     if cfg.out is not None:
         print(f"records: {cfg.out}")
