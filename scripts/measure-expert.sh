@@ -7,8 +7,10 @@
 #   bash scripts/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: measurements/, 2, none)
 #
 # CLUSTER, a Dask scheduler's address (tcp://host:8786), plays the deals on its workers instead
-# (barbu arena --cluster; the workers need the same barbu). The expert thinks for a fixed time, so
-# a resumed run's figures are those of another run of the same deals, not the very same numbers.
+# (barbu arena --cluster; the workers need the same barbu). The expert's budget is work (engine
+# steps), and its safety stop counts CPU time, so a resumed run, or one run beside other work (under
+# `nice`), plays the same cards as an uninterrupted one on a quiet machine; only the decision times
+# it reports depend on the machine's load (take those from a run on a quiet machine).
 #
 # On the project's 2-core machine the whole plan takes about two days (a deal of expert against
 # three strong players, 27 s of wall time with both cores): run it in the background.
