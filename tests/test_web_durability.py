@@ -141,7 +141,7 @@ def test_computer_players_wait_out_a_failed_write_and_carry_on(tmp_path: Path,
                 raise sqlite3.OperationalError("database is locked")
             return super().commit(batch)
 
-    monkeypatch.setattr(web_app, "Store", Flaky)
+    monkeypatch.setattr(web_app, "open_store", Flaky)
     with TestClient(app_for(tmp_path / "flaky.db", retry_delay=0.01)) as client:
         made = create(client, seats=[{"kind": "bot", "level": "random"}] * 4, seed=9)
         server = server_of(client)
@@ -175,7 +175,7 @@ class GatedStore(Store):
 def gated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, GatedStore]]:
     GatedStore.gate, GatedStore.entered = threading.Event(), threading.Event()
     GatedStore.gate.set()
-    monkeypatch.setattr(web_app, "Store", GatedStore)
+    monkeypatch.setattr(web_app, "open_store", GatedStore)
     with TestClient(app_for(tmp_path / "gated.db")) as client:
         store = server_of(client).store
         assert isinstance(store, GatedStore)

@@ -322,7 +322,7 @@ class FailingStore(Store):
 
 def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_app, "Store", FailingStore)
+    monkeypatch.setattr(web_app, "open_store", FailingStore)
     with TestClient(app_for(tmp_path / "fail.db")) as client:
         sid, auth = start(client)
         add(client, sid, auth, QUEENS, 0)
