@@ -90,6 +90,23 @@ def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:
         two.close()
 
 
+def test_the_store_connects_again_when_postgresql_drops_its_connections(pg_url: str) -> None:
+    store = PgStore(pg_url)
+    try:
+        store.create_table("t", {"ruleset": "classic"}, [SeatRow(0, "Ann", "k", "human", "", True)])
+        admin = pgstore.connect(pg_url, 5.0)
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        admin.close()
+        assert store.load_seats("t")[0].name == "Ann"  # a read is simply asked again
+        with pytest.raises(sqlite3.OperationalError):
+            store.append_event("t", "act", {"n": 1})  # a write is not: it fails as a storage error
+        assert store.append_event("t", "act", {"n": 1}) == 1  # and the next one has a new connection
+        assert [e.data for e in store.events("t")] == [{"n": 1}]
+    finally:
+        store.close()
+
+
 def test_the_test_redis_keeps_nothing_on_disk() -> None:
     import redis
 

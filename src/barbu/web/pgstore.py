@@ -269,6 +269,13 @@ class PgStore:
             # PostgreSQL's text holds no NUL, so no stored key has one: every read looks up by key.
             return []
         with self.reader.lock, dbapi_errors():
+            conn = self.reader.get()
+            try:
+                return conn.execute(sql, params).fetchall()
+            except psycopg.OperationalError:
+                if not conn.broken:
+                    raise
+            # The server dropped the connection (restarted, or the link cut): a read may be asked again.
             return self.reader.get().execute(sql, params).fetchall()
 
     def _row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
