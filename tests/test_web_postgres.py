@@ -80,6 +80,8 @@ def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:
             one.commit(Batch("t", events=[("act", {"n": 4})], over=True))  # and so is the next
         assert [(e.seq, e.data) for e in two.events("t")] == [(1, {"n": 1}), (2, {"n": 2})]
         assert not two.is_over("t")  # the refused batch left nothing: not even its end of the game
+        one.forget("t")  # once it has taken the table over from the stored events
+        assert one.append_event("t", "act", {"n": 3}) == 3
         conn = pgstore.connect(pg_url, 5.0)
         with pytest.raises(Exception, match="duplicate key"):
             conn.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
@@ -116,6 +118,17 @@ def test_the_test_redis_keeps_nothing_on_disk() -> None:
         assert client.config_get("appendonly") == {"appendonly": "no"}
     finally:
         client.close()
+
+
+def test_an_unreachable_server_is_refused_in_one_line_and_a_password_never_shown() -> None:
+    with pytest.raises(CannotStart) as refused:
+        check_database("postgresql://ann:secret@127.0.0.1:1/x", 1.0)
+    said = str(refused.value)
+    assert said.startswith("cannot use the database postgresql://ann:***@127.0.0.1:1/x: ")
+    assert "secret" not in said and "\n" not in said.strip()
+    assert pgstore.shown("postgres://ann:s%40cret@db.example:5432/barbu") == \
+        "postgres://ann:***@db.example:5432/barbu"
+    assert pgstore.shown("postgresql://ann@db.example/barbu") == "postgresql://ann@db.example/barbu"
 
 
 # -- barbu db move ------------------------------------------------------------------------------

@@ -169,11 +169,16 @@ def dbapi_errors() -> Iterator[None]:
     try:
         yield
     except psycopg.errors.IntegrityError as e:
-        raise sqlite3.IntegrityError(str(e).strip()) from e
+        raise sqlite3.IntegrityError(_one_line(e)) from e
     except psycopg.OperationalError as e:
-        raise sqlite3.OperationalError(str(e).strip()) from e
+        raise sqlite3.OperationalError(_one_line(e)) from e
     except psycopg.Error as e:
-        raise sqlite3.DatabaseError(str(e).strip()) from e
+        raise sqlite3.DatabaseError(_one_line(e)) from e
+
+
+def _one_line(e: BaseException) -> str:
+    """libpq's message (often several lines, with a hint) as one line, for logs and error events."""
+    return " ".join(str(e).split())
 
 
 def connect(url: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
@@ -263,6 +268,11 @@ class PgStore:
     def close(self) -> None:
         self.writer.close()
         self.reader.close()
+
+    def forget(self, table_id: str) -> None:
+        """Drop this process's count of a table's events: another process may have written some since."""
+        with self.writer.lock:
+            self._next_seq.pop(table_id, None)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if any(isinstance(p, str) and "\x00" in p for p in params):
