@@ -149,6 +149,8 @@ CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 MIGRATIONS = (_SCHEMA_1,)
 SCHEMA_VERSION = len(MIGRATIONS)
 
+Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
+
 # The key of the advisory lock that lets one process at a time migrate (others wait, then find it done).
 _MIGRATION_LOCK = 0x6261726275  # "barbu"
 
@@ -181,7 +183,7 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())
 
 
-def connect(url: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
+def connect(url: str, timeout: float) -> Conn:
     """A connection in autocommit mode (reads see the last commit); a write waits ``timeout`` for locks."""
     with dbapi_errors():
         conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout)))
@@ -189,7 +191,7 @@ def connect(url: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
     return conn
 
 
-def schema_version(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
+def schema_version(conn: Conn) -> int:
     """The version of the database's layout: 0 for a database barbu never migrated."""
     row = conn.execute("SELECT to_regclass('barbu_schema') IS NOT NULL").fetchone()
     if row is None or not row[0]:
@@ -198,7 +200,7 @@ def schema_version(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
     return 0 if row is None else int(row[0])
 
 
-def migrate(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[int, int]:
+def migrate(conn: Conn) -> tuple[int, int]:
     """Bring a database up to :data:`SCHEMA_VERSION`, each step in one transaction: (found, left) versions.
 
     Processes starting at once take turns (an advisory lock held by each step's transaction); a
@@ -217,7 +219,7 @@ def migrate(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[int, int]:
     return found, SCHEMA_VERSION
 
 
-def _run_step(conn: psycopg.Connection[tuple[Any, ...]], version: int) -> None:
+def _run_step(conn: Conn, version: int) -> None:
     if version == 0:
         conn.execute("CREATE TABLE barbu_schema (version INTEGER NOT NULL)")
         conn.execute("INSERT INTO barbu_schema (version) VALUES (0)")
@@ -236,7 +238,7 @@ class _Link:
         self.lock = threading.RLock()
         self.conn = connect(url, timeout)
 
-    def get(self) -> psycopg.Connection[tuple[Any, ...]]:
+    def get(self) -> Conn:
         if self.conn.closed or self.conn.broken:
             self.conn = connect(self.url, self.timeout)
         return self.conn
@@ -244,9 +246,6 @@ class _Link:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
-
-
-Conn = psycopg.Connection[tuple[Any, ...]]
 
 
 class PgStore:
