@@ -472,10 +472,11 @@ class PgStore:
         _write_table(db, batch)
         seq = 1 if batch.create is not None else self._seq_after(db, batch.table_id)
         seqs = list(range(seq, seq + len(batch.events)))
-        with db.cursor() as cur:
-            cur.executemany("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
-                            [(batch.table_id, n, kind, json.dumps(data), time.time())
-                             for n, (kind, data) in zip(seqs, batch.events, strict=True)])
+        # One statement per row rather than executemany: a batch holds one or two events, and so
+        # costs fewer round trips to the server.
+        for n, (kind, data) in zip(seqs, batch.events, strict=True):
+            db.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
+                       (batch.table_id, n, kind, json.dumps(data), time.time()))
         if batch.over:
             db.execute("UPDATE tables SET over = 1 WHERE id = %s", (batch.table_id,))
         if batch.result is not None:
@@ -494,21 +495,18 @@ class PgStore:
 def _write_table(db: Conn, batch: Batch) -> None:
     """A new table and its seats, or the changed seats of one."""
     tid = batch.table_id
-    with db.cursor() as cur:
-        if batch.create is not None:
-            cur.execute("INSERT INTO tables (id, created, setup, private, creator) "
-                        "VALUES (%s, %s, %s, %s, %s)",
-                        (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
-            cur.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access)
-                 for s in batch.seats])
-            return
-        cur.executemany("UPDATE seats SET name = %s, token = %s, kind = %s, level = %s, claimed = %s, "
-                        "player = %s, access = %s WHERE table_id = %s AND seat = %s",
-                        [(r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, tid, r.seat)
-                         for r in batch.seats])
+    if batch.create is not None:
+        db.execute("INSERT INTO tables (id, created, setup, private, creator) VALUES (%s, %s, %s, %s, %s)",
+                   (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
+        for s in batch.seats:
+            db.execute("INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, "
+                       "access) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                       (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access))
+        return
+    for r in batch.seats:
+        db.execute("UPDATE seats SET name = %s, token = %s, kind = %s, level = %s, claimed = %s, "
+                   "player = %s, access = %s WHERE table_id = %s AND seat = %s",
+                   (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, tid, r.seat))
 
 
 def _write_sheet(db: Conn, b: SheetBatch) -> None:
