@@ -257,11 +257,15 @@ class PgStore:
         # As with SQLite: the writer thread and the event loop's reads each have their connection,
         # so that a write waiting on a lock never holds up a read.
         self.reader = _Link(url, timeout)
-        migrate(self.reader.conn)
-        self.writer = _Link(url, timeout)
-        # The next event number of each table this process wrote. Never read again after a refused
-        # write: another process wrote that number, so this one's view of the table is stale and
-        # every later write of it must fail too, until the table is loaded afresh.
+        try:
+            migrate(self.reader.conn)
+            self.writer = _Link(url, timeout)
+        except BaseException:
+            self.reader.close()
+            raise
+        # The next event number of each table this process wrote, kept after a refused write: then
+        # another process wrote that number, this one's view of the table is stale, and each later
+        # write of the table must fail too, until it is loaded afresh (see :meth:`forget`).
         self._next_seq: dict[str, int] = {}
 
     def close(self) -> None:
