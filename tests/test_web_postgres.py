@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,27 @@ def test_migrating_makes_every_table_once_and_again_changes_nothing(
     assert f"found layout version {pgstore.SCHEMA_VERSION}, left version {pgstore.SCHEMA_VERSION}" in again
     PgStore(pg_url).close()  # a server's start on it migrates nothing either
     assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
+
+
+def test_servers_starting_at_once_on_an_empty_database_migrate_it_once(pg_url: str) -> None:
+    stores: list[PgStore] = []
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            stores.append(PgStore(pg_url))
+        except BaseException as e:  # told to the test below, not lost in the thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == [] and len(stores) == 4
+    assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
+    for store in stores:
+        store.close()
 
 
 def test_a_database_of_a_newer_barbu_is_refused_and_left_alone(

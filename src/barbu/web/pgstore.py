@@ -151,7 +151,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
 
-# The key of the advisory lock that lets one process at a time migrate (others wait, then find it done).
+# The key of the advisory lock that lets one process at a time migrate (the others wait, then find it done).
 _MIGRATION_LOCK = 0x6261726275  # "barbu"
 
 
@@ -203,19 +203,22 @@ def schema_version(conn: Conn) -> int:
 def migrate(conn: Conn) -> tuple[int, int]:
     """Bring a database up to :data:`SCHEMA_VERSION`, each step in one transaction: (found, left) versions.
 
-    Processes starting at once take turns (an advisory lock held by each step's transaction); a
-    database made by a newer barbu is refused (:class:`NewerDatabase`) and left alone.
+    Processes starting at once take turns (an advisory lock, held by the session, so that each one
+    reads the layout only once the one before has committed it); a database made by a newer barbu is
+    refused (:class:`NewerDatabase`) and left alone.
     """
     with dbapi_errors():
-        found = schema_version(conn)
-        if found > SCHEMA_VERSION:
-            raise NewerDatabase(f"its layout is version {found}, newer than this barbu's {SCHEMA_VERSION}")
-        while (version := schema_version(conn)) < SCHEMA_VERSION:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-                if schema_version(conn) != version:
-                    continue  # another process ran this step while we waited
-                _run_step(conn, version)
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+        try:
+            found = schema_version(conn)
+            if found > SCHEMA_VERSION:
+                raise NewerDatabase(f"its layout is version {found}, newer than this barbu's "
+                                    f"{SCHEMA_VERSION}")
+            for version in range(found, SCHEMA_VERSION):
+                with conn.transaction():
+                    _run_step(conn, version)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
     return found, SCHEMA_VERSION
 
 
