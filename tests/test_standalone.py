@@ -38,6 +38,8 @@ USED_BY = {
     "numba": r"^\s*import numba\b",
     "argon2-cffi": r"^\s*from argon2\b",
     "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
+    "psycopg": r"^\s*import psycopg\b",  # barbu.web.pgstore: the tables in PostgreSQL
+    "redis": r"^\s*import redis\b",  # the event bus between server processes
 }
 
 

@@ -7,11 +7,11 @@ import os
 import re
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 from tests.conftest import ROOT
+from tests.web_helpers import fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.rules import figures
+from barbu.web.store import is_postgres
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -67,9 +69,16 @@ def free_port() -> int:
         return port
 
 
-def start_server(port: int, db: Path, *extra: str) -> subprocess.Popen[bytes]:
+def log_of(db: Path | str) -> Path:
+    """Where a test server writes: beside its SQLite file, or in the temporary folder for PostgreSQL."""
+    if is_postgres(str(db)):
+        return Path(tempfile.gettempdir()) / (urllib.parse.urlsplit(str(db)).path.strip("/") + ".log")
+    return Path(db).with_suffix(".log")
+
+
+def start_server(port: int, db: Path | str, *extra: str) -> subprocess.Popen[bytes]:
     """``barbu serve`` on 127.0.0.1, with computer players that do not wait; returns once it answers."""
-    log = open(db.with_suffix(".log"), "ab")  # noqa: SIM115 - the server writes to it for its whole life
+    log = open(log_of(db), "ab")  # noqa: SIM115 - the server writes to it for its whole life
     proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
                              "--bot-delay", "0", *extra], stdout=log, stderr=subprocess.STDOUT)
     log.close()
@@ -81,7 +90,7 @@ def start_server(port: int, db: Path, *extra: str) -> subprocess.Popen[bytes]:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                log_text = db.with_suffix(".log").read_text()
+                log_text = log_of(db).read_text()
                 raise RuntimeError("the server did not start: " + log_text) from None
             time.sleep(0.1)
 
@@ -92,7 +101,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def serving(db: Path) -> Iterator[str]:
+def serving(db: Path | str) -> Iterator[str]:
     """A real `barbu serve` on a free port of this machine, stopped afterwards: its address."""
     port = free_port()
     proc = start_server(port, db)
@@ -120,7 +129,7 @@ def chromium(prefix: str, **options: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("web") / "browser.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("web"), "browser.db")) as url:
         yield url
 
 
@@ -262,7 +271,7 @@ def post(url: str, body: dict[str, Any]) -> Any:
 
 def test_a_friends_link_a_server_restart_and_an_idle_seat(browser: Any, tmp_path: Path) -> None:
     """A friend opens an invitation, the server restarts under the page, the idle host is replaced."""
-    port, db = free_port(), tmp_path / "restart.db"
+    port, db = free_port(), fresh_db(tmp_path, "restart.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
     made = post(url + "/api/tables", {"name": "Ann", "seats": [{"kind": "human"}, {"kind": "human"},
@@ -311,14 +320,13 @@ def get(url: str) -> Any:
         return json.load(res)
 
 
-def corrupt_event(db: Path, table_id: str, seq: int, data: str) -> None:
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", (data, table_id, seq))
+def corrupt_event(db: Path | str, table_id: str, seq: int, data: str) -> None:
+    query(db, "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
 
 
 def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browser: Any,
                                                                            tmp_path: Path) -> None:
-    port, db = free_port(), tmp_path / "damaged.db"
+    port, db = free_port(), fresh_db(tmp_path, "damaged.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
     bots = [{"kind": "bot", "level": "random"}] * 3
@@ -332,15 +340,13 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
     page.wait_for_selector("#status.mine")  # the computers have acted up to Ann's turn
     page.close()
     stop_server(proc)
-    with sqlite3.connect(db) as conn:
-        acts = conn.execute("SELECT seq, data FROM events WHERE table_id = ? AND kind = 'act' ORDER BY seq",
-                            (ann["id"],)).fetchall()
+    acts = query(db, "SELECT seq, data FROM events WHERE table_id = ? AND kind = 'act' ORDER BY seq",
+                 ann["id"])
     seq, data = acts[-1]  # the computers acted until Ann's turn: the last one, made out of turn
     wrong = {**json.loads(data), "seat": (json.loads(data)["seat"] + 1) % 4}
     corrupt_event(db, ann["id"], seq, json.dumps(wrong))
     corrupt_event(db, ben["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE tables SET setup = '{' WHERE id = ?", (cleo["id"],))
+    query(db, "UPDATE tables SET setup = '{' WHERE id = ?", cleo["id"])
     proc = start_server(port, db)
     page = browser.new_page()
     try:
