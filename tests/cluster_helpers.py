@@ -1,0 +1,164 @@
+"""A group of ``barbu serve --bus`` processes for tests: the services they need, starting and stopping them."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from tests.conftest import ROOT
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+# Every table and socket of a test comes from 127.0.0.1: the per-client limits are lifted.
+UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--max-bot-tables", "100000",
+             "--sockets-per-client", "100000", "--bot-delay", "0"]
+
+
+def services() -> tuple[str | None, str]:
+    """The PostgreSQL base URL (None: a shared SQLite file will do) and the Redis URL for the tests.
+
+    Without BARBU_TEST_REDIS the test is skipped, unless BARBU_REQUIRE_SERVICES=1 (./test.sh
+    starts both services and sets it), where a missing service fails it.
+    """
+    pg, bus = os.environ.get("BARBU_TEST_PG"), os.environ.get("BARBU_TEST_REDIS")
+    required = os.environ.get("BARBU_REQUIRE_SERVICES") == "1"
+    if bus is None or (required and pg is None):
+        why = "several server processes need BARBU_TEST_REDIS (and BARBU_TEST_PG): scripts/services.sh"
+        if required:
+            pytest.fail(why)
+        pytest.skip(why)
+    return pg, bus
+
+
+def fresh_database(pg: str | None, tmp: Path) -> str:
+    """A new, empty database for one group: in PostgreSQL when there is one, else an SQLite file."""
+    if pg is None:
+        return str(tmp / "tables.db")
+    import psycopg
+
+    name = "barbu_cluster_" + secrets.token_hex(4)
+    with psycopg.connect(pg, autocommit=True) as db:
+        db.execute(f'CREATE DATABASE "{name}"')  # a name of ours: hex digits only
+    return re.sub(r"/[^/?]*(\?|$)", f"/{name}\\1", pg.rstrip("/"), count=1) if "/" in pg.split("//", 1)[1] \
+        else pg.rstrip("/") + f"/{name}"
+
+
+def flush_bus(url: str) -> None:
+    """Forget what an earlier group left in Redis (leases, heartbeats): each test starts alone."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/info", timeout=1).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"{url} did not start: " + log.read_text()) from None
+            time.sleep(0.1)
+
+
+@dataclass
+class Group:
+    """Server processes sharing one database and one bus, and nginx in front of them if asked."""
+
+    db: str
+    bus: str
+    tmp: Path
+    extra: tuple[str, ...] = ()
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    nginx: subprocess.Popen[bytes] | None = None
+    front: str = ""  # nginx's address, once started
+
+    def start(self, n: int) -> Group:
+        for _ in range(n):
+            self.add()
+        return self
+
+    def add(self) -> str:
+        """One more process; started after the others are up, so that one at a time migrates the schema."""
+        port, i = free_port(), len(self.procs)
+        log = self.tmp / f"serve-{i}.log"
+        out = open(log, "ab")  # noqa: SIM115 - the process writes to it for its whole life
+        proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port),
+                                 "--db", self.db, "--bus", self.bus, *UNLIMITED, *self.extra],
+                                stdout=out, stderr=subprocess.STDOUT)
+        out.close()
+        url = f"http://127.0.0.1:{port}"
+        wait_up(url, proc, log)
+        self.procs.append(proc)
+        self.urls.append(url)
+        return url
+
+    def with_nginx(self) -> str:
+        """nginx on a free port in front of every process (deploy/nginx.conf, our ports in it)."""
+        port = free_port()
+        conf = nginx_conf([u.rsplit(":", 1)[1] for u in self.urls], port, self.tmp / "nginx")
+        self.nginx = subprocess.Popen([NGINX, "-p", str(self.tmp / "nginx"), "-c", str(conf),
+                                       "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.front = f"http://127.0.0.1:{port}"
+        wait_up(self.front, self.nginx, self.tmp / "nginx" / "error.log")
+        return self.front
+
+    def kill(self, i: int) -> None:
+        self.procs[i].kill()  # SIGKILL: no goodbye, its leases lapse by themselves
+        self.procs[i].wait(10)
+
+    def stop(self) -> None:
+        if self.nginx is not None:
+            self.nginx.terminate()
+            self.nginx.wait(10)
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-3000:] for p in sorted(self.tmp.glob("serve-*.log")))
+
+
+def nginx_conf(ports: list[str], listen: int, prefix: Path) -> Path:
+    """deploy/nginx.conf with these upstream ports, this port to listen on, its files under ``prefix``."""
+    prefix.mkdir(parents=True, exist_ok=True)
+    (prefix / "logs").mkdir(exist_ok=True)
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    servers = "".join(f"    server 127.0.0.1:{p};\n" for p in ports)
+    text = re.sub(r"(upstream barbu \{\n)(?:\s*server [^\n]*\n)+", lambda m: m[1] + servers, text)
+    text = re.sub(r"listen 127\.0\.0\.1:\d+;", f"listen 127.0.0.1:{listen};", text)
+    text = text.replace("/var/log/nginx/barbu-", str(prefix) + "/").replace("/run/barbu-nginx.pid",
+                                                                               str(prefix / "nginx.pid"))
+    text = text.replace("/var/lib/nginx/barbu", str(prefix))
+    conf = prefix / "nginx.conf"
+    conf.write_text(text)
+    return conf
