@@ -1,4 +1,4 @@
-"""A group of ``barbu serve --bus`` processes for tests: the services they need, starting and stopping them."""
+"""A group of ``barbu serve --bus`` processes for tests: the services they need, starting and stopping it."""
 
 from __future__ import annotations
 
@@ -122,7 +122,8 @@ class Group:
         port = free_port()
         conf = nginx_conf([u.rsplit(":", 1)[1] for u in self.urls], port, self.tmp / "nginx")
         self.nginx = subprocess.Popen([NGINX, "-p", str(self.tmp / "nginx"), "-c", str(conf),
-                                       "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+                                       "-g", "daemon off;"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         self.front = f"http://127.0.0.1:{port}"
         wait_up(self.front, self.nginx, self.tmp / "nginx" / "error.log")
         return self.front
