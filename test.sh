@@ -34,7 +34,21 @@ if [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || [ ! -f /usr/share/
   echo "== installing the TrueType fonts of the Chinese and Burmese PDF export"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fonts-wqy-microhei fonts-sil-padauk
 fi
+if ! ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || ! command -v redis-server > /dev/null \
+    || ! command -v nginx > /dev/null; then
+  # The PostgreSQL store, the event bus between server processes and the load balancer in front of them.
+  echo "== installing PostgreSQL, Redis and nginx for the server tests"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql redis-server nginx
+fi
 echo "== compiled engine"; .venv/bin/python scripts/build-native.py
+# A throwaway PostgreSQL and Redis for this run, stopped however it ends; the tests that need them
+# fail here (rather than skip, as they do without the services) when they cannot reach them.
+services="$(mktemp -d)"
+trap 'scripts/services.sh stop "$services"; rm -rf "$services"' EXIT
+echo "== starting PostgreSQL and Redis for the tests"
+exports="$(scripts/services.sh start "$services")"  # a failed start stops the run here
+eval "$exports"
+export BARBU_REQUIRE_SERVICES=1
 echo "== pytest, compiled engine"; BARBU_EXPECT=compiled .venv/bin/python -m pytest "$@"
 echo "== pytest, pure-Python engine (without the browser and server suites)"
 BARBU_PURE=1 BARBU_EXPECT=pure .venv/bin/python -m pytest --ignore-glob="tests/test_web_*" "$@"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
@@ -13,8 +12,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 from tests.conftest import ROOT
+from tests.pg_helpers import PG_ENV, REQUIRE_ENV, new_database, redis_url
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 # Every table and socket of a test comes from 127.0.0.1: the per-client limits are lifted.
@@ -22,33 +21,17 @@ UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--
              "--sockets-per-client", "100000", "--bot-delay", "0"]
 
 
-def services() -> tuple[str | None, str]:
-    """The PostgreSQL base URL (None: a shared SQLite file will do) and the Redis URL for the tests.
+def services(tmp: Path) -> tuple[str, str]:
+    """The database (a new PostgreSQL one) and the Redis URL for one group of processes.
 
-    Without BARBU_TEST_REDIS the test is skipped, unless BARBU_REQUIRE_SERVICES=1 (./test.sh
-    starts both services and sets it), where a missing service fails it.
+    Without the services the test is skipped, unless BARBU_REQUIRE_SERVICES=1 (./test.sh starts
+    them and sets it), where it fails. With Redis but no PostgreSQL outside ./test.sh, the group
+    shares one SQLite file (processes on one machine may), so that the bus can be tried alone.
     """
-    pg, bus = os.environ.get("BARBU_TEST_PG"), os.environ.get("BARBU_TEST_REDIS")
-    required = os.environ.get("BARBU_REQUIRE_SERVICES") == "1"
-    if bus is None or (required and pg is None):
-        why = "several server processes need BARBU_TEST_REDIS (and BARBU_TEST_PG): scripts/services.sh"
-        if required:
-            pytest.fail(why)
-        pytest.skip(why)
-    return pg, bus
-
-
-def fresh_database(pg: str | None, tmp: Path) -> str:
-    """A new, empty database for one group: in PostgreSQL when there is one, else an SQLite file."""
-    if pg is None:
-        return str(tmp / "tables.db")
-    import psycopg
-
-    name = "barbu_cluster_" + secrets.token_hex(4)
-    with psycopg.connect(pg, autocommit=True) as db:
-        db.execute(f'CREATE DATABASE "{name}"')  # a name of ours: hex digits only
-    return re.sub(r"/[^/?]*(\?|$)", f"/{name}\\1", pg.rstrip("/"), count=1) if "/" in pg.split("//", 1)[1] \
-        else pg.rstrip("/") + f"/{name}"
+    bus = redis_url()
+    if os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1":
+        return new_database(), bus
+    return str(tmp / "tables.db"), bus
 
 
 def flush_bus(url: str) -> None:

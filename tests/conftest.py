@@ -41,3 +41,30 @@ def chrome() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _drop_test_databases() -> Iterator[None]:
+    """The PostgreSQL databases the tests made are dropped once they have all run."""
+    yield
+    from tests.pg_helpers import drop_databases
+
+    drop_databases()
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """A new, empty PostgreSQL database (the test skips without PostgreSQL, fails under ./test.sh)."""
+    from tests.pg_helpers import new_database
+
+    return new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test of the store API keeps its tables: a new SQLite file, then a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    from tests.pg_helpers import new_database
+
+    return new_database()

@@ -37,6 +37,8 @@ USED_BY = {
     "numpy": r"^\s*import numpy\b",
     "numba": r"^\s*import numba\b",
     "argon2-cffi": r"^\s*from argon2\b",
+    "psycopg": r"^\s*import psycopg\b",  # barbu.web.pgstore: the tables in PostgreSQL
+    "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.bus: leases and messages between server processes
 }
 
 

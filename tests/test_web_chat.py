@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from tests.test_web_ws import TWO_PEOPLE, app_for, create, error_of, events_count, people_to_act, receive
+from tests.web_helpers import fresh_db
 
 from barbu.web.chat import BURST, MAX_CHARS, RateLimit, clean_text
 from barbu.web.errors import TableError
@@ -22,7 +23,7 @@ def hello(ws: object, token: str | None) -> dict[str, object]:
 
 
 def test_a_message_reaches_everyone_and_comes_back_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "chat.db"
+    db = fresh_db(tmp_path, "chat.db")
     with TestClient(app_for(db)) as c:
         made = create(c, name="Ann", seats=TWO_PEOPLE)
         tid = made["id"]
@@ -46,7 +47,7 @@ def test_a_message_reaches_everyone_and_comes_back_after_a_restart(tmp_path: Pat
 
 
 def test_watchers_read_and_write_only_where_the_table_lets_them(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "w.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "w.db"))) as c:
         closed = create(c, name="Ann")
         open_ = create(c, name="Ann", chat="everyone")
         for made, may in ((closed, False), (open_, True)):
@@ -65,7 +66,7 @@ def test_watchers_read_and_write_only_where_the_table_lets_them(tmp_path: Path) 
 
 
 def test_bad_messages_are_refused_and_nothing_is_stored(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "b.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "b.db"))) as c:
         made = create(c, name="Ann")
         tid = made["id"]
         people_to_act(c, tid)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cluster_helpers import Group, flush_bus, fresh_database, services
+from tests.cluster_helpers import Group, flush_bus, services
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -62,9 +62,9 @@ def proc_ids(group: Group) -> list[str]:
 
 @pytest.fixture
 def group(tmp_path: Path) -> Iterator[Group]:
-    pg, bus = services()
+    db, bus = services(tmp_path)
     flush_bus(bus)
-    g = Group(fresh_database(pg, tmp_path), bus, tmp_path, ("--idle", "600"))
+    g = Group(db, bus, tmp_path, ("--idle", "600"))
     try:
         yield g
     finally:

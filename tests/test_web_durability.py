@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
-from tests.web_helpers import Recorder
+from tests.web_helpers import Recorder, fresh_db, hold_writes, query, store_class
 
 from barbu.web import app as web_app
-from barbu.web.store import Batch, Store
+from barbu.web.store import Batch, open_store
 from barbu.web.tables import Lobby, Setup, Table, TableError
 
 ONE_PERSON = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"},
               {"kind": "bot", "level": "random"}]
 
 
-class FailingStore(Store):
+class FailingStore(store_class()):  # type: ignore[misc]
     """A store whose writes fail (as with a full disk) while ``failing`` is set."""
 
     failing = False
@@ -61,7 +61,7 @@ def legal_of(table: Table) -> str:
 # -- 1. acknowledged only once stored ------------------------------------------------------
 
 def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    path = str(tmp_path / "f.db")
+    path = str(fresh_db(tmp_path, "f.db"))
     store = FailingStore(path)
     table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "name": "Ann", "seed": 3}))
     players = seated(table)
@@ -90,12 +90,12 @@ def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(tmp_path:
     table.act(players[table.state.current], legal_of(table))  # and play goes on once it can store
     after = snapshot(table)
     store.close()
-    again = Table.load(Store(path), table.id)
+    again = Table.load(open_store(path), table.id)
     assert again is not None and snapshot(again)[0] == after[0] and snapshot(again)[2] == after[2]
 
 
 def test_a_database_locked_by_another_process_gets_a_storage_error(tmp_path: Path) -> None:
-    db = tmp_path / "locked.db"
+    db = fresh_db(tmp_path, "locked.db")
     with TestClient(app_for(db, db_timeout=0.1)) as client:
         made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
         people_to_act(client, made["id"])
@@ -109,8 +109,7 @@ def test_a_database_locked_by_another_process_gets_a_storage_error(tmp_path: Pat
             ws.send_json({"type": "ping"})
             receive(ws, "pong")  # the state the watcher's arrival sent is read
             before = snapshot(table)
-            other = sqlite3.connect(db, isolation_level=None)
-            other.execute("BEGIN EXCLUSIVE")  # another process holds the database
+            release = hold_writes(db)  # another process holds the database
             ws.send_json({"type": "act", "action": state["view"]["legal"][0]})
             err = receive(ws)
             assert err["type"] == "error" and err["code"] == "storage"
@@ -120,8 +119,7 @@ def test_a_database_locked_by_another_process_gets_a_storage_error(tmp_path: Pat
             assert receive(ws)["view"] == state["view"]  # the next thing sent is the unchanged state
             watcher.send_json({"type": "ping"})
             assert receive(watcher) == {"type": "pong"}  # no state event came before: none was broadcast
-            other.execute("ROLLBACK")
-            other.close()
+            release()
             ws.send_json({"type": "act", "action": state["view"]["legal"][0]})
             assert receive(ws, "state")["last"]["seat"] == state["view"]["seat"]
         people_to_act(client, made["id"])
@@ -134,15 +132,15 @@ def test_computer_players_wait_out_a_failed_write_and_carry_on(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     failures = [3]
 
-    class Flaky(Store):
+    class Flaky(store_class()):  # type: ignore[misc]
         def commit(self, batch: Batch) -> list[int]:
             if batch.events and batch.events[0][0] == "act" and failures[0] > 0:
                 failures[0] -= 1
                 raise sqlite3.OperationalError("database is locked")
             return super().commit(batch)
 
-    monkeypatch.setattr(web_app, "Store", Flaky)
-    with TestClient(app_for(tmp_path / "flaky.db", retry_delay=0.01)) as client:
+    monkeypatch.setattr(web_app, "open_store", Flaky)
+    with TestClient(app_for(fresh_db(tmp_path, "flaky.db"), retry_delay=0.01)) as client:
         made = create(client, seats=[{"kind": "bot", "level": "random"}] * 4, seed=9)
         server = server_of(client)
         task = server.drivers[made["id"]]
@@ -155,7 +153,7 @@ def test_computer_players_wait_out_a_failed_write_and_carry_on(tmp_path: Path,
 
 # -- 2. writes off the event loop -------------------------------------------------------------
 
-class GatedStore(Store):
+class GatedStore(store_class()):  # type: ignore[misc]
     """A store whose writes of actions wait at a gate (as behind another process's lock)."""
 
     gate: threading.Event
@@ -175,8 +173,8 @@ class GatedStore(Store):
 def gated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, GatedStore]]:
     GatedStore.gate, GatedStore.entered = threading.Event(), threading.Event()
     GatedStore.gate.set()
-    monkeypatch.setattr(web_app, "Store", GatedStore)
-    with TestClient(app_for(tmp_path / "gated.db")) as client:
+    monkeypatch.setattr(web_app, "open_store", GatedStore)
+    with TestClient(app_for(fresh_db(tmp_path, "gated.db"))) as client:
         store = server_of(client).store
         assert isinstance(store, GatedStore)
         yield client, store
@@ -256,11 +254,8 @@ def test_a_tables_changes_are_made_one_after_another(gated: tuple[TestClient, Ga
 # -- 4. a stored history that does not replay -------------------------------------------------
 
 def edit_by_hand(path: Path, sql: str, *params: object) -> None:
-    """Change the database behind the server's back, as a person with sqlite3 would."""
-    db = sqlite3.connect(path)
-    db.execute(sql, params)
-    db.commit()
-    db.close()
+    """Change the database behind the server's back, as a person with a database client would."""
+    query(path, sql, *params)
 
 
 def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
@@ -270,8 +265,8 @@ def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
 @pytest.mark.parametrize("data", ['{"seat": 0, "action": 9999}', "not json {", '{"seat": 0}'])
 def test_a_table_whose_stored_action_fails_is_kept_damaged_and_read_only(
         tmp_path: Path, caplog: pytest.LogCaptureFixture, data: str) -> None:
-    path = tmp_path / "d.db"
-    store = Store(str(path))
+    path = fresh_db(tmp_path, "d.db")
+    store = open_store(path)
     table = Table.create(store, Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 3
                                              + [{"kind": "human"}], "name": "Ann", "seed": 2}))
     ann = Recorder(table)
@@ -287,7 +282,7 @@ def test_a_table_whose_stored_action_fails_is_kept_damaged_and_read_only(
     corrupt(path, table.id, bad, data)
 
     caplog.set_level(logging.ERROR, "barbu.web")
-    store = Store(str(path))
+    store = open_store(path)
     lobby = Lobby(store)
     assert [t.id for t in lobby.load_all()] == [table.id]
     again = lobby.get(table.id)
@@ -307,7 +302,7 @@ def test_a_table_whose_stored_action_fails_is_kept_damaged_and_read_only(
 
 
 def test_a_damaged_table_is_shown_as_such_over_http_and_refuses_play(tmp_path: Path) -> None:
-    db = tmp_path / "dh.db"
+    db = fresh_db(tmp_path, "dh.db")
     with TestClient(app_for(db)) as client:
         made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
         people_to_act(client, made["id"])
@@ -326,7 +321,7 @@ def test_a_damaged_table_is_shown_as_such_over_http_and_refuses_play(tmp_path: P
 # -- 5. a link's token lapses once its seat is taken -------------------------------------------
 
 def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "l.db"))
+    store = open_store(fresh_db(tmp_path, "l.db"))
     table = Table.create(store, Setup.parse({"name": "Ann", "seats": [{"kind": "human"}] * 2
                                              + [{"kind": "bot"}] * 2}))
     link = dict(table.tokens())[1]
@@ -356,7 +351,7 @@ def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
 
 def played_table(path: Path, steps: int = 10) -> Table:
     """A stored table of Ann (seat 4) and three computers, some actions into its first hand."""
-    store = Store(str(path))
+    store = open_store(path)
     table = Table.create(store, Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 3
                                              + [{"kind": "human"}], "name": "Ann", "seed": 2}))
     ann = Recorder(table)
@@ -370,14 +365,14 @@ def played_table(path: Path, steps: int = 10) -> Table:
 
 def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = tmp_path / "o.db"
+    path = fresh_db(tmp_path, "o.db")
     table = played_table(path)
-    events = Store(str(path)).events(table.id)
+    events = open_store(path).events(table.id)
     bad = next(e for e in events if e.kind == "act" and e.seq > 4)
     wrong = (bad.data["seat"] + 1) % 4
     corrupt(path, table.id, bad.seq, json.dumps({"seat": wrong, "action": bad.data["action"]}))
     caplog.set_level(logging.ERROR, "barbu.web")
-    again = Lobby(Store(str(path))).get(table.id)
+    again = Lobby(open_store(path)).get(table.id)
     names = again.names()
     due = f"seat {bad.data['seat'] + 1} ({names[bad.data['seat']]})"
     assert again.damaged is not None
@@ -390,11 +385,11 @@ def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
 
 
 def test_an_illegal_stored_action_is_told_of_its_player_not_to_them(tmp_path: Path) -> None:
-    path = tmp_path / "i.db"
+    path = fresh_db(tmp_path, "i.db")
     table = played_table(path)
-    bad = next(e for e in Store(str(path)).events(table.id) if e.kind == "act" and e.seq > 4)
+    bad = next(e for e in open_store(path).events(table.id) if e.kind == "act" and e.seq > 4)
     corrupt(path, table.id, bad.seq, json.dumps({"seat": bad.data["seat"], "action": 9999}))
-    again = Lobby(Store(str(path))).get(table.id)
+    again = Lobby(open_store(path)).get(table.id)
     assert again.damaged is not None
     reason = again.damaged["reason"]
     who = f"seat {bad.data['seat'] + 1} ({again.names()[bad.data['seat']]})"
@@ -408,7 +403,7 @@ def break_setup(path: Path, table_id: str, setup: str) -> None:
 @pytest.mark.parametrize("setup", ["not json", "null", '{"ruleset": "poker", "players": 4, "options": []}'])
 def test_a_table_whose_setup_is_unreadable_is_kept_damaged_not_dropped(
         tmp_path: Path, caplog: pytest.LogCaptureFixture, setup: str) -> None:
-    db = tmp_path / "s.db"
+    db = fresh_db(tmp_path, "s.db")
     with TestClient(app_for(db)) as client:
         made = create(client, name="Ann", seats=ONE_PERSON, seed=4)
     break_setup(db, made["id"], setup)
@@ -441,7 +436,7 @@ def finished_table(db: Path) -> str:
 
 def test_finished_tables_are_checked_for_an_unreadable_setup_at_start_up(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    db = tmp_path / "f.db"
+    db = fresh_db(tmp_path, "f.db")
     old = finished_table(db)
     break_setup(db, old, "{")
     caplog.set_level(logging.INFO, "barbu.web")
@@ -456,7 +451,7 @@ def test_finished_tables_are_checked_for_an_unreadable_setup_at_start_up(
 
 def test_a_finished_table_still_listed_is_rebuilt_and_its_damage_logged_at_start_up(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    db = tmp_path / "l.db"
+    db = fresh_db(tmp_path, "l.db")
     done = finished_table(db)
     corrupt(db, done, 3, '{"seat": 0}')
     caplog.set_level(logging.INFO, "barbu.web")
@@ -468,7 +463,7 @@ def test_a_finished_table_still_listed_is_rebuilt_and_its_damage_logged_at_start
 
 
 def test_a_free_seats_link_at_a_damaged_table_says_so_before_asking_a_name(tmp_path: Path) -> None:
-    db = tmp_path / "fs.db"
+    db = fresh_db(tmp_path, "fs.db")
     with TestClient(app_for(db)) as client:
         made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
     corrupt(db, made["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')

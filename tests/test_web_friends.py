@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,9 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, server_of
-from tests.web_helpers import Recorder, cards_in
+from tests.web_helpers import Recorder, cards_in, dump, fresh_db
 
-from barbu.web.store import Store
+from barbu.web.store import open_store
 from barbu.web.tables import Setup, Table
 
 SEATS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
@@ -21,7 +20,7 @@ SEATS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(app_for(tmp_path / "friends.db", signin_failures=3)) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "friends.db"), signin_failures=3)) as c:
         yield c
 
 
@@ -58,10 +57,8 @@ def test_a_profile_is_a_unique_name_and_only_a_hash_of_its_secret_is_stored(clie
     player_id, secret = body["credential"].split(":")
     assert body["profile"] == {"id": player_id, "name": "Ann Lee", "password": False}
     assert error(client.post("/api/players", json={"name": "ANN LEE"})) == (409, "name-taken")
-    db = sqlite3.connect(server_of(client).config.db_path)
-    dump = "\n".join(db.iterdump())
-    db.close()
-    assert player_id in dump and secret not in dump
+    stored = dump(server_of(client).config.db_path)
+    assert player_id in stored and secret not in stored
     me = client.get("/api/me", headers={"X-Barbu-Player": body["credential"]}).json()
     assert me["profile"]["id"] == player_id
 
@@ -119,7 +116,7 @@ def test_password_sign_in_and_its_rate_limit(client: TestClient) -> None:
         assert error(client.post("/api/me/password", headers=ann, json=bad)) == (400, "bad-password")
     res = client.post("/api/me/password", headers=ann, json={"password": "correct horse"})
     assert res.json()["profile"]["password"] is True
-    assert "correct horse" not in "\n".join(sqlite3.connect(server_of(client).config.db_path).iterdump())
+    assert "correct horse" not in dump(server_of(client).config.db_path)
     signed = client.post("/api/signin", json={"name": "ANN", "password": "correct horse"})
     assert signed.status_code == 200 and client.get("/api/me", headers={
         "X-Barbu-Player": signed.json()["credential"]}).json()["profile"]["name"] == "Ann"
@@ -260,7 +257,7 @@ def test_guessed_or_foreign_tokens_list_nothing(client: TestClient) -> None:
 
 
 def test_the_lobby_says_when_each_table_last_moved_and_drops_quiet_ones(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "q.db", quiet_after=1000)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "q.db"), quiet_after=1000)) as client:
         made = table(client)
         listed = client.get("/api/tables").json()["tables"][0]
         assert listed["id"] == made["id"] and listed["moved"] > 0
@@ -273,7 +270,7 @@ def test_the_lobby_says_when_each_table_last_moved_and_drops_quiet_ones(tmp_path
 
 
 def test_one_address_makes_only_so_many_profiles_a_minute(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "p.db", profiles_per_minute=2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "p.db"), profiles_per_minute=2)) as client:
         profile(client, "Ann")
         profile(client, "Ben")
         assert error(client.post("/api/players", json={"name": "Cleo"})) == (429, "too-many-profiles")
@@ -322,7 +319,7 @@ def test_a_profile_keeps_its_mark_while_a_computer_stands_in_for_it(client: Test
 
 
 def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "h.db"))
+    store = open_store(fresh_db(tmp_path, "h.db"))
     table = Table.create(store, Setup.parse({"name": "Ann", "seats": SEATS}))
     host = Recorder(table)
     table.attach(host, table.seats[0].row.token)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, server_of
+from tests.web_helpers import fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
@@ -17,7 +18,7 @@ from barbu.web.errors import TableError
 from barbu.web.ladder import entrant, game_result
 from barbu.web.players import Profiles
 from barbu.web.ratings import Skill, rate_game
-from barbu.web.store import PlayerRow, SeatRow, Store
+from barbu.web.store import PlayerRow, SeatRow, Store, TableStore, open_store
 from barbu.web.tables import Lobby, Setup, Table
 
 
@@ -63,11 +64,12 @@ RANDOMS = [{"kind": "bot", "level": "random"}] * 2
 
 
 def count(store: Store, sql: str) -> int:
-    return int(store.db.execute(sql).fetchone()[0])
+    return int(query(store, sql)[0][0])
 
 
 def test_a_finished_game_rates_its_profiles_once(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "r.db"))
+    db = fresh_db(tmp_path, "r.db")
+    store = open_store(db)
     ann, ben = person(store, "Ann"), person(store, "Ben")
     lobby = Lobby(store)
     seats = [{"kind": "you"}, {"kind": "open"}, {"kind": "open"}]
@@ -87,7 +89,7 @@ def test_a_finished_game_rates_its_profiles_once(tmp_path: Path) -> None:
     assert rows[ben.id].sigma == pytest.approx(want[f"person:{ben.id}"].sigma)
     assert count(store, "SELECT COUNT(*) FROM rating_history") == 2
     store.close()
-    again = Store(str(tmp_path / "r.db"))  # a restart replays the finished game: it is not rated again
+    again = open_store(db)  # a restart replays the finished game: it is not rated again
     Lobby(again).load_all()
     assert Lobby(again).get(table.id).state.is_over
     assert count(again, "SELECT COUNT(*) FROM rating_history") == 2
@@ -95,7 +97,7 @@ def test_a_finished_game_rates_its_profiles_once(tmp_path: Path) -> None:
 
 
 def test_a_family_game_ranks_the_lowest_total_first(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "f.db"))
+    store = open_store(fresh_db(tmp_path, "f.db"))
     ann = person(store, "Ann")
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], ann, ruleset="family", players=3)
     play_out(table, {0: attach(table, 0)})
@@ -111,7 +113,7 @@ def test_a_family_game_ranks_the_lowest_total_first(tmp_path: Path) -> None:
 
 
 def test_a_game_without_profiles_changes_nothing(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "n.db"))
+    store = open_store(fresh_db(tmp_path, "n.db"))
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], None, ruleset="family", players=3)
     play_out(table, {0: attach(table, 0)})
     assert table.state.is_over
@@ -126,21 +128,34 @@ def test_who_each_seat_is_for_the_ratings() -> None:
     assert entrant(SeatRow(2, "Computer 3", "", "bot", "pimc", True)) == "computer:pimc"
 
 
+def refuse_history(store: TableStore, refused: bool) -> None:
+    """Make every write of a rating's history fail (as on a full disk), or no longer."""
+    if not isinstance(store, Store):
+        query(store, "CREATE OR REPLACE FUNCTION no_history() RETURNS trigger LANGUAGE plpgsql AS "
+              "$$ BEGIN RAISE EXCEPTION 'disk full'; END $$")
+        query(store, "CREATE TRIGGER no_history BEFORE INSERT ON rating_history FOR EACH ROW "
+              "EXECUTE FUNCTION no_history()" if refused else "DROP TRIGGER no_history ON rating_history")
+    elif refused:
+        query(store, "CREATE TRIGGER no_history BEFORE INSERT ON rating_history "
+              "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    else:
+        query(store, "DROP TRIGGER no_history")
+
+
 def test_a_crash_in_the_final_write_rates_nothing(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "c.db"))
+    store = open_store(fresh_db(tmp_path, "c.db"))
     ann = person(store, "Ann")
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], ann, ruleset="family", players=3)
     client = attach(table, 0)
     play_out(table, {0: client}, stop=table.game.num_hands - 1)
-    store.wdb.execute("CREATE TRIGGER no_history BEFORE INSERT ON rating_history "
-                      "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    refuse_history(store, True)
     with pytest.raises(TableError) as refused:
         play_out(table, {0: client})
     assert refused.value.code == "storage"
     # The final action was not stored either: the game is not over, and nothing was rated.
     assert not table.state.is_over and not store.is_over(table.id)
     assert count(store, "SELECT COUNT(*) FROM rated_games") == 0
-    store.wdb.execute("DROP TRIGGER no_history")
+    refuse_history(store, False)
     play_out(table, {0: client})  # tried again, it ends the game and rates it, once
     assert table.state.is_over and [r.games for r in store.ratings_of(ann.id)] == [1]
 
@@ -150,7 +165,7 @@ def test_a_crash_in_the_final_write_rates_nothing(tmp_path: Path) -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(app_for(tmp_path / "api.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "api.db"))) as c:
         yield c
 
 
@@ -209,12 +224,12 @@ def test_no_new_answer_carries_a_secret(client: TestClient) -> None:
     credential = auth["X-Barbu-Player"]
     store = server_of(client).profiles.store
     secrets = {credential, credential.split(":")[1]}
-    secrets |= {str(r[0]) for r in store.db.execute("SELECT token FROM seats WHERE token != ''")}
-    secrets |= {str(r[0]) for r in store.db.execute("SELECT hash FROM player_keys")}
-    secrets |= {str(r[0]) for r in store.db.execute("SELECT salt FROM player_keys")}
-    secrets |= {str(r[0]) for r in store.db.execute("SELECT id FROM tables")}  # private ones are found by it
+    secrets |= {str(r[0]) for r in query(store, "SELECT token FROM seats WHERE token != ''")}
+    secrets |= {str(r[0]) for r in query(store, "SELECT hash FROM player_keys")}
+    secrets |= {str(r[0]) for r in query(store, "SELECT salt FROM player_keys")}
+    secrets |= {str(r[0]) for r in query(store, "SELECT id FROM tables")}  # private ones are found by it
     client.post("/api/me/password", headers=auth, json={"password": "correct horse"})
-    secrets |= {str(r[0]) for r in store.db.execute("SELECT password FROM players WHERE password != ''")}
+    secrets |= {str(r[0]) for r in query(store, "SELECT password FROM players WHERE password != ''")}
     for url in ("/api/leaderboard/family", "/api/players/Yan", "/leaderboard", "/player/Yan"):
         text = client.get(url, headers=auth).text
         assert not [s for s in secrets if s and s in text], url
@@ -239,7 +254,7 @@ def test_one_profile_is_never_two_entrants() -> None:
 
 
 def test_a_seat_handed_to_a_computer_still_rates_its_person(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "h.db"))
+    store = open_store(fresh_db(tmp_path, "h.db"))
     ann = person(store, "Ann")
     lobby = Lobby(store, idle_seconds=0.0)  # a person may be handed over at once
     table = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOMS[0]], ann, ruleset="family", players=3)
@@ -257,7 +272,7 @@ def test_a_seat_handed_to_a_computer_still_rates_its_person(tmp_path: Path) -> N
 
 
 def test_a_classic_game_rates_against_the_computers_anchors(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "k.db"))
+    store = open_store(fresh_db(tmp_path, "k.db"))
     ann = person(store, "Ann")
     seats = [{"kind": "you"}, RANDOMS[0], {"kind": "bot", "level": "basic"}, RANDOMS[0]]
     table = sit(Lobby(store), seats, ann)

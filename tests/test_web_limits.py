@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from tests.test_web_browser import free_port
 from tests.test_web_ws import app_for, create, receive, server_of
-from tests.web_helpers import Recorder, cards_in, mask_cards
+from tests.web_helpers import Recorder, cards_in, fresh_db, mask_cards, sqlite_only
 
 from barbu.cli import build_parser
 from barbu.web.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
@@ -42,7 +42,7 @@ HOSTILE = [  # each within the 4 KiB of a message
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(app_for(tmp_path / "l.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "l.db"))) as c:
         yield c
 
 
@@ -82,22 +82,22 @@ def refused(res: Any, status: int, code: str) -> None:
 
 
 def test_tables_per_client_per_minute_and_open_tables_in_all(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "a.db", tables_per_minute=2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "a.db"), tables_per_minute=2)) as client:
         create(client, name="Ann")
         create(client, name="Ann")
         refused(client.post("/api/tables", json={"name": "Ann"}), 429, "too-many-tables")
         server_of(client).created.clear()  # as if a minute had passed
         create(client, name="Ann")
-    with TestClient(app_for(tmp_path / "b.db", max_open_tables=1)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "b.db"), max_open_tables=1)) as client:
         create(client, name="Ann")
         refused(client.post("/api/tables", json={"name": "Bob"}), 429, "server-full")
 
 
 def test_computer_only_tables_their_number_and_levels(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "a.db", max_bot_tables=0)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "a.db"), max_bot_tables=0)) as client:
         refused(client.post("/api/tables", json={"seats": BOTS}), 403, "no-bot-tables")
         create(client, name="Ann")  # a person's table is still welcome
-    with TestClient(app_for(tmp_path / "b.db", max_bot_tables=1, bot_delay=5.0)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "b.db"), max_bot_tables=1, bot_delay=5.0)) as client:
         refused(client.post("/api/tables", json={"seats": [{"kind": "bot", "level": "strong"}] * 4}),
                 403, "bot-level-refused")  # the searching levels are for tables with a person
         create(client, name="Ann", seats=[{"kind": "human"}] + [{"kind": "bot", "level": "strong"}] * 3)
@@ -112,24 +112,27 @@ def message(res: Any) -> str:
 
 def test_a_limit_of_one_or_none_is_worded_in_the_right_number(tmp_path: Path) -> None:
     names = ["Ann", "Ben", "Cleo", "Dan"]
-    with TestClient(app_for(tmp_path / "one.db", tables_per_minute=1, sheets_per_minute=1)) as client:
+    one = fresh_db(tmp_path, "one.db")
+    with TestClient(app_for(one, tables_per_minute=1, sheets_per_minute=1)) as client:
         create(client, name="Ann")
         assert message(client.post("/api/tables", json={})).startswith("you have created 1 table in the last")
         client.post("/api/sheets", json={"names": names, "first_declarer": 0})
         res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
         assert message(res).startswith("you have started 1 score sheet in the last")
-    with TestClient(app_for(tmp_path / "open.db", max_open_tables=2, max_bot_tables=1, bot_delay=5.0)) as c:
+    opened = fresh_db(tmp_path, "open.db")
+    with TestClient(app_for(opened, max_open_tables=2, max_bot_tables=1, bot_delay=5.0)) as c:
         create(c, seats=BOTS)
         assert message(c.post("/api/tables", json={"seats": BOTS})).startswith(
             "1 table of computer players only is already running")
-    with TestClient(app_for(tmp_path / "full.db", max_open_tables=1)) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "full.db"), max_open_tables=1)) as c:
         create(c, name="Ann")
         assert message(c.post("/api/tables", json={})).startswith("the server already has 1 open table:")
-    with TestClient(app_for(tmp_path / "none.db", tables_per_minute=0, sheets_per_minute=0)) as client:
+    none = fresh_db(tmp_path, "none.db")
+    with TestClient(app_for(none, tables_per_minute=0, sheets_per_minute=0)) as client:
         assert message(client.post("/api/tables", json={})) == "this server creates no new tables"
         res = client.post("/api/sheets", json={"names": names, "first_declarer": 0})
         assert message(res) == "this server starts no score sheets"
-    with TestClient(app_for(tmp_path / "s1.db", sockets_per_client=1)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "s1.db"), sockets_per_client=1)) as client:
         made = create(client, name="Ann")
         url = f"/ws/{made['id']}"
         with client.websocket_connect(url), client.websocket_connect(url) as ws:
@@ -137,7 +140,7 @@ def test_a_limit_of_one_or_none_is_worded_in_the_right_number(tmp_path: Path) ->
 
 
 def test_sockets_per_client(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "s.db", sockets_per_client=2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "s.db"), sockets_per_client=2)) as client:
         made = create(client, name="Ann")
         url = f"/ws/{made['id']}"
         with client.websocket_connect(url) as a, client.websocket_connect(url):
@@ -154,7 +157,7 @@ def test_sockets_per_client(tmp_path: Path) -> None:
 
 
 def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "h.db", hello_timeout=0.2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "h.db"), hello_timeout=0.2)) as client:
         made = create(client, name="Ann")
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             ws.send_json({"type": "ping"})  # a ping is not a hello
@@ -169,7 +172,7 @@ def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
 @pytest.mark.parametrize("friend", [False, True])
 def test_a_hello_whose_name_is_not_a_string_is_refused_and_does_not_count(tmp_path: Path,
                                                                          friend: bool) -> None:
-    with TestClient(app_for(tmp_path / "n.db", hello_timeout=0.3)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "n.db"), hello_timeout=0.3)) as client:
         made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
         token = made["seats"][1]["token"] if friend else None
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
@@ -183,7 +186,7 @@ def test_a_hello_whose_name_is_not_a_string_is_refused_and_does_not_count(tmp_pa
 
 
 def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "t.db", hello_timeout=0.2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "t.db"), hello_timeout=0.2)) as client:
         made = create(client, name="Ann", seats=[{"kind": "human"}] * 2 + [{"kind": "bot"}] * 2)
         with client.websocket_connect(f"/ws/{made['id']}") as ws:
             ws.send_json({"type": "hello", "token": made["seats"][1]["token"]})  # as the page does first
@@ -194,7 +197,7 @@ def test_a_friend_asked_for_their_name_is_not_cut_off_while_typing_it(tmp_path: 
 
 
 def test_finished_and_abandoned_tables_leave_the_list_but_are_kept(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "f.db", listed_after_over=0, abandoned_after=0,
+    with TestClient(app_for(fresh_db(tmp_path, "f.db"), listed_after_over=0, abandoned_after=0,
                                  quiet_after=0)) as client:
         done = create(client, seats=BOTS)
         waiting = create(client, name="Ann")
@@ -256,6 +259,7 @@ def refused_to_start(db: Path, port: int) -> tuple[str, str]:
     return out, err
 
 
+@sqlite_only
 def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: Path) -> None:
     db, port = tmp_path / "one.db", free_port()
     first = serve(db, port)
@@ -279,6 +283,7 @@ def test_a_second_server_on_one_database_or_one_port_refuses_to_start(tmp_path: 
         again.communicate(timeout=30)
 
 
+@sqlite_only
 def test_a_file_that_is_not_a_barbu_database_is_refused_in_one_line(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     junk.write_text("garbage\n")
@@ -294,6 +299,7 @@ def test_a_file_that_is_not_a_barbu_database_is_refused_in_one_line(tmp_path: Pa
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("tables",)]
 
 
+@sqlite_only
 def test_a_lock_file_someone_else_made_is_left_on_a_failed_start(tmp_path: Path) -> None:
     db, port = tmp_path / "kept.db", free_port()
     (tmp_path / "kept.db.lock").write_text("")

@@ -15,9 +15,9 @@ from starlette.testclient import TestClient
 from tests.test_web_friends import profile
 from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, error_of, people_to_act, receive, server_of
-from tests.web_helpers import Recorder, check_hidden
+from tests.web_helpers import Recorder, check_hidden, fresh_db
 
-from barbu.web.store import Store
+from barbu.web.store import Store, open_store
 from barbu.web.tables import Lobby, Setup, Table, TableError
 
 BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "private": True,
@@ -27,12 +27,12 @@ BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "p
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    return tmp_path / "t.db"
+    return fresh_db(tmp_path, "t.db")
 
 
 @pytest.fixture
 def lobby(db: Path) -> Iterator[Lobby]:
-    store = Store(str(db))
+    store = open_store(db)
     yield Lobby(store)
     store.close()
 
@@ -147,13 +147,13 @@ def made_from(store: Store, table_id: str) -> list[str]:
 
 
 def test_a_restart_keeps_the_offer_and_a_made_rematch_is_never_made_twice(db: Path) -> None:
-    store = Store(str(db))
+    store = open_store(db)
     first = Lobby(store)
     table, ann, _, _ = seated(first)
     rematch(table, ann, "offer", first)
     store.close()
 
-    store = Store(str(db))
+    store = open_store(db)
     again = Lobby(store)
     back = again.get(table.id)
     assert back.rematch.open and back.rematch.accepted == {0} and back.rematch.by == 0
@@ -164,7 +164,7 @@ def test_a_restart_keeps_the_offer_and_a_made_rematch_is_never_made_twice(db: Pa
     assert len(made_from(store, table.id)) == 1 and links(ben)
     store.close()
 
-    store = Store(str(db))
+    store = open_store(db)
     third = Lobby(store)
     old = third.get(table.id)
     late = Recorder(old)  # Ann was away: she finds her new seat's link on the old table
@@ -229,7 +229,7 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
         original(self, text)
 
     monkeypatch.setattr(app_module.Connection, "send_text", checking)
-    with TestClient(app_for(tmp_path / "ws.db", idle=0.0)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "ws.db"), idle=0.0)) as client:
         ann_profile = profile(client, "Ann")
         res = client.post("/api/tables", headers=ann_profile, json={**BODY, "turn_clock": None})
         made = res.json()
@@ -279,12 +279,12 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
 
 
 def test_a_rematch_event_edited_by_hand_neither_damages_the_game_nor_makes_a_table(db: Path) -> None:
-    store = Store(str(db))
+    store = open_store(db)
     table, *_ = seated(Lobby(store), finish=False)
     store.append_event(table.id, "rematch", {"op": "made"})  # no table named
     store.append_event(table.id, "rematch", {"op": "accept", "seat": "x"})
     store.close()
-    store = Store(str(db))
+    store = open_store(db)
     back = Lobby(store).get(table.id)
     assert back.damaged is None and back.rematch.table is None and back.state.hand_no == table.state.hand_no
     store.close()

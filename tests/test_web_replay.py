@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from tests.conftest import ROOT
 from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, create, receive, server_of
-from tests.web_helpers import Recorder, cards_in
+from tests.web_helpers import Recorder, cards_in, fresh_db
 
 from barbu.engine.cards import card_str, parse_card, parse_cards
 from barbu.engine.game import PASS, Game
@@ -149,7 +149,7 @@ Tables = dict[str, Any]
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
     """A database with a finished game of four people (their tokens known) and a game just begun."""
-    db = tmp_path_factory.mktemp("replay") / "r.db"
+    db = fresh_db(tmp_path_factory.mktemp("replay"), "r.db")
     with TestClient(app_for(db)) as client:
         done = create(client, name="P1", seats=[{"kind": "human"}] * 4)
         begun = create(client, name="Q1", seats=[{"kind": "human"}] * 4)

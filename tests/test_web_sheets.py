@@ -17,9 +17,10 @@ import pytest
 from starlette.testclient import TestClient
 from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
+from tests.web_helpers import fresh_db, query, store_class
 
 from barbu.web import app as web_app
-from barbu.web.store import Batch, SheetBatch, Store
+from barbu.web.store import Batch, SheetBatch
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 # Ann declares No Queens; Ben doubles everyone, Cleo doubles Ann and Ann redoubles Cleo.
@@ -32,7 +33,7 @@ KING = {"declarer": 0, "contract": "no-king", "doubles": [], "result": {"king_of
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(app_for(tmp_path / "sheets.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "sheets.db"))) as c:
         yield c
 
 
@@ -172,7 +173,7 @@ def test_undo_takes_back_the_last_hand(client: TestClient) -> None:
 
 
 def test_a_sheet_resumes_after_a_restart_with_its_link(tmp_path: Path) -> None:
-    db = tmp_path / "resume.db"
+    db = fresh_db(tmp_path, "resume.db")
     with TestClient(app_for(db)) as client:
         sid, auth = start(client)
         add(client, sid, auth, QUEENS, 0, "dev:1")
@@ -205,7 +206,7 @@ def test_the_setup_is_checked_and_a_random_first_declarer_drawn_by_the_server(cl
 
 
 def test_sheets_per_client_per_minute(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "lim.db", sheets_per_minute=2)) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "lim.db"), sheets_per_minute=2)) as client:
         start(client)
         start(client)
         res = client.post("/api/sheets", json={"names": NAMES, "first_declarer": 0})
@@ -309,7 +310,7 @@ def test_the_pdf_follows_the_readers_language(client: TestClient, tmp_path: Path
                         str(ARTIFACTS / f"sheet-pdf-{lang}")], check=True)
 
 
-class FailingStore(Store):
+class FailingStore(store_class()):  # type: ignore[misc]
     """A store whose writes fail (as with a full disk) while ``failing`` is set."""
 
     failing = False
@@ -322,8 +323,8 @@ class FailingStore(Store):
 
 def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_app, "Store", FailingStore)
-    with TestClient(app_for(tmp_path / "fail.db")) as client:
+    monkeypatch.setattr(web_app, "open_store", FailingStore)
+    with TestClient(app_for(fresh_db(tmp_path, "fail.db"))) as client:
         sid, auth = start(client)
         add(client, sid, auth, QUEENS, 0)
         before = stored(client, sid)
@@ -345,16 +346,13 @@ def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(
 
 
 def test_a_stored_sheet_that_does_not_replay_is_read_only(tmp_path: Path) -> None:
-    db = tmp_path / "bad.db"
+    db = fresh_db(tmp_path, "bad.db")
     with TestClient(app_for(db)) as client:
         sid, auth = start(client)
         add(client, sid, auth, QUEENS, 0)
-    con = sqlite3.connect(db)
-    doc = json.loads(con.execute("SELECT doc FROM sheets WHERE id = ?", (sid,)).fetchone()[0])
+    doc = json.loads(query(db, "SELECT doc FROM sheets WHERE id = ?", sid)[0][0])
     doc["hands"][0]["contract"] = "no-such"
-    con.execute("UPDATE sheets SET doc = ? WHERE id = ?", (json.dumps(doc), sid))
-    con.commit()
-    con.close()
+    query(db, "UPDATE sheets SET doc = ? WHERE id = ?", json.dumps(doc), sid)
     with TestClient(app_for(db)) as client:
         view = client.get(f"/api/sheets/{sid}").json()
         assert view["damaged"] and "rows" not in view

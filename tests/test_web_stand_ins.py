@@ -8,13 +8,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tests.web_helpers import Recorder
+from tests.web_helpers import Recorder, fresh_db, sqlite_only
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase, State
 from barbu.tools.analyze import analyze, format_report, main, person_totals
 from barbu.web.replay import Job, verdict_json
-from barbu.web.store import Store
+from barbu.web.store import Store, open_store
 from barbu.web.tables import Setup, Table
 
 BODY = {"name": "Ann", "seed": 11, "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3,
@@ -23,7 +23,7 @@ BODY = {"name": "Ann", "seed": 11, "seats": [{"kind": "human"}] + [{"kind": "bot
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    return Store(str(tmp_path / "stand.db"))
+    return open_store(fresh_db(tmp_path, "stand.db"))
 
 
 def first_hand_with_a_time_out(store: Store) -> Table:
@@ -122,13 +122,14 @@ def test_barbu_analyze_marks_a_stand_ins_cards_and_refuses_a_bad_field(
     assert "stand_in" in capsys.readouterr().err
 
 
+@sqlite_only
 def test_a_table_stored_before_by_was_kept_loads_and_plays_on_with_nothing_marked(store: Store,
                                                                                   tmp_path: Path) -> None:
     table = first_hand_with_a_time_out(store)
-    path = str(tmp_path / "stand.db")
+    path = store.path  # only SQLite databases were written by servers that stored no "by"
     with sqlite3.connect(path) as db:  # as an older server stored its actions: no "by"
         db.execute("UPDATE events SET data = json_remove(data, '$.by') WHERE kind = 'act'")
-    older = Table.load(Store(path), table.id)
+    older = Table.load(open_store(path), table.id)
     assert older is not None and older.damaged is None
     record = older.public_record()
     assert all("stand_in" not in h for h in record["hands"])

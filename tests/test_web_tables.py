@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web_helpers import Recorder, cards_in, mask_cards
+from tests.web_helpers import Recorder, cards_in, fresh_db, mask_cards, sqlite_only
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase
-from barbu.web.store import Store
+from barbu.web.store import Store, open_store
 from barbu.web.tables import Limits, Lobby, Setup, Table, TableError
 
 HUMANS4 = {"seats": [{"kind": "human"}] * 4}
@@ -58,7 +58,7 @@ def code(e: pytest.ExceptionInfo[TableError]) -> str:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    s = Store(str(tmp_path / "t.db"))
+    s = open_store(fresh_db(tmp_path, "t.db"))
     yield s  # type: ignore[misc]
     s.close()
 
@@ -92,9 +92,15 @@ def test_default_setup_is_one_person_against_the_default_computer() -> None:
     assert setup.seats[1]["level"] == "basic"
 
 
+@sqlite_only
+def test_an_sqlite_file_keeps_its_journal_apart_so_that_reads_go_on_during_a_write(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "wal.db"))
+    assert store.journal_mode == "wal"
+    store.close()
+
+
 def test_a_new_table_is_stored_dealt_and_its_creator_seated(store: Store) -> None:
     table = make(store, {"name": "Ann", "seed": 4})
-    assert store.journal_mode == "wal"
     assert table.state.phase == Phase.CHOOSE  # dealt at once
     assert [e.kind for e in store.events(table.id)] == ["deal"]
     rows = store.load_seats(table.id)
@@ -365,8 +371,8 @@ def test_the_whole_record_with_every_deal_and_the_seed_once_the_game_is_over(sto
 # -- restart -------------------------------------------------------------------------
 
 def test_a_table_is_rebuilt_from_the_store_exactly(tmp_path: Path) -> None:
-    path = str(tmp_path / "r.db")
-    store = Store(path)
+    path = str(fresh_db(tmp_path, "r.db"))
+    store = open_store(path)
     table = make(store, {"seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}, {"kind": "bot"}],
                          "seed": 41, "name": "Ann"})
     players, _ = attach_all(table)
@@ -381,7 +387,7 @@ def test_a_table_is_rebuilt_from_the_store_exactly(tmp_path: Path) -> None:
     record, meta = table.public_record(), table.meta()
     store.close()
 
-    store2 = Store(path)
+    store2 = open_store(path)
     again = Table.load(store2, table.id)
     assert again is not None
     assert [again.state.observe(s).to_json() for s in range(4)] == views

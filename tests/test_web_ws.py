@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from tests.web_helpers import check_hidden, check_received, mask_cards
+from tests.web_helpers import check_hidden, check_received, fresh_db, mask_cards
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
-from barbu.web.store import Store
 
 Session = Any  # starlette's WebSocketTestSession
 TWO_PEOPLE = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]
@@ -31,7 +30,7 @@ def app_for(db: Path, **kw: Any) -> Any:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(app_for(tmp_path / "ws.db")) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "ws.db"))) as c:
         yield c
 
 
@@ -325,7 +324,7 @@ def test_four_people_and_a_watcher_see_only_their_own_cards(client: TestClient,
 # -- restart -----------------------------------------------------------------------
 
 def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
-    db = tmp_path / "restart.db"
+    db = fresh_db(tmp_path, "restart.db")
     rng = random.Random(9)
     with TestClient(app_for(db)) as c1:
         made = create(c1, name="Ann", seed=19)
@@ -341,7 +340,6 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
         views = [table.view(s) for s in range(4)] + [table.view(None)]
         record = table.public_record()
         actions = list(table.state.actions)
-    assert Store(str(db)).journal_mode == "wal"
 
     with TestClient(app_for(db)) as c2:
         again = server_of(c2).tables.get(tid)
@@ -359,7 +357,7 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
 
 
 def test_an_idle_seat_is_handed_to_the_computer_and_taken_back_over_the_socket(tmp_path: Path) -> None:
-    with TestClient(app_for(tmp_path / "idle.db", idle=0.0)) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "idle.db"), idle=0.0)) as c:
         made = create(c, name="Ann", seats=TWO_PEOPLE)
         tid = made["id"]
         rng = random.Random(4)
@@ -398,7 +396,7 @@ def test_a_chosen_seed_is_only_for_a_game_against_the_computer(client: TestClien
 
 def test_searching_computer_players_think_in_worker_processes(tmp_path: Path) -> None:
     """pimc and strong decide in a process pool, so that a search never blocks the event loop."""
-    with TestClient(app_for(tmp_path / "pimc.db", bot_table_levels=("pimc",))) as client:
+    with TestClient(app_for(fresh_db(tmp_path, "pimc.db"), bot_table_levels=("pimc",))) as client:
         searching_players_progress(client)
 
 

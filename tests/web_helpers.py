@@ -1,14 +1,99 @@
-"""Helpers of the web tests: a test client that records what it is sent, and the hidden-card check."""
+"""Helpers of the web tests: their databases, a client that records what it is sent, the hidden-card check.
+
+Every web test takes its database from :func:`fresh_db`: an SQLite file, or with BARBU_TEST_DB=postgres
+a new PostgreSQL database, so that the same tests check both stores.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import pytest
+from tests.pg_helpers import new_database, on_postgres
+
 from barbu.engine.cards import card_str, parse_card
+from barbu.web.store import Store, TableStore, is_postgres
 from barbu.web.tables import Table
+
+# A test about SQLite's files themselves (its lock file, WAL, another program's file): not run on PostgreSQL.
+sqlite_only = pytest.mark.skipif(on_postgres(), reason="about SQLite files themselves")
+
+
+def fresh_db(tmp_path: Path, name: str = "tables.db") -> str:
+    """A new database for a test: ``tmp_path/name`` (SQLite), or PostgreSQL's if BARBU_TEST_DB=postgres."""
+    return new_database() if on_postgres() else str(tmp_path / name)
+
+
+def store_class() -> type[Any]:
+    """The store class of this run, for the tests' stores that fail or wait on purpose."""
+    if on_postgres():
+        from barbu.web.pgstore import PgStore
+
+        return PgStore
+    return Store
+
+
+def query(target: str | Path | TableStore, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """Run SQL on a test's database behind the server's back, as a person with a database client would.
+
+    ``sql`` has ``?`` for its parameters, as sqlite3 writes them; on PostgreSQL they become ``%s``.
+    """
+    where = target if isinstance(target, str | Path) else getattr(target, "url", target.path)
+    if isinstance(where, str) and is_postgres(where):
+        from barbu.web.pgstore import connect
+
+        conn = connect(where, 5.0)
+        try:
+            cur = conn.execute(sql.replace("?", "%s"), params)
+            return cur.fetchall() if cur.description else []
+        finally:
+            conn.close()
+    db = sqlite3.connect(where)
+    try:
+        with db:
+            return db.execute(sql, params).fetchall()
+    finally:
+        db.close()
+
+
+def dump(target: str | Path) -> str:
+    """Every value stored in a test's database, as text (to look for what must never be stored)."""
+    if not (isinstance(target, str) and is_postgres(target)):
+        db = sqlite3.connect(target)
+        try:
+            return "\n".join(db.iterdump())
+        finally:
+            db.close()
+    from barbu.web.dbtool import MOVED
+
+    return "\n".join(repr(row) for table in MOVED for row in query(target, f"SELECT * FROM {table}"))
+
+
+def hold_writes(target: str | Path) -> Any:
+    """Another process takes the database's write lock and keeps it; call the answer to let go of it."""
+    if isinstance(target, str) and is_postgres(target):
+        from barbu.web.pgstore import connect
+
+        conn = connect(target, 5.0)
+        conn.execute("BEGIN")
+        conn.execute("LOCK TABLE events, seats, tables IN EXCLUSIVE MODE")  # reads still go on, as in WAL
+
+        def release() -> None:
+            conn.execute("ROLLBACK")
+            conn.close()
+        return release
+    other = sqlite3.connect(target, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+
+    def release_file() -> None:
+        other.execute("ROLLBACK")
+        other.close()
+    return release_file
 
 CARD_RE = re.compile(r"^(?:[2-9TJQKA][SHDC])$")
 # A card anywhere in a JSON text: found even in a field nobody thought of. Not inside a word

@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(serve)
 
+    from barbu.web.dbtool import HELP as DB_HELP
+    from barbu.web.dbtool import add_arguments as add_db_arguments
+
+    add_db_arguments(sub.add_parser("db", help=DB_HELP))
+
     from barbu.tools.arena import HELP as ARENA_HELP
     from barbu.tools.arena import add_arguments as add_arena_arguments
 
@@ -113,6 +118,7 @@ RUNNERS = {
     "arena": ("barbu.tools.arena", "main"),
     "analyze": ("barbu.tools.analyze", "run"),
     "serve": ("barbu.web.server", "run"),
+    "db": ("barbu.web.dbtool", "run"),
 }
 
 

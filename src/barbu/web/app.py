@@ -49,7 +49,7 @@ from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
-from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, Store
+from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
 from barbu.web.tables import (
     AutoMove,
     Change,
@@ -90,7 +90,7 @@ def cheap_levels() -> tuple[str, ...]:
 class Config:
     """How the server behaves, and the limits that keep a public one usable; tests shorten them."""
 
-    db_path: str
+    db_path: str  # an SQLite file, or a postgresql:// URL
     bot_delay: float = 0.6  # seconds before each computer play, so people can follow
     idle_seconds: float = 60.0  # a person's turn may be handed to a computer after this
     db_timeout: float = 5.0  # seconds a write waits for the database before it is refused
@@ -177,7 +177,7 @@ class Server:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.store: Store | None = None
+        self.store: TableStore | None = None
         self.lobby: Lobby | None = None
         self.drivers: dict[str, asyncio.Task[None]] = {}
         self.clocks: dict[str, asyncio.TimerHandle] = {}  # each table's turn clock, while it runs
@@ -195,7 +195,7 @@ class Server:
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
 
     def open(self) -> None:
-        self.store = Store(self.config.db_path, timeout=self.config.db_timeout)
+        self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
         c = self.config
         policy = Policy(max_failures=c.signin_failures, failure_window=c.signin_window)
@@ -553,7 +553,7 @@ def build_app(config: Config) -> Starlette:
         server.open()
         if server.cluster is not None:
             await server.cluster.start()
-        log.info("serving tables from %s", config.db_path)
+        log.info("serving tables from %s", server.store.path if server.store else config.db_path)
         try:
             yield
         finally:

@@ -17,7 +17,7 @@ from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.errors import TableError
 from barbu.web.ratings import COMPUTER, PERSON, Skill
-from barbu.web.store import GameResult, HistoryRow, RatingRow, SeatRow, Store
+from barbu.web.store import GameResult, HistoryRow, RatingRow, SeatRow, TableStore
 
 DEFAULT_TOP, MAX_TOP = 50, 200
 MAX_GAMES = 500  # rated games a player's page shows (the newest)
@@ -73,7 +73,7 @@ def rating(mu: float, sigma: float) -> dict[str, Any]:
     return {"rating": round(Skill(mu, sigma).ordinal, 1), "mu": round(mu, 2), "sigma": round(sigma, 2)}
 
 
-def leaderboard(store: Store, ruleset: str, top: int) -> dict[str, Any]:
+def leaderboard(store: TableStore, ruleset: str, top: int) -> dict[str, Any]:
     """The best ``top`` rated profiles of a rule set (a known one), with their games played."""
     rows = store.leaderboard(ruleset, top)
     return {"ruleset": ruleset, "players": [_place(i, r) for i, r in enumerate(rows)]}
@@ -83,7 +83,7 @@ def _place(i: int, r: RatingRow) -> dict[str, Any]:
     return {"rank": i + 1, "name": r.name, "games": r.games, **rating(r.mu, r.sigma)}
 
 
-def player_page(store: Store, key: str) -> dict[str, Any]:
+def player_page(store: TableStore, key: str) -> dict[str, Any]:
     """A profile's ratings per rule set, its rated games with their rating after, and per-contract means.
 
     ``key`` is the name as profiles compare names (:func:`barbu.web.tables.name_key`).

@@ -23,7 +23,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from barbu.web.errors import TableError
-from barbu.web.store import PlayerBatch, PlayerRow, Store
+from barbu.web.store import PlayerBatch, PlayerRow, TableStore
 from barbu.web.tables import clean_name, name_key
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
@@ -53,7 +53,7 @@ def new_key() -> tuple[str, tuple[str, str]]:
 class Profiles:
     """Every profile of one server, read from its store; each change is a :class:`PlayerBatch`."""
 
-    def __init__(self, store: Store, policy: Policy | None = None,
+    def __init__(self, store: TableStore, policy: Policy | None = None,
                  wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.policy = policy or Policy()

@@ -1,4 +1,4 @@
-"""``barbu serve``: run the web table under uvicorn, with its SQLite file in the user's data folder."""
+"""``barbu serve``: run the web table under uvicorn, on an SQLite file (in the data folder) or PostgreSQL."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive
+from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive, is_postgres, open_store
 
 if TYPE_CHECKING:
     from barbu.web.app import Config
@@ -31,7 +31,8 @@ DESCRIPTION = (
     "Serve card tables in the browser: create a table against computer players or with friends (each "
     "friend's seat has its own invitation link), play, watch, and keep score of a game played with real "
     "cards (/score). Every change is stored at once in an SQLite file, by default {db} (--db chooses "
-    "another), and a restarted server resumes every table where it was. One server per database.")
+    "another, or a postgresql:// URL), and a restarted server resumes every table where it was. One server "
+    "per SQLite file.")
 
 
 def number(kind: type[int] | type[float], minimum: float, *, above: bool = False,
@@ -64,7 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=number(int, 0, maximum=65535), default=8000,
                    help="port to listen on, 1 to 65535, or 0 for any free one (default 8000)")
-    p.add_argument("--db", default=None, help=f"SQLite file of the tables (default {default_db()})")
+    p.add_argument("--db", default=None, help=f"SQLite file of the tables (default {default_db()}), or a "
+                   "PostgreSQL database as postgresql://USER@HOST:PORT/NAME (needs barbu[cluster])")
     p.add_argument("--bus", default=None, metavar="redis://HOST:PORT",
                    help="run as one of several processes serving the same database: they share table "
                    "leases, sockets and the lobby through this Redis (see the README's 'Several server "
@@ -106,7 +108,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="the expert's time a decision in an analysis, as work (default 0.5)")
 
 
-def config_of(args: argparse.Namespace, db: Path) -> Config:
+def config_of(args: argparse.Namespace, db: Path | str) -> Config:
     from barbu.web.app import Config, cheap_levels
 
     levels = tuple(x for x in args.bot_table_levels.split(",") if x) if args.bot_table_levels is not None \
@@ -119,6 +121,15 @@ def config_of(args: argparse.Namespace, db: Path) -> Config:
                   quiet_after=args.quiet_after,
                   sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
                   analysis_budget=args.analysis_budget, bus=args.bus)
+
+
+def shown_db(db: Path | str) -> str:
+    """The database as messages name it: a file's path, or a URL without its password."""
+    if isinstance(db, Path):
+        return str(db)
+    from barbu.web.pgstore import shown
+
+    return shown(db)
 
 
 class CannotStart(Exception):
@@ -142,8 +153,11 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def check_database(db: Path, timeout: float) -> None:
+def check_database(db: Path | str, timeout: float) -> None:
     """Open the database (creating it if new) before anything is announced; CannotStart if it is unfit."""
+    if is_postgres(str(db)):
+        check_postgres(str(db), timeout)
+        return
     try:
         Store(str(db), timeout=timeout).close()
     except NewerDatabase as e:
@@ -154,6 +168,20 @@ def check_database(db: Path, timeout: float) -> None:
         raise CannotStart(f"{db} is not a barbu database (SQLite): {e}") from e
     except OSError as e:
         raise CannotStart(f"cannot open the database {db}: {e.strerror or e}") from e
+
+
+def check_postgres(url: str, timeout: float) -> None:
+    """Reach the PostgreSQL database and bring its layout up to date; CannotStart if that fails."""
+    try:
+        from barbu.web.pgstore import shown
+    except ImportError as e:
+        raise CannotStart(f"PostgreSQL needs psycopg: pip install 'barbu[cluster]' ({e})") from e
+    try:
+        open_store(url, timeout).close()
+    except NewerDatabase as e:
+        raise CannotStart(f"{shown(url)} was made by a newer barbu ({e}): run that one, or use --db") from e
+    except sqlite3.Error as e:  # the store's errors, whichever the database
+        raise CannotStart(f"cannot use the database {shown(url)}: {e}") from e
 
 
 def fail(message: str) -> int:
@@ -168,21 +196,23 @@ def run(args: argparse.Namespace) -> int:
     from barbu.bots import levels
     from barbu.web.app import MAX_MESSAGE, build_app
 
-    db = Path(args.db) if args.db else default_db()
+    db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
     config = config_of(args, db)
     unknown = sorted(set(config.bot_table_levels) - set(levels()))
     if unknown:
         return fail(f"unknown computer level {', '.join(unknown)} in --bot-table-levels "
                     f"(one of {', '.join(levels())})")
-    db.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
-        try:
-            # Held until this process ends, however it ends. With --bus the processes of a group
-            # share the database: the table leases keep them apart.
-            lock = stack.enter_context(contextlib.nullcontext(None) if args.bus else exclusive(str(db)))
-        except DatabaseInUse as e:
-            pid = f" (pid {e.pid})" if e.pid else ""
-            return fail(f"the database {db} is in use by another barbu serve{pid}; stop it or use --db")
+        lock = None
+        if isinstance(db, Path):  # PostgreSQL is shared by design: which process drives a table is the bus's
+            db.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                # Held until this process ends, however it ends. With --bus the processes of a group
+                # may share one SQLite file on one machine: the table leases keep them apart.
+                lock = None if args.bus else stack.enter_context(exclusive(str(db)))
+            except DatabaseInUse as e:
+                pid = f" (pid {e.pid})" if e.pid else ""
+                return fail(f"the database {db} is in use by another barbu serve{pid}; stop it or use --db")
         try:
             sock = stack.enter_context(listen(args.host, args.port))
             check_database(db, args.db_timeout)
@@ -196,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
             app = app.state.server.cluster.router(app)
         host = f"[{args.host}]" if ":" in args.host else args.host
         port = sock.getsockname()[1]  # the one the OS chose, for --port 0
-        print(f"barbu: tables are stored in {db}", flush=True)
+        print(f"barbu: tables are stored in {shown_db(db)}", flush=True)
         print(f"barbu: open http://{host}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
         # The largest message a client may send is MAX_MESSAGE; a frame far larger is cut off by uvicorn.
         config_uv = uvicorn.Config(app, ws_max_size=16 * MAX_MESSAGE, log_level="info")

@@ -28,7 +28,7 @@ from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
 from barbu.web.errors import TableError
-from barbu.web.store import SheetBatch, Store
+from barbu.web.store import SheetBatch, TableStore
 from barbu.web.tables import clean_name, valid_id
 from barbu.web.words import Words
 from barbu.wording import plural, say
@@ -232,7 +232,7 @@ def parse_op(kind: str, k: object, body: object) -> tuple[str, dict[str, Any]]:
 class SheetBook:
     """The sheets, read from the store when first asked for and kept."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: TableStore) -> None:
         self.store = store
         self.sheets: dict[str, Sheet] = {}
 

@@ -36,7 +36,7 @@ from barbu.web.errors import TableError
 from barbu.web.ladder import game_result
 from barbu.web.rematch import Offer
 from barbu.web.rules import figures
-from barbu.web.store import Batch, Event, PlayerRow, SeatRow, Store
+from barbu.web.store import Batch, Event, PlayerRow, SeatRow, TableStore
 from barbu.wording import plural, say, seat_label
 
 log = logging.getLogger("barbu.web")
@@ -74,7 +74,7 @@ def name_key(name: str) -> str:
     return name.casefold()
 
 
-def bare_name(store: Store, value: object) -> str:
+def bare_name(store: TableStore, value: object) -> str:
     """A name-only seat's name, cleaned; TableError ``profile-name`` when a profile goes by it,
     so that nobody without that profile passes for its (rated, registered) player."""
     name = clean_name(value)
@@ -300,7 +300,7 @@ class Table:
     game: Game
     state: State
     seats: list[Seat]
-    store: Store
+    store: TableStore
     idle_seconds: float = 60.0
     clock: Callable[[], float] = time.monotonic
     clients: list[Client] = field(default_factory=list)
@@ -330,7 +330,7 @@ class Table:
     # -- creating and loading ------------------------------------------------------
 
     @classmethod
-    def plan(cls, store: Store, setup: Setup, **kw: Any) -> tuple[Table, Batch]:
+    def plan(cls, store: TableStore, setup: Setup, **kw: Any) -> tuple[Table, Batch]:
         """A new table, dealt, and the batch that stores it: the table exists once that is stored."""
         rows = []
         creator_seat = setup.creator_seat
@@ -350,7 +350,7 @@ class Table:
         return cls.plan_seated(store, state, rows, setup, **kw)
 
     @classmethod
-    def plan_seated(cls, store: Store, state: State, rows: list[SeatRow], setup: Setup,
+    def plan_seated(cls, store: TableStore, state: State, rows: list[SeatRow], setup: Setup,
                     extra: dict[str, Any] | None = None, **kw: Any) -> tuple[Table, Batch]:
         """A new table of ``state`` with these seats, dealt, and its batch (``extra``: more of its record)."""
         game, table_id = state.game, secrets.token_urlsafe(6)
@@ -370,7 +370,7 @@ class Table:
         return table, batch
 
     @classmethod
-    def create(cls, store: Store, setup: Setup, **kw: Any) -> Table:
+    def create(cls, store: TableStore, setup: Setup, **kw: Any) -> Table:
         """A new table, stored at once (in this thread); TableError ``storage`` if that fails."""
         table, batch = cls.plan(store, setup, **kw)
         try:
@@ -385,7 +385,7 @@ class Table:
                  [s.row.kind for s in self.seats])
 
     @classmethod
-    def load(cls, store: Store, table_id: str, **kw: Any) -> Table | None:
+    def load(cls, store: TableStore, table_id: str, **kw: Any) -> Table | None:
         """Rebuild a stored table by replaying its deals and actions through the engine.
 
         A stored event the rules refuse (or that cannot be read) stops the replay there: the table
@@ -430,7 +430,7 @@ class Table:
         return table
 
     @classmethod
-    def unreadable(cls, store: Store, table_id: str, e: BaseException, **kw: Any) -> Table:
+    def unreadable(cls, store: TableStore, table_id: str, e: BaseException, **kw: Any) -> Table:
         """A stored table whose setup cannot be read, kept so that its link still says why.
 
         Its rules are unknown: it stands in as a table of as many seats as are stored (4 when
@@ -456,7 +456,7 @@ class Table:
         return table
 
     @classmethod
-    def _open(cls, store: Store, table_id: str, game: Game, state: State, rows: list[SeatRow],
+    def _open(cls, store: TableStore, table_id: str, game: Game, state: State, rows: list[SeatRow],
               **kw: Any) -> Table:
         """The table of a game (new or stored) with its computer players seated."""
         table = cls(table_id, game, state, [Seat(r) for r in rows], store, **kw)
@@ -1137,7 +1137,7 @@ class Table:
 SETUP_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError, sqlite3.Error)
 
 
-def read_setup(store: Store, table_id: str) -> tuple[Game, State, list[SeatRow]] | None:
+def read_setup(store: TableStore, table_id: str) -> tuple[Game, State, list[SeatRow]] | None:
     """A stored table's game, its state before any event, and its seats (None: no such table).
 
     Raises one of ``SETUP_ERRORS`` when they cannot be read or do not fit together.
@@ -1156,7 +1156,7 @@ def read_setup(store: Store, table_id: str) -> tuple[Game, State, list[SeatRow]]
     return game, state, rows
 
 
-def setup_problem(store: Store, table_id: str) -> str | None:
+def setup_problem(store: TableStore, table_id: str) -> str | None:
     """What is wrong with a stored table's setup, without replaying its events (None: readable)."""
     try:
         read_setup(store, table_id)
@@ -1260,7 +1260,7 @@ class Limits:
 class Lobby:
     """Every table of one server, backed by one store."""
 
-    def __init__(self, store: Store, *, idle_seconds: float = 60.0, limits: Limits | None = None,
+    def __init__(self, store: TableStore, *, idle_seconds: float = 60.0, limits: Limits | None = None,
                  wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.idle_seconds = idle_seconds

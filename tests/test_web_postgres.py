@@ -1,0 +1,215 @@
+"""The tables in PostgreSQL: its layout made and kept by migrations, a newer one refused, an SQLite
+database moved into it whole, and a second writer refused rather than let fork a table."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from tests.pg_helpers import redis_url
+from tests.test_web_ladder import attach, person, play_out, sit
+from tests.test_web_ws import app_for, receive, server_of
+
+from barbu.cli import main
+from barbu.web import pgstore
+from barbu.web.dbtool import MOVED
+from barbu.web.pgstore import PgStore
+from barbu.web.server import CannotStart, check_database
+from barbu.web.store import Batch, NewerDatabase, PlayerBatch, SeatRow, SheetBatch, Store, TableStore
+from barbu.web.tables import Lobby
+
+RANDOM = {"kind": "bot", "level": "random"}
+
+
+def layout_version(url: str) -> int:
+    conn = pgstore.connect(url, 5.0)
+    try:
+        return pgstore.schema_version(conn)
+    finally:
+        conn.close()
+
+
+def test_migrating_makes_every_table_once_and_again_changes_nothing(
+        pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert layout_version(pg_url) == 0
+    assert main(["db", "migrate", pg_url]) == 0
+    assert f"found layout version 0, left version {pgstore.SCHEMA_VERSION}" in capsys.readouterr().out
+    conn = pgstore.connect(pg_url, 5.0)
+    try:
+        for table in MOVED:
+            assert conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone() == (True,), table
+        assert pgstore.migrate(conn) == (pgstore.SCHEMA_VERSION, pgstore.SCHEMA_VERSION)
+    finally:
+        conn.close()
+    assert main(["db", "migrate", pg_url]) == 0
+    again = capsys.readouterr().out
+    assert f"found layout version {pgstore.SCHEMA_VERSION}, left version {pgstore.SCHEMA_VERSION}" in again
+    PgStore(pg_url).close()  # a server's start on it migrates nothing either
+    assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
+
+
+def test_a_database_of_a_newer_barbu_is_refused_and_left_alone(
+        pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    PgStore(pg_url).close()
+    conn = pgstore.connect(pg_url, 5.0)
+    conn.execute("UPDATE barbu_schema SET version = %s", (pgstore.SCHEMA_VERSION + 1,))
+    conn.close()
+    with pytest.raises(NewerDatabase):
+        PgStore(pg_url)
+    with pytest.raises(CannotStart, match="newer barbu"):
+        check_database(pg_url, 5.0)
+    assert main(["db", "migrate", pg_url]) == 1
+    assert "newer barbu" in capsys.readouterr().err
+    assert layout_version(pg_url) == pgstore.SCHEMA_VERSION + 1
+
+
+def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:
+    one, two = PgStore(pg_url), PgStore(pg_url)
+    try:
+        one.create_table("t", {"ruleset": "classic"}, [SeatRow(0, "Ann", "k", "human", "", True)])
+        assert one.append_event("t", "act", {"n": 1}) == 1
+        assert two.append_event("t", "act", {"n": 2}) == 2  # the other process writes next
+        with pytest.raises(sqlite3.IntegrityError):
+            one.append_event("t", "act", {"n": 3})  # planned on a history without event 2
+        with pytest.raises(sqlite3.IntegrityError):
+            one.commit(Batch("t", events=[("act", {"n": 4})], over=True))  # and so is the next
+        assert [(e.seq, e.data) for e in two.events("t")] == [(1, {"n": 1}), (2, {"n": 2})]
+        assert not two.is_over("t")  # the refused batch left nothing: not even its end of the game
+        conn = pgstore.connect(pg_url, 5.0)
+        with pytest.raises(Exception, match="duplicate key"):
+            conn.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
+                         ("t", 2, "act", "{}", time.time()))
+        conn.close()
+    finally:
+        one.close()
+        two.close()
+
+
+def test_the_test_redis_keeps_nothing_on_disk() -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url())
+    try:
+        assert client.config_get("save") == {"save": ""}
+        assert client.config_get("appendonly") == {"appendonly": "no"}
+    finally:
+        client.close()
+
+
+# -- barbu db move ------------------------------------------------------------------------------
+
+def filled_sqlite(path: Path) -> tuple[str, str]:
+    """An SQLite database with a rated game over, an unfinished one, profiles, a code and a sheet.
+
+    Returns the unfinished table's id and the token of its person's seat.
+    """
+    store = Store(str(path))
+    ann, ben = person(store, "Ann"), person(store, "Ben")
+    store.commit(PlayerBatch(ben.id, transfer=("code-hash", time.time() + 3600)))
+    lobby = Lobby(store)
+    done = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOM], ann, ruleset="family", players=3)
+    done.join("Ben", ben)
+    play_out(done, {0: attach(done, 0), 1: attach(done, 1)})
+    going = sit(lobby, [{"kind": "you"}, RANDOM, RANDOM], ann, ruleset="family", players=3, seed=7)
+    play_out(going, {0: attach(going, 0)}, stop=1)
+    store.commit(SheetBatch("sheet1", {"ruleset": "classic", "players": ["A", "B", "C", "D"], "hands": []},
+                            0, None, {"kind": "create"}, token="write"))
+    store.commit(SheetBatch("sheet1", {"ruleset": "classic", "players": ["A", "B", "C", "E"], "hands": []},
+                            1, "entry1", {"kind": "edit"}))
+    token = going.seats[0].row.token
+    store.close()
+    return going.id, token
+
+
+def answers(store: TableStore) -> dict[str, Any]:
+    """Everything the store tells of its tables, profiles, ratings and sheets."""
+    ids = store.table_ids()
+    lobby = Lobby(store)
+    people = sorted({s.player for t in ids for s in store.load_seats(t) if s.player})
+    return {
+        "index": store.table_index(),
+        "tables": {t: (store.load_setup(t), store.load_seats(t), store.events(t), store.origin(t),
+                       store.table_flags(t), store.is_over(t), store.rated(t), store.last_change(t),
+                       lobby.get(t).public_record()) for t in ids},
+        "people": {p: (store.load_player(p), store.ratings_of(p), store.rating_history(p, 10),
+                       store.tables_of_player(p)) for p in people},
+        "board": store.leaderboard("family", 10),
+        "transfer": store.transfer("code-hash"),
+        "sheet": (store.load_sheet("sheet1"), store.sheet_entry("sheet1", "entry1"),
+                  store.sheet_history("sheet1")),
+    }
+
+
+def test_a_moved_database_answers_alike_and_its_unfinished_game_plays_on(
+        tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "old.db"
+    going, token = filled_sqlite(path)
+    sqlite = Store(str(path))
+    before = answers(sqlite)
+    sqlite.close()
+    assert main(["db", "move", str(path), pg_url]) == 0
+    said = capsys.readouterr().out
+    for rows in ("2 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets"):
+        assert rows in said
+    moved = PgStore(pg_url)
+    assert answers(moved) == before
+    moved.close()
+    assert main(["db", "move", str(path), pg_url]) == 1  # into a database that holds tables: refused
+    assert "--into-used" in capsys.readouterr().err
+
+    with TestClient(app_for(pg_url)) as client:  # type: ignore[arg-type]  # a URL where a path goes
+        table = server_of(client).tables.get(going)
+        assert not table.state.is_over
+        rng = random.Random(3)
+        with client.websocket_connect(f"/ws/{going}") as ws:
+            ws.send_json({"type": "hello", "token": token})
+            while (view := receive(ws, "state")["view"])["phase"] != "game_over":
+                if view["current"] == 0 and view["legal"]:
+                    ws.send_json({"type": "act", "action": rng.choice(view["legal"])})
+        assert table.state.is_over
+    again = PgStore(pg_url)
+    try:
+        assert again.is_over(going) and again.rated(going)
+        assert len(again.events(going)) > len(before["tables"][going][2])
+    finally:
+        again.close()
+
+
+def test_a_move_into_a_used_database_is_refused_unless_asked(
+        tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    one = Store(str(first))
+    one.create_table("a", {"ruleset": "classic"}, [SeatRow(0, "Ann", "k", "human", "", True)])
+    one.close()
+    two = Store(str(second))
+    two.create_table("b", {"ruleset": "classic"}, [SeatRow(0, "Bob", "j", "human", "", True)])
+    two.append_event("b", "act", {"n": 1})
+    two.close()
+    assert main(["db", "move", str(first), pg_url]) == 0
+    assert main(["db", "move", str(second), pg_url]) == 1
+    assert "already holds 1 tables, 1 seats" in capsys.readouterr().err
+    assert main(["db", "move", str(second), pg_url, "--into-used"]) == 0
+    store = PgStore(pg_url)
+    assert store.table_ids() == ["a", "b"] and [e.data for e in store.events("b")] == [{"n": 1}]
+    store.close()
+    assert main(["db", "move", str(second), pg_url, "--into-used"]) == 1  # its ids are there: nothing kept
+    store = PgStore(pg_url)
+    assert len(store.events("b")) == 1
+    store.close()
+
+
+def test_a_move_refuses_a_file_a_server_is_serving(
+        tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "busy.db"
+    Store(str(path)).close()
+    from barbu.web.store import exclusive
+
+    with exclusive(str(path)):  # as a running barbu serve holds it
+        assert main(["db", "move", str(path), pg_url]) == 1
+    assert "stop it first" in capsys.readouterr().err
+    assert layout_version(pg_url) == 0  # nothing was done to the target
