@@ -100,9 +100,9 @@ class Group:
         self.urls.append(url)
         return url
 
-    def with_nginx(self) -> str:
-        """nginx on a free port in front of every process (deploy/nginx.conf, our ports in it)."""
-        port = free_port()
+    def with_nginx(self, port: int = 0) -> str:
+        """nginx on ``port`` (0: any free one) before every process (deploy/nginx.conf, with our ports)."""
+        port = port or free_port()
         conf = nginx_conf([u.rsplit(":", 1)[1] for u in self.urls], port, self.tmp / "nginx")
         self.nginx = subprocess.Popen([NGINX, "-p", str(self.tmp / "nginx"), "-c", str(conf),
                                        "-g", "daemon off;"],
@@ -146,3 +146,65 @@ def nginx_conf(ports: list[str], listen: int, prefix: Path) -> Path:
     conf = prefix / "nginx.conf"
     conf.write_text(text)
     return conf
+
+
+# -- the browser tests against a group (BARBU_TEST_CLUSTER=1) -----------------------------------
+
+CLUSTER_ENV = "BARBU_TEST_CLUSTER"
+_databases: dict[Path, tuple[str, int]] = {}  # a browser test's database file -> the group's database, bus
+
+
+def on_cluster() -> bool:
+    """Whether the browser tests' servers are groups of two processes behind nginx."""
+    return os.environ.get(CLUSTER_ENV) == "1"
+
+
+def group_database(db: Path) -> tuple[str, int]:
+    """The database and the Redis database number standing for a browser test's SQLite file.
+
+    The same file gets the same ones again (a test that restarts its server finds its tables). Each
+    group has its own Redis database, so that two groups running at once never list each other's tables.
+    """
+    if db not in _databases:
+        target = new_database() if os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1" else str(db)
+        number = 1 + len(_databases) % 15
+        _databases[db] = (target, number)
+        flush_bus(with_number(redis_url(), number))
+    return _databases[db]
+
+
+def with_number(url: str, number: int) -> str:
+    """The same Redis server's URL, naming its database ``number``."""
+    return re.sub(r"(redis://[^/]+)(/\d*)?$", lambda m: f"{m[1]}/{number}", url)
+
+
+class Running:
+    """A started group as the browser tests hold a server process: terminate, wait, poll, kill."""
+
+    def __init__(self, group: Group) -> None:
+        self.group = group
+
+    def terminate(self) -> None:
+        self.group.stop()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    def poll(self) -> int | None:
+        return None if all(p.poll() is None for p in self.group.procs) else 1
+
+    def kill(self) -> None:
+        for proc in self.group.procs:
+            proc.kill()
+        if self.group.nginx is not None:
+            self.group.nginx.kill()
+
+
+def start_group(port: int, db: Path, *extra: str, processes: int = 2) -> Running:
+    """Two ``barbu serve --bus`` processes on the database standing for ``db``, nginx in front on ``port``."""
+    target, number = group_database(db)
+    tmp = db.parent / f"group-{db.stem}"
+    tmp.mkdir(exist_ok=True)
+    group = Group(target, with_number(redis_url(), number), tmp, extra).start(processes)
+    group.with_nginx(port)
+    return Running(group)

@@ -24,6 +24,7 @@ import math
 import random
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -143,7 +144,7 @@ class Cluster:
 
     async def start(self) -> None:
         await self.bus.start(self.on_message)
-        await self.sweep()
+        await self.sweep(recent=True)
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def stop(self) -> None:
@@ -237,8 +238,9 @@ class Cluster:
             except Exception:
                 log.exception("the cluster's sweep failed (tried again in a second)")
 
-    async def sweep(self) -> None:
-        """Say we live, keep our leases, list our tables, close relays to dead processes, take orphans."""
+    async def sweep(self, recent: bool = False) -> None:
+        """Say we live, keep our leases, list our tables, close relays to dead processes, take orphans
+        (``recent``: the tables finished lately too, which the lobby still lists, as at a start)."""
         await self.bus.heartbeat()
         for table_id in await self.bus.renew():
             self.drop(table_id)
@@ -251,13 +253,11 @@ class Cluster:
             if port.relay not in live:
                 port.inbox.put_nowait(None)
                 self.ports.pop(conn, None)
-        await self._take_orphans(len(live))
+        await self._take_orphans(len(live), recent)
 
-    async def _take_orphans(self, live: int) -> None:
+    async def _take_orphans(self, live: int, recent: bool) -> None:
         """Lease some of the unfinished tables no process drives: our share, so that the load spreads."""
-        store = self.lobby.store
-        ids = [t for t in await asyncio.to_thread(store.table_ids, include_over=False)
-               if t not in self.lobby.tables]
+        ids = [t for t in await asyncio.to_thread(self._wanted, recent) if t not in self.lobby.tables]
         owners = await self.bus.owners(ids)
         orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None]
         if not orphans:
@@ -281,6 +281,14 @@ class Cluster:
             self.server.kick(table)
         if taken:
             log.info("took over %d table(s) no process drove", taken)
+
+    def _wanted(self, recent: bool) -> list[str]:
+        """The tables some process must drive: the unfinished ones (and those the lobby still lists)."""
+        store = self.lobby.store
+        if not recent:
+            return store.table_ids(include_over=False)
+        since = time.time() - self.lobby.limits.listed_after_over
+        return [e.id for e in store.table_index() if not e.over or e.last_change >= since]
 
     async def publish(self) -> None:
         await self.bus.publish_listing(self.lobby.listing())
