@@ -134,7 +134,9 @@ class Cluster:
         self.ports: dict[str, RelayPort] = {}  # readers relayed to us, by relay id
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.loading: dict[str, asyncio.Future[Table | None]] = {}  # tables being loaded, by id
         self._sweeper: asyncio.Task[None] | None = None
+        self._beater: asyncio.Task[None] | None = None
 
     @property
     def lobby(self) -> ClusterLobby:
@@ -144,15 +146,19 @@ class Cluster:
 
     async def start(self) -> None:
         await self.bus.start(self.on_message)
-        await self.sweep(recent=True)
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+        await self.keep_alive()
+        await self.take_orphans(recent=True)
+        loop = asyncio.get_running_loop()
+        self._beater = loop.create_task(self._forever(self.keep_alive))
+        self._sweeper = loop.create_task(self._forever(self.take_orphans))
 
     async def stop(self) -> None:
         """Close our readers with 1012 so that they come back elsewhere, then give up the leases."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        for task in (self._sweeper, self._beater):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for table in list(self.lobby.tables.values()):
             self._close_readers(table)
         for end in self.relays.values():
@@ -173,21 +179,8 @@ class Cluster:
     async def place(self, table_id: str) -> str | None:
         """Where a table is driven: None for here (leased and loaded now if no one drove it), else
         the owner's process id; TableError ``no-table`` if there is no such table."""
-        for _ in range(20):
-            if self.drives(table_id):
-                return None
-            if not valid_id(table_id):
-                break
-            if await self.bus.acquire(table_id):
-                try:
-                    table = self.lobby.take(table_id)
-                except Exception:
-                    await self.bus.release([table_id])
-                    raise
-                if table is None:
-                    await self.bus.release([table_id])
-                    break
-                self.server.kick(table)
+        for _ in range(int(2 * self.bus.lease_ms / 1000 / 0.25)):
+            if self.drives(table_id) or await self._take(table_id) is not None:
                 return None
             owner = await self.bus.owner(table_id)
             if owner is not None and owner != self.bus.proc and await self.bus.alive(owner):
@@ -196,6 +189,35 @@ class Cluster:
         if valid_id(table_id) and self.lobby.store.load_setup(table_id) is not None:
             raise storage_error(table_id, TimeoutError("no process could take the table's lease"))
         raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
+
+    async def _take(self, table_id: str) -> Table | None:
+        """Lease and load a table no process drives (None: another process holds it); TableError
+        ``no-table`` if there is no such table. Loaded in a thread: a long replay keeps the loop going."""
+        pending = self.loading.get(table_id)
+        if pending is not None:  # already being loaded here: the same table, not a second copy
+            return await asyncio.shield(pending)
+        if self.drives(table_id):
+            return self.lobby.tables[table_id]
+        if not valid_id(table_id):
+            raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self.loading[table_id] = future
+        table: Table | None = None
+        try:
+            if not await self.bus.acquire(table_id):
+                return None
+            try:
+                table = await asyncio.to_thread(self.lobby.take, table_id)
+            finally:
+                if table is None:
+                    await self.bus.release([table_id])
+            if table is None:
+                raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
+            self.server.kick(table)
+            return table
+        finally:
+            self.loading.pop(table_id, None)
+            future.set_result(table)
 
     async def guard(self, batch: Batch | SheetBatch | PlayerBatch) -> None:
         """Refuse (LeaseLost) a table's write unless we hold its lease; lease the new tables it makes."""
@@ -230,17 +252,20 @@ class Cluster:
 
     # -- the sweep ---------------------------------------------------------------------------
 
-    async def _sweep_forever(self) -> None:
+    async def _forever(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Do ``work`` about every second (not in step with the other processes) until cancelled."""
         while True:
             await asyncio.sleep(SWEEP_SECONDS * random.uniform(0.8, 1.2))
             try:
-                await self.sweep()
+                await work()
             except Exception:
-                log.exception("the cluster's sweep failed (tried again in a second)")
+                log.exception("the cluster's %s failed (tried again in a second)", work.__name__)
 
-    async def sweep(self, recent: bool = False) -> None:
-        """Say we live, keep our leases, list our tables, close relays to dead processes, take orphans
-        (``recent``: the tables finished lately too, which the lobby still lists, as at a start)."""
+    async def keep_alive(self) -> None:
+        """Say we live, keep our leases (forgetting the lost ones), list our tables, drop dead relays.
+
+        Its own task, apart from the takeovers: loading many tables at once must not let our leases lapse.
+        """
         await self.bus.heartbeat()
         for table_id in await self.bus.renew():
             self.drop(table_id)
@@ -253,32 +278,27 @@ class Cluster:
             if port.relay not in live:
                 port.inbox.put_nowait(None)
                 self.ports.pop(conn, None)
-        await self._take_orphans(len(live), recent)
 
-    async def _take_orphans(self, live: int, recent: bool) -> None:
-        """Lease some of the unfinished tables no process drives: our share, so that the load spreads."""
+    async def take_orphans(self, recent: bool = False) -> None:
+        """Lease some of the tables no live process drives: our share of them, so that the load spreads.
+
+        Those are the unfinished tables (``recent``: and the finished ones the lobby still lists, as
+        at a start). Each process takes about 1/N of them a second, at random: the takeover after a
+        death is spread over the survivors, and a table is never taken twice (its lease).
+        """
         ids = [t for t in await asyncio.to_thread(self._wanted, recent) if t not in self.lobby.tables]
         owners = await self.bus.owners(ids)
         orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None]
         if not orphans:
             return
         random.shuffle(orphans)
-        share = math.ceil(len(orphans) / max(1, live))
+        share = math.ceil(len(orphans) / max(1, len(await self.bus.live_procs())))
         taken = 0
         for table_id in orphans[:share]:
-            if not await self.bus.acquire(table_id):
-                continue
             try:
-                table = self.lobby.take(table_id)
+                taken += await self._take(table_id) is not None
             except Exception:
                 log.exception("table %s could not be taken over", table_id)
-                await self.bus.release([table_id])
-                continue
-            if table is None:
-                await self.bus.release([table_id])
-                continue
-            taken += 1
-            self.server.kick(table)
         if taken:
             log.info("took over %d table(s) no process drove", taken)
 
