@@ -24,15 +24,18 @@ ONE_PERSON = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "b
               {"kind": "bot", "level": "random"}]
 
 
-class FailingStore(store_class()):  # type: ignore[misc]
-    """A store whose writes fail (as with a full disk) while ``failing`` is set."""
+def failing_store(target: str) -> Any:
+    """A store of ``target`` whose writes fail (as with a full disk) while its ``failing`` is set."""
 
-    failing = False
+    class FailingStore(store_class(target)):  # type: ignore[misc]
+        failing = False
 
-    def commit(self, batch: Batch) -> list[int]:
-        if self.failing:
-            raise sqlite3.OperationalError("disk I/O error")
-        return super().commit(batch)
+        def commit(self, batch: Batch) -> list[int]:
+            if self.failing:
+                raise sqlite3.OperationalError("disk I/O error")
+            return super().commit(batch)  # type: ignore[no-any-return]
+
+    return FailingStore(target)
 
 
 def snapshot(table: Table) -> Any:
@@ -60,9 +63,9 @@ def legal_of(table: Table) -> str:
 
 # -- 1. acknowledged only once stored ------------------------------------------------------
 
-def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    path = str(fresh_db(tmp_path, "f.db"))
-    store = FailingStore(path)
+def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(store_target: str) -> None:
+    path = store_target
+    store = failing_store(path)
     table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "name": "Ann", "seed": 3}))
     players = seated(table)
     for _ in range(6):
@@ -264,8 +267,8 @@ def corrupt(path: Path, table_id: str, seq: int, data: str) -> None:
 
 @pytest.mark.parametrize("data", ['{"seat": 0, "action": 9999}', "not json {", '{"seat": 0}'])
 def test_a_table_whose_stored_action_fails_is_kept_damaged_and_read_only(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture, data: str) -> None:
-    path = fresh_db(tmp_path, "d.db")
+        store_target: str, caplog: pytest.LogCaptureFixture, data: str) -> None:
+    path = store_target
     store = open_store(path)
     table = Table.create(store, Setup.parse({"seats": [{"kind": "bot", "level": "random"}] * 3
                                              + [{"kind": "human"}], "name": "Ann", "seed": 2}))
@@ -320,8 +323,8 @@ def test_a_damaged_table_is_shown_as_such_over_http_and_refuses_play(tmp_path: P
 
 # -- 5. a link's token lapses once its seat is taken -------------------------------------------
 
-def test_taking_a_seat_by_its_link_gives_a_fresh_token(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "l.db"))
+def test_taking_a_seat_by_its_link_gives_a_fresh_token(store_target: str) -> None:
+    store = open_store(store_target)
     table = Table.create(store, Setup.parse({"name": "Ann", "seats": [{"kind": "human"}] * 2
                                              + [{"kind": "bot"}] * 2}))
     link = dict(table.tokens())[1]
@@ -364,8 +367,8 @@ def played_table(path: Path, steps: int = 10) -> Table:
 
 
 def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = fresh_db(tmp_path, "o.db")
+        store_target: str, caplog: pytest.LogCaptureFixture) -> None:
+    path = store_target
     table = played_table(path)
     events = open_store(path).events(table.id)
     bad = next(e for e in events if e.kind == "act" and e.seq > 4)
@@ -384,8 +387,8 @@ def test_a_damaged_tables_reason_counts_seats_from_1_and_says_where_it_stopped(
     assert any(f'"seat": {wrong}' in m and "seats from 0" in m for m in logged), logged
 
 
-def test_an_illegal_stored_action_is_told_of_its_player_not_to_them(tmp_path: Path) -> None:
-    path = fresh_db(tmp_path, "i.db")
+def test_an_illegal_stored_action_is_told_of_its_player_not_to_them(store_target: str) -> None:
+    path = store_target
     table = played_table(path)
     bad = next(e for e in open_store(path).events(table.id) if e.kind == "act" and e.seq > 4)
     corrupt(path, table.id, bad.seq, json.dumps({"seat": bad.data["seat"], "action": 9999}))

@@ -67,8 +67,8 @@ def count(store: Store, sql: str) -> int:
     return int(query(store, sql)[0][0])
 
 
-def test_a_finished_game_rates_its_profiles_once(tmp_path: Path) -> None:
-    db = fresh_db(tmp_path, "r.db")
+def test_a_finished_game_rates_its_profiles_once(store_target: str) -> None:
+    db = store_target
     store = open_store(db)
     ann, ben = person(store, "Ann"), person(store, "Ben")
     lobby = Lobby(store)
@@ -96,8 +96,8 @@ def test_a_finished_game_rates_its_profiles_once(tmp_path: Path) -> None:
     assert [r.games for r in again.ratings_of(ann.id)] == [1]
 
 
-def test_a_family_game_ranks_the_lowest_total_first(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "f.db"))
+def test_a_family_game_ranks_the_lowest_total_first(store_target: str) -> None:
+    store = open_store(store_target)
     ann = person(store, "Ann")
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], ann, ruleset="family", players=3)
     play_out(table, {0: attach(table, 0)})
@@ -112,8 +112,8 @@ def test_a_family_game_ranks_the_lowest_total_first(tmp_path: Path) -> None:
     assert sum(t for t, _ in history[0].contracts.values()) == totals[0]
 
 
-def test_a_game_without_profiles_changes_nothing(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "n.db"))
+def test_a_game_without_profiles_changes_nothing(store_target: str) -> None:
+    store = open_store(store_target)
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], None, ruleset="family", players=3)
     play_out(table, {0: attach(table, 0)})
     assert table.state.is_over
@@ -142,8 +142,8 @@ def refuse_history(store: TableStore, refused: bool) -> None:
         query(store, "DROP TRIGGER no_history")
 
 
-def test_a_crash_in_the_final_write_rates_nothing(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "c.db"))
+def test_a_crash_in_the_final_write_rates_nothing(store_target: str) -> None:
+    store = open_store(store_target)
     ann = person(store, "Ann")
     table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], ann, ruleset="family", players=3)
     client = attach(table, 0)
@@ -253,8 +253,8 @@ def test_one_profile_is_never_two_entrants() -> None:
     assert result is not None and result.entrants == ("person:a", "", "computer:random")
 
 
-def test_a_seat_handed_to_a_computer_still_rates_its_person(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "h.db"))
+def test_a_seat_handed_to_a_computer_still_rates_its_person(store_target: str) -> None:
+    store = open_store(store_target)
     ann = person(store, "Ann")
     lobby = Lobby(store, idle_seconds=0.0)  # a person may be handed over at once
     table = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOMS[0]], ann, ruleset="family", players=3)
@@ -271,8 +271,8 @@ def test_a_seat_handed_to_a_computer_still_rates_its_person(tmp_path: Path) -> N
     assert [(h.seat, h.total) for h in history] == [(0, table.state.totals[0])]
 
 
-def test_a_classic_game_rates_against_the_computers_anchors(tmp_path: Path) -> None:
-    store = open_store(fresh_db(tmp_path, "k.db"))
+def test_a_classic_game_rates_against_the_computers_anchors(store_target: str) -> None:
+    store = open_store(store_target)
     ann = person(store, "Ann")
     seats = [{"kind": "you"}, RANDOMS[0], {"kind": "bot", "level": "basic"}, RANDOMS[0]]
     table = sit(Lobby(store), seats, ann)

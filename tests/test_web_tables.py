@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web_helpers import Recorder, cards_in, fresh_db, mask_cards, sqlite_only
+from tests.web_helpers import Recorder, cards_in, mask_cards, sqlite_only
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase
@@ -57,8 +57,8 @@ def code(e: pytest.ExceptionInfo[TableError]) -> str:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = open_store(fresh_db(tmp_path, "t.db"))
+def store(store_target: str) -> Store:
+    s = open_store(store_target)
     yield s  # type: ignore[misc]
     s.close()
 
@@ -370,8 +370,8 @@ def test_the_whole_record_with_every_deal_and_the_seed_once_the_game_is_over(sto
 
 # -- restart -------------------------------------------------------------------------
 
-def test_a_table_is_rebuilt_from_the_store_exactly(tmp_path: Path) -> None:
-    path = str(fresh_db(tmp_path, "r.db"))
+def test_a_table_is_rebuilt_from_the_store_exactly(store_target: str) -> None:
+    path = store_target
     store = open_store(path)
     table = make(store, {"seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}, {"kind": "bot"}],
                          "seed": 41, "name": "Ann"})

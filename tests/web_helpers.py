@@ -29,9 +29,9 @@ def fresh_db(tmp_path: Path, name: str = "tables.db") -> str:
     return new_database() if on_postgres() else str(tmp_path / name)
 
 
-def store_class() -> type[Any]:
-    """The store class of this run, for the tests' stores that fail or wait on purpose."""
-    if on_postgres():
+def store_class(target: str | None = None) -> type[Any]:
+    """The store class of ``target`` (or of this run), for the tests' stores that fail or wait on purpose."""
+    if on_postgres() if target is None else is_postgres(target):
         from barbu.web.pgstore import PgStore
 
         return PgStore

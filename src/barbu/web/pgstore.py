@@ -265,6 +265,9 @@ class PgStore:
         self.reader.close()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if any(isinstance(p, str) and "\x00" in p for p in params):
+            # PostgreSQL's text holds no NUL, so no stored key has one: every read looks up by key.
+            return []
         with self.reader.lock, dbapi_errors():
             return self.reader.get().execute(sql, params).fetchall()
 
