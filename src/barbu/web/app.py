@@ -546,7 +546,9 @@ def build_app(config: Config) -> Starlette:
         from barbu.web.relay import Cluster  # redis-py is needed only by a group of processes
 
         server.cluster = Cluster(server, config.bus)
-    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds)
+    # With several processes a job's id names the one running it, where its progress is asked for.
+    prefix = server.cluster.job_prefix if server.cluster is not None else ""
+    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -86,6 +86,7 @@ class Bus:
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=True)
         self.until: dict[str, float] = {}  # each held lease: monotonic time until which we may write
         self._pubsub: Any = None
+        self.generation = 0  # how many times we subscribed again after losing the bus
         self._listener: asyncio.Task[None] | None = None
 
     async def start(self, handler: Handler) -> None:
@@ -98,11 +99,27 @@ class Bus:
         log.info("on the bus %s as %s", self.url, self.proc)
 
     async def _listen(self, handler: Handler) -> None:
-        async for message in self._pubsub.listen():
+        """Hand each message to ``handler``; subscribe again whenever the subscription was lost.
+
+        Messages sent meanwhile are lost: ``generation`` counts the subscriptions, so that the
+        relays, which cannot tell what they missed, are closed and their readers connect again.
+        """
+        while True:
             try:
-                await handler(json.loads(message["data"]))
-            except Exception:
-                log.exception("a bus message could not be handled")
+                async for message in self._pubsub.listen():
+                    try:
+                        await handler(json.loads(message["data"]))
+                    except Exception:
+                        log.exception("a bus message could not be handled")
+            except Exception as e:  # a lost connection, or a subscription a lost one never made
+                log.warning("lost the bus (%s): listening again in a second", e)
+            await asyncio.sleep(self.beat)  # listen() also ends at once unsubscribed: never spin
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+            self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            with contextlib.suppress(Exception):
+                await self._pubsub.subscribe(proc_key(self.proc))
+                self.generation += 1
 
     async def stop(self) -> None:
         """Give up every lease and leave the bus: the other processes take the tables at once."""

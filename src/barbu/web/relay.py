@@ -47,6 +47,8 @@ SWEEP_SECONDS = 1.0
 HTTP_TIMEOUT = 15.0  # seconds a relayed request waits for its owner's answer
 # The table's routes whose answer depends on the table's state in memory: answered by its owner.
 TABLE_PATH = re.compile(r"^/api/tables/([A-Za-z0-9_-]{1,32})(/join|/record)?$")
+# An analysis runs in the process that started it: its progress is asked of that one.
+JOB_PATH = re.compile(r"^/api/analysis/([0-9a-f]{6})\.[A-Za-z0-9_-]+$")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -135,8 +137,20 @@ class Cluster:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.loading: dict[str, asyncio.Future[Table | None]] = {}  # tables being loaded, by id
+        self.generation = 0  # the bus's subscription our relays were made under
         self._sweeper: asyncio.Task[None] | None = None
         self._beater: asyncio.Task[None] | None = None
+
+    @property
+    def job_prefix(self) -> str:
+        """The start of the ids of the analyses this process runs: its bus id's random part."""
+        return self.bus.proc.rsplit("-", 1)[1] + "."
+
+    async def job_owner(self, tag: str) -> str | None:
+        """The live process whose analyses' ids start with ``tag`` (None: this one, or none)."""
+        if self.job_prefix == tag + ".":
+            return None
+        return next((p for p in await self.bus.live_procs() if p.endswith("-" + tag)), None)
 
     @property
     def lobby(self) -> ClusterLobby:
@@ -271,12 +285,14 @@ class Cluster:
             self.drop(table_id)
         await self.publish()
         live = set(await self.bus.live_procs())
+        lost = self.bus.generation != self.generation  # frames may have been missed: start afresh
+        self.generation = self.bus.generation
         for end in list(self.relays.values()):
-            if end.owner not in live:
+            if lost or end.owner not in live:
                 end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
         for conn, port in list(self.ports.items()):
-            if port.relay not in live:
-                port.inbox.put_nowait(None)
+            if lost or port.relay not in live:
+                self._spawn(port.close(CLOSE_RESTART))
                 self.ports.pop(conn, None)
 
     async def take_orphans(self, recent: bool = False) -> None:
@@ -403,7 +419,10 @@ class Cluster:
             msg = getting.result()
             if msg.get("op") == "close":
                 return int(msg.get("code") or 1000)
-            await ws.send_text(str(msg.get("text", "")))
+            try:
+                await ws.send_text(str(msg.get("text", "")))
+            except Exception:  # the reader went while we sent: as if it had closed
+                return 1000
 
     async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> None:
         from barbu.web.app import _receive
@@ -418,11 +437,14 @@ class Cluster:
         self.app = app
 
         async def route(scope: Scope, receive: Receive, send: Send) -> None:
-            match = TABLE_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
+            path = scope.get("path", "") if scope["type"] == "http" else ""
+            match, job = TABLE_PATH.match(path), JOB_PATH.match(path)
             owner = None
             if match is not None:
                 with contextlib.suppress(TableError):  # no such table: the application says so
                     owner = await self.place(match[1])
+            elif job is not None:
+                owner = await self.job_owner(job[1])
             if owner is None:
                 await app(scope, receive, send)
             else:
