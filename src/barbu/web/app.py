@@ -238,7 +238,7 @@ class Server:
 
     def drives(self, table: Table) -> bool:
         """Whether this process plays this table on (with --bus, only the tables whose lease it holds)."""
-        return self.cluster is None or self.cluster.drives(table.id)
+        return self.cluster is None or self.cluster.current(table)
 
     def kick(self, table: Table) -> None:
         """Make sure computer players (and forced passes) get to act at this table."""
@@ -313,6 +313,8 @@ class Server:
             if change is None:
                 return False
             try:
+                if change.batch and not self.drives(table):  # another process drives it now
+                    raise OSError(f"this process no longer drives table {table.id}")
                 await self.store_batch(change.batch)
             except (sqlite3.Error, OSError) as e:
                 raise storage_error(table.id, e) from e

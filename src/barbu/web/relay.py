@@ -188,6 +188,10 @@ class Cluster:
     def drives(self, table_id: str) -> bool:
         return table_id in self.lobby.tables and self.bus.holds(table_id)
 
+    def current(self, table: Table) -> bool:
+        """Whether we drive this very copy of the table (an older copy, loaded before a lapse, is dead)."""
+        return self.lobby.tables.get(table.id) is table and self.bus.holds(table.id)
+
     # -- placing a table -------------------------------------------------------------------
 
     async def place(self, table_id: str) -> str | None:
@@ -220,6 +224,7 @@ class Cluster:
         try:
             if not await self.bus.acquire(table_id):
                 return None
+            self.drop(table_id)  # a copy kept from before our lease lapsed: its readers start afresh
             try:
                 table = await asyncio.to_thread(self.lobby.take, table_id)
             finally:
