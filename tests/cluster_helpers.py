@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 from tests.pg_helpers import PG_ENV, REQUIRE_ENV, new_database, redis_url
+
+from barbu.web.store import is_postgres
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 # Every table and socket of a test comes from 127.0.0.1: the per-client limits are lifted.
@@ -151,7 +154,7 @@ def nginx_conf(ports: list[str], listen: int, prefix: Path) -> Path:
 # -- the browser tests against a group (BARBU_TEST_CLUSTER=1) -----------------------------------
 
 CLUSTER_ENV = "BARBU_TEST_CLUSTER"
-_databases: dict[Path, tuple[str, int]] = {}  # a browser test's database file -> the group's database, bus
+_databases: dict[str, tuple[str, int]] = {}  # a browser test's database -> the group's database, bus
 
 
 def on_cluster() -> bool:
@@ -159,18 +162,23 @@ def on_cluster() -> bool:
     return os.environ.get(CLUSTER_ENV) == "1"
 
 
-def group_database(db: Path) -> tuple[str, int]:
-    """The database and the Redis database number standing for a browser test's SQLite file.
+def group_database(db: Path | str) -> tuple[str, int]:
+    """The database and the Redis database number of the group standing for a browser test's database.
 
-    The same file gets the same ones again (a test that restarts its server finds its tables). Each
-    group has its own Redis database, so that two groups running at once never list each other's tables.
+    A PostgreSQL one is used as it is; an SQLite file gets a new PostgreSQL database of its own when
+    there is PostgreSQL. The same one gets the same again (a test that restarts its server finds its
+    tables). Each group has its own Redis database, so that two groups running at once never list
+    each other's tables.
     """
-    if db not in _databases:
-        target = new_database() if os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1" else str(db)
-        number = 1 + len(_databases) % 15
-        _databases[db] = (target, number)
+    key = str(db)
+    if key not in _databases:
+        target = key
+        if not is_postgres(key) and (os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1"):
+            target = new_database()
+        number = 1 + len(_databases) % 13  # 14 and 15 are the bus tests'
+        _databases[key] = (target, number)
         flush_bus(with_number(redis_url(), number))
-    return _databases[db]
+    return _databases[key]
 
 
 def with_number(url: str, number: int) -> str:
@@ -200,10 +208,12 @@ class Running:
             self.group.nginx.kill()
 
 
-def start_group(port: int, db: Path, *extra: str, processes: int = 2) -> Running:
+def start_group(port: int, db: Path | str, *extra: str, processes: int = 2) -> Running:
     """Two ``barbu serve --bus`` processes on the database standing for ``db``, nginx in front on ``port``."""
     target, number = group_database(db)
-    tmp = db.parent / f"group-{db.stem}"
+    tmp = Path(tempfile.gettempdir()) / f"barbu-group-{target.rsplit('/', 1)[-1].replace('.', '-')}"
+    if not is_postgres(str(db)):
+        tmp = Path(db).parent / f"group-{Path(db).stem}"
     tmp.mkdir(exist_ok=True)
     group = Group(target, with_number(redis_url(), number), tmp, extra).start(processes)
     group.with_nginx(port)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,11 +21,12 @@ from typing import Any
 import pytest
 from tests.cluster_helpers import group_database, on_cluster, start_group
 from tests.conftest import ROOT
-from tests.web_helpers import query
+from tests.web_helpers import fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.rules import figures
+from barbu.web.store import is_postgres
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -68,7 +70,14 @@ def free_port() -> int:
         return port
 
 
-def start_server(port: int, db: Path, *extra: str) -> Any:
+def log_of(db: Path | str) -> Path:
+    """Where a test server writes: beside its SQLite file, or in the temporary folder for PostgreSQL."""
+    if is_postgres(str(db)):
+        return Path(tempfile.gettempdir()) / (urllib.parse.urlsplit(str(db)).path.strip("/") + ".log")
+    return Path(db).with_suffix(".log")
+
+
+def start_server(port: int, db: Path | str, *extra: str) -> Any:
     """``barbu serve`` on 127.0.0.1, with computer players that do not wait; returns once it answers.
 
     With BARBU_TEST_CLUSTER=1: two ``barbu serve --bus`` processes behind nginx on ``port``, on the
@@ -77,7 +86,7 @@ def start_server(port: int, db: Path, *extra: str) -> Any:
     """
     if on_cluster():
         return start_group(port, db, "--bot-delay", "0", *extra)
-    log = open(db.with_suffix(".log"), "ab")  # noqa: SIM115 - the server writes to it for its whole life
+    log = open(log_of(db), "ab")  # noqa: SIM115 - the server writes to it for its whole life
     proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
                              "--bot-delay", "0", *extra], stdout=log, stderr=subprocess.STDOUT)
     log.close()
@@ -89,7 +98,7 @@ def start_server(port: int, db: Path, *extra: str) -> Any:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                log_text = db.with_suffix(".log").read_text()
+                log_text = log_of(db).read_text()
                 raise RuntimeError("the server did not start: " + log_text) from None
             time.sleep(0.1)
 
@@ -100,7 +109,7 @@ def stop_server(proc: Any) -> None:
 
 
 @contextmanager
-def serving(db: Path) -> Iterator[str]:
+def serving(db: Path | str) -> Iterator[str]:
     """A real `barbu serve` on a free port of this machine, stopped afterwards: its address."""
     port = free_port()
     proc = start_server(port, db)
@@ -128,7 +137,7 @@ def chromium(prefix: str, **options: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("web") / "browser.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("web"), "browser.db")) as url:
         yield url
 
 
@@ -270,7 +279,7 @@ def post(url: str, body: dict[str, Any]) -> Any:
 
 def test_a_friends_link_a_server_restart_and_an_idle_seat(browser: Any, tmp_path: Path) -> None:
     """A friend opens an invitation, the server restarts under the page, the idle host is replaced."""
-    port, db = free_port(), tmp_path / "restart.db"
+    port, db = free_port(), fresh_db(tmp_path, "restart.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
     made = post(url + "/api/tables", {"name": "Ann", "seats": [{"kind": "human"}, {"kind": "human"},
@@ -319,18 +328,18 @@ def get(url: str) -> Any:
         return json.load(res)
 
 
-def stored(db: Path) -> str | Path:
-    """Where a browser test's server keeps its tables: the file, or the database of its group."""
+def stored(db: Path | str) -> Path | str:
+    """Where a browser test's server keeps its tables: its database, or the one of its group."""
     return group_database(db)[0] if on_cluster() else db
 
 
-def corrupt_event(db: Path, table_id: str, seq: int, data: str) -> None:
+def corrupt_event(db: Path | str, table_id: str, seq: int, data: str) -> None:
     query(stored(db), "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
 
 
 def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browser: Any,
                                                                            tmp_path: Path) -> None:
-    port, db = free_port(), tmp_path / "damaged.db"
+    port, db = free_port(), fresh_db(tmp_path, "damaged.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
     bots = [{"kind": "bot", "level": "random"}] * 3

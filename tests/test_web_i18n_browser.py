@@ -15,6 +15,7 @@ from tests.conftest import ROOT
 from tests.engine_helpers import drive
 from tests.score_helpers import sheet_of
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, pytestmark, serving  # noqa: F401
+from tests.web_helpers import fresh_db
 
 from barbu.engine.contracts import CLASSIC, FAMILY, Contract
 from barbu.engine.game import Game
@@ -32,7 +33,7 @@ def catalogue(code: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("web") / "i18n.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("web"), "i18n.db")) as url:
         yield url
 
 

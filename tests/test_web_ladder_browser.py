@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, serious_violations, serving
 from tests.test_web_ladder import RANDOMS
+from tests.web_helpers import fresh_db
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -54,7 +55,7 @@ def play_live(url: str, credential: str, seed: int) -> None:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A server on which Zoë has finished three rated games and Marc one (family, 3 players: 21 hands,
     the shortest whole game), and the stored profile of a third who has played none."""
-    with serving(tmp_path_factory.mktemp("ladder") / "ladder.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("ladder"), "ladder.db")) as url:
         zoe, marc = profile(url, "Zoë"), profile(url, "Marc")
         for seed in (1, 2, 3):
             play_live(url, zoe["credential"], seed)

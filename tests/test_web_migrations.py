@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.web_helpers import sqlite_only
 
 from barbu.engine.record import to_record
 from barbu.web.players import Profiles
@@ -18,6 +19,7 @@ from barbu.web.store import SCHEMA_VERSION, NewerDatabase, Store, migrate
 from barbu.web.tables import Lobby
 
 OLD = Path(__file__).with_name("data") / "old-db"
+pytestmark = sqlite_only  # the layouts of older releases' SQLite files (PostgreSQL's: test_web_postgres)
 
 
 @pytest.fixture

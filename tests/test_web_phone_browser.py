@@ -21,6 +21,7 @@ from tests.test_web_browser import (
     stop_server,
 )
 from tests.test_web_rematch_browser import finished_table
+from tests.web_helpers import fresh_db
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
@@ -47,7 +48,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # --idle 1: the finished game's two people hand their seats to computers after a second; this
     # module makes more tables a minute than a server lets one address make by default.
     port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("phone") / "phone.db", "--idle", "1",
+    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("phone"), "phone.db"), "--idle", "1",
                         "--tables-per-minute", "100", "--max-bot-tables", "100")
     try:
         yield f"http://127.0.0.1:{port}"

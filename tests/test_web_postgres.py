@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,27 @@ def test_migrating_makes_every_table_once_and_again_changes_nothing(
     assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
 
 
+def test_servers_starting_at_once_on_an_empty_database_migrate_it_once(pg_url: str) -> None:
+    stores: list[PgStore] = []
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            stores.append(PgStore(pg_url))
+        except BaseException as e:  # told to the test below, not lost in the thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == [] and len(stores) == 4
+    assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
+    for store in stores:
+        store.close()
+
+
 def test_a_database_of_a_newer_barbu_is_refused_and_left_alone(
         pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     PgStore(pg_url).close()
@@ -80,6 +102,8 @@ def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:
             one.commit(Batch("t", events=[("act", {"n": 4})], over=True))  # and so is the next
         assert [(e.seq, e.data) for e in two.events("t")] == [(1, {"n": 1}), (2, {"n": 2})]
         assert not two.is_over("t")  # the refused batch left nothing: not even its end of the game
+        one.forget("t")  # once it has taken the table over from the stored events
+        assert one.append_event("t", "act", {"n": 3}) == 3
         conn = pgstore.connect(pg_url, 5.0)
         with pytest.raises(Exception, match="duplicate key"):
             conn.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
@@ -88,6 +112,23 @@ def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:
     finally:
         one.close()
         two.close()
+
+
+def test_the_store_connects_again_when_postgresql_drops_its_connections(pg_url: str) -> None:
+    store = PgStore(pg_url)
+    try:
+        store.create_table("t", {"ruleset": "classic"}, [SeatRow(0, "Ann", "k", "human", "", True)])
+        admin = pgstore.connect(pg_url, 5.0)
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        admin.close()
+        assert store.load_seats("t")[0].name == "Ann"  # a read is simply asked again
+        with pytest.raises(sqlite3.OperationalError):
+            store.append_event("t", "act", {"n": 1})  # a write is not: it fails as a storage error
+        assert store.append_event("t", "act", {"n": 1}) == 1  # and the next one has a new connection
+        assert [e.data for e in store.events("t")] == [{"n": 1}]
+    finally:
+        store.close()
 
 
 def test_the_test_redis_keeps_nothing_on_disk() -> None:
@@ -99,6 +140,17 @@ def test_the_test_redis_keeps_nothing_on_disk() -> None:
         assert client.config_get("appendonly") == {"appendonly": "no"}
     finally:
         client.close()
+
+
+def test_an_unreachable_server_is_refused_in_one_line_and_a_password_never_shown() -> None:
+    with pytest.raises(CannotStart) as refused:
+        check_database("postgresql://ann:secret@127.0.0.1:1/x", 1.0)
+    said = str(refused.value)
+    assert said.startswith("cannot use the database postgresql://ann:***@127.0.0.1:1/x: ")
+    assert "secret" not in said and "\n" not in said.strip()
+    assert pgstore.shown("postgres://ann:s%40cret@db.example:5432/barbu") == \
+        "postgres://ann:***@db.example:5432/barbu"
+    assert pgstore.shown("postgresql://ann@db.example/barbu") == "postgresql://ann@db.example/barbu"
 
 
 # -- barbu db move ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from tests.test_web_browser import (
     shoot_sizes,
 )
 from tests.test_web_friends_browser import create
+from tests.web_helpers import fresh_db
 
 CATALOGUES = Path(__file__).resolve().parents[1] / "src" / "barbu" / "web" / "static" / "i18n"
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("refuse") / "refuse.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("refuse"), "refuse.db")) as url:
         yield url
 
 

@@ -21,6 +21,7 @@ from tests.test_web_browser import (
     stop_server,
 )
 from tests.test_web_friends_browser import no_serious_violation
+from tests.web_helpers import fresh_db
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -33,7 +34,7 @@ SETUP = {"ruleset": "family", "players": 3, "name": "Ann",
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # --idle 1: a person's seat may be handed to a computer after a second on its turn.
     port = free_port()
-    proc = start_server(port, tmp_path_factory.mktemp("rematch") / "rematch.db", "--idle", "1")
+    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("rematch"), "rematch.db"), "--idle", "1")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

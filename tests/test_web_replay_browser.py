@@ -23,6 +23,7 @@ from tests.test_web_browser import (
     start_server,
     stop_server,
 )
+from tests.web_helpers import fresh_db
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
@@ -61,7 +62,7 @@ def play_my_seat(url: str, table: str, token: str) -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A server with two finished games: one of computers only, one where Ann played seat 1."""
-    db = tmp_path_factory.mktemp("replay") / "replay.db"
+    db = fresh_db(tmp_path_factory.mktemp("replay"), "replay.db")
     port = free_port()
     proc = start_server(port, db, "--analysis-budget", "0.01")
     url = f"http://127.0.0.1:{port}"

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from tests.test_web_browser import ARTIFACTS, CHROMIUM, chromium, serving
+from tests.web_helpers import fresh_db
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 ORDER = ["no-tricks", "no-queens", "no-hearts", "no-last-two", "no-king", "trumps", "dominoes"]
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("score") / "score.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("score"), "score.db")) as url:
         yield url
 
 

@@ -15,6 +15,7 @@ from tests.test_web_browser import (
     shoot_sizes,
 )
 from tests.test_web_friends_browser import create
+from tests.web_helpers import fresh_db
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("seats") / "seats.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("seats"), "seats.db")) as url:
         yield url
 
 

@@ -19,6 +19,7 @@ from tests.test_web_browser import (
     stop_server,
 )
 from tests.test_web_replay_browser import DONE, GOLDEN, drop
+from tests.web_helpers import fresh_db
 
 from barbu.engine.record import replay
 from barbu.engine.state import State
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("stand") / "stand.db"
+    db = fresh_db(tmp_path_factory.mktemp("stand"), "stand.db")
     port = free_port()
     proc = start_server(port, db, "--analysis-budget", "0.01")
     try:

@@ -21,6 +21,7 @@ from tests.test_web_browser import (
     start_server,
     stop_server,
 )
+from tests.web_helpers import fresh_db
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
@@ -40,7 +41,7 @@ COUNT_MOTION = ("window.motions = 0; const animate = Element.prototype.animate;"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("table") / "table.db") as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("table"), "table.db")) as url:
         yield url
 
 
@@ -352,7 +353,7 @@ def test_the_four_colour_deck_and_the_settings_are_remembered(server: str, deskt
 
 
 def test_a_lost_connection_is_said_and_the_hand_cannot_be_played(desktop: Any, tmp_path: Path) -> None:
-    port, db = free_port(), tmp_path / "offline.db"
+    port, db = free_port(), fresh_db(tmp_path, "offline.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db)
     try:
@@ -453,7 +454,7 @@ def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, deskto
 
 
 def test_a_countdown_says_when_an_idle_seat_may_be_handed_to_a_computer(desktop: Any, tmp_path: Path) -> None:
-    port, db = free_port(), tmp_path / "idle.db"
+    port, db = free_port(), fresh_db(tmp_path, "idle.db")
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port, db, "--idle", "4")
     try:

@@ -149,7 +149,9 @@ CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 MIGRATIONS = (_SCHEMA_1,)
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# The key of the advisory lock that lets one process at a time migrate (others wait, then find it done).
+Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
+
+# The key of the advisory lock that lets one process at a time migrate (the others wait, then find it done).
 _MIGRATION_LOCK = 0x6261726275  # "barbu"
 
 
@@ -169,14 +171,19 @@ def dbapi_errors() -> Iterator[None]:
     try:
         yield
     except psycopg.errors.IntegrityError as e:
-        raise sqlite3.IntegrityError(str(e).strip()) from e
+        raise sqlite3.IntegrityError(_one_line(e)) from e
     except psycopg.OperationalError as e:
-        raise sqlite3.OperationalError(str(e).strip()) from e
+        raise sqlite3.OperationalError(_one_line(e)) from e
     except psycopg.Error as e:
-        raise sqlite3.DatabaseError(str(e).strip()) from e
+        raise sqlite3.DatabaseError(_one_line(e)) from e
 
 
-def connect(url: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
+def _one_line(e: BaseException) -> str:
+    """libpq's message (often several lines, with a hint) as one line, for logs and error events."""
+    return " ".join(str(e).split())
+
+
+def connect(url: str, timeout: float) -> Conn:
     """A connection in autocommit mode (reads see the last commit); a write waits ``timeout`` for locks."""
     with dbapi_errors():
         conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout)))
@@ -184,7 +191,7 @@ def connect(url: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
     return conn
 
 
-def schema_version(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
+def schema_version(conn: Conn) -> int:
     """The version of the database's layout: 0 for a database barbu never migrated."""
     row = conn.execute("SELECT to_regclass('barbu_schema') IS NOT NULL").fetchone()
     if row is None or not row[0]:
@@ -193,26 +200,29 @@ def schema_version(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
     return 0 if row is None else int(row[0])
 
 
-def migrate(conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[int, int]:
+def migrate(conn: Conn) -> tuple[int, int]:
     """Bring a database up to :data:`SCHEMA_VERSION`, each step in one transaction: (found, left) versions.
 
-    Processes starting at once take turns (an advisory lock held by each step's transaction); a
-    database made by a newer barbu is refused (:class:`NewerDatabase`) and left alone.
+    Processes starting at once take turns (an advisory lock, held by the session, so that each one
+    reads the layout only once the one before has committed it); a database made by a newer barbu is
+    refused (:class:`NewerDatabase`) and left alone.
     """
     with dbapi_errors():
-        found = schema_version(conn)
-        if found > SCHEMA_VERSION:
-            raise NewerDatabase(f"its layout is version {found}, newer than this barbu's {SCHEMA_VERSION}")
-        while (version := schema_version(conn)) < SCHEMA_VERSION:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-                if schema_version(conn) != version:
-                    continue  # another process ran this step while we waited
-                _run_step(conn, version)
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+        try:
+            found = schema_version(conn)
+            if found > SCHEMA_VERSION:
+                raise NewerDatabase(f"its layout is version {found}, newer than this barbu's "
+                                    f"{SCHEMA_VERSION}")
+            for version in range(found, SCHEMA_VERSION):
+                with conn.transaction():
+                    _run_step(conn, version)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
     return found, SCHEMA_VERSION
 
 
-def _run_step(conn: psycopg.Connection[tuple[Any, ...]], version: int) -> None:
+def _run_step(conn: Conn, version: int) -> None:
     if version == 0:
         conn.execute("CREATE TABLE barbu_schema (version INTEGER NOT NULL)")
         conn.execute("INSERT INTO barbu_schema (version) VALUES (0)")
@@ -231,7 +241,7 @@ class _Link:
         self.lock = threading.RLock()
         self.conn = connect(url, timeout)
 
-    def get(self) -> psycopg.Connection[tuple[Any, ...]]:
+    def get(self) -> Conn:
         if self.conn.closed or self.conn.broken:
             self.conn = connect(self.url, self.timeout)
         return self.conn
@@ -239,9 +249,6 @@ class _Link:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
-
-
-Conn = psycopg.Connection[tuple[Any, ...]]
 
 
 class PgStore:
@@ -253,22 +260,38 @@ class PgStore:
         # As with SQLite: the writer thread and the event loop's reads each have their connection,
         # so that a write waiting on a lock never holds up a read.
         self.reader = _Link(url, timeout)
-        migrate(self.reader.conn)
-        self.writer = _Link(url, timeout)
-        # The next event number of each table this process wrote. Never read again after a refused
-        # write: another process wrote that number, so this one's view of the table is stale and
-        # every later write of it must fail too, until the table is loaded afresh.
+        try:
+            migrate(self.reader.conn)
+            self.writer = _Link(url, timeout)
+        except BaseException:
+            self.reader.close()
+            raise
+        # The next event number of each table this process wrote, kept after a refused write: then
+        # another process wrote that number, this one's view of the table is stale, and each later
+        # write of the table must fail too, until it is loaded afresh (see :meth:`forget`).
         self._next_seq: dict[str, int] = {}
 
     def close(self) -> None:
         self.writer.close()
         self.reader.close()
 
+    def forget(self, table_id: str) -> None:
+        """Drop this process's count of a table's events: another process may have written some since."""
+        with self.writer.lock:
+            self._next_seq.pop(table_id, None)
+
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if any(isinstance(p, str) and "\x00" in p for p in params):
             # PostgreSQL's text holds no NUL, so no stored key has one: every read looks up by key.
             return []
         with self.reader.lock, dbapi_errors():
+            conn = self.reader.get()
+            try:
+                return conn.execute(sql, params).fetchall()
+            except psycopg.OperationalError:
+                if not conn.broken:
+                    raise
+            # The server dropped the connection (restarted, or the link cut): a read may be asked again.
             return self.reader.get().execute(sql, params).fetchall()
 
     def _row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
@@ -456,10 +479,11 @@ class PgStore:
         _write_table(db, batch)
         seq = 1 if batch.create is not None else self._seq_after(db, batch.table_id)
         seqs = list(range(seq, seq + len(batch.events)))
-        with db.cursor() as cur:
-            cur.executemany("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
-                            [(batch.table_id, n, kind, json.dumps(data), time.time())
-                             for n, (kind, data) in zip(seqs, batch.events, strict=True)])
+        # One statement per row rather than executemany: a batch holds one or two events, and so
+        # costs fewer round trips to the server.
+        for n, (kind, data) in zip(seqs, batch.events, strict=True):
+            db.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)",
+                       (batch.table_id, n, kind, json.dumps(data), time.time()))
         if batch.over:
             db.execute("UPDATE tables SET over = 1 WHERE id = %s", (batch.table_id,))
         if batch.result is not None:
@@ -483,21 +507,18 @@ class PgStore:
 def _write_table(db: Conn, batch: Batch) -> None:
     """A new table and its seats, or the changed seats of one."""
     tid = batch.table_id
-    with db.cursor() as cur:
-        if batch.create is not None:
-            cur.execute("INSERT INTO tables (id, created, setup, private, creator) "
-                        "VALUES (%s, %s, %s, %s, %s)",
-                        (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
-            cur.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access)
-                 for s in batch.seats])
-            return
-        cur.executemany("UPDATE seats SET name = %s, token = %s, kind = %s, level = %s, claimed = %s, "
-                        "player = %s, access = %s WHERE table_id = %s AND seat = %s",
-                        [(r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, tid, r.seat)
-                         for r in batch.seats])
+    if batch.create is not None:
+        db.execute("INSERT INTO tables (id, created, setup, private, creator) VALUES (%s, %s, %s, %s, %s)",
+                   (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
+        for s in batch.seats:
+            db.execute("INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, "
+                       "access) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                       (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access))
+        return
+    for r in batch.seats:
+        db.execute("UPDATE seats SET name = %s, token = %s, kind = %s, level = %s, claimed = %s, "
+                   "player = %s, access = %s WHERE table_id = %s AND seat = %s",
+                   (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, tid, r.seat))
 
 
 def _write_sheet(db: Conn, b: SheetBatch) -> None:

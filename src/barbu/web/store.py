@@ -327,6 +327,7 @@ class TableStore(Protocol):
     path: str  # where the tables are, for messages (a PostgreSQL URL without its password)
 
     def close(self) -> None: ...
+    def forget(self, table_id: str) -> None: ...
     def create_table(self, table_id: str, setup: dict[str, Any], seats: Sequence[SeatRow]) -> None: ...
     def save_seat(self, table_id: str, row: SeatRow) -> None: ...
     def mark_over(self, table_id: str) -> None: ...
@@ -401,6 +402,11 @@ class Store:
             self.wdb.close()
         with self.lock:
             self.db.close()
+
+    def forget(self, table_id: str) -> None:
+        """Drop the count of a table's events this store keeps (it reads it again at the next write)."""
+        with self.wlock:
+            self._next_seq.pop(table_id, None)
 
     @property
     def journal_mode(self) -> str:
