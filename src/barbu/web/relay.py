@@ -473,7 +473,7 @@ class Cluster:
         try:
             await self.bus.send(owner, request)
             answer = await asyncio.wait_for(future, HTTP_TIMEOUT)
-        except (TimeoutError, OSError) as e:
+        except Exception as e:  # no answer in time, or no Redis: refused as a write that failed
             self.replies.pop(rid, None)
             refusal = storage_error(scope["path"], e)
             answer = {"status": refusal.status, "headers": [["content-type", "application/json"]],
