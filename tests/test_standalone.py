@@ -39,7 +39,7 @@ USED_BY = {
     "argon2-cffi": r"^\s*from argon2\b",
     "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
     "psycopg": r"^\s*import psycopg\b",  # barbu.web.pgstore: the tables in PostgreSQL
-    "redis": r"^\s*import redis\b",  # the event bus between server processes
+    "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.bus: leases and messages between server processes
 }
 
 

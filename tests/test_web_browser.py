@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.cluster_helpers import group_database, on_cluster, start_group
 from tests.conftest import ROOT
 from tests.web_helpers import fresh_db, query
 
@@ -76,8 +77,15 @@ def log_of(db: Path | str) -> Path:
     return Path(db).with_suffix(".log")
 
 
-def start_server(port: int, db: Path | str, *extra: str) -> subprocess.Popen[bytes]:
-    """``barbu serve`` on 127.0.0.1, with computer players that do not wait; returns once it answers."""
+def start_server(port: int, db: Path | str, *extra: str) -> Any:
+    """``barbu serve`` on 127.0.0.1, with computer players that do not wait; returns once it answers.
+
+    With BARBU_TEST_CLUSTER=1: two ``barbu serve --bus`` processes behind nginx on ``port``, on the
+    PostgreSQL database standing for ``db`` (tests/cluster_helpers.py), so that every browser test
+    also runs against a group of processes.
+    """
+    if on_cluster():
+        return start_group(port, db, "--bot-delay", "0", *extra)
     log = open(log_of(db), "ab")  # noqa: SIM115 - the server writes to it for its whole life
     proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
                              "--bot-delay", "0", *extra], stdout=log, stderr=subprocess.STDOUT)
@@ -95,7 +103,7 @@ def start_server(port: int, db: Path | str, *extra: str) -> subprocess.Popen[byt
             time.sleep(0.1)
 
 
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
+def stop_server(proc: Any) -> None:
     proc.terminate()
     proc.wait(10)
 
@@ -320,8 +328,13 @@ def get(url: str) -> Any:
         return json.load(res)
 
 
+def stored(db: Path | str) -> Path | str:
+    """Where a browser test's server keeps its tables: its database, or the one of its group."""
+    return group_database(db)[0] if on_cluster() else db
+
+
 def corrupt_event(db: Path | str, table_id: str, seq: int, data: str) -> None:
-    query(db, "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
+    query(stored(db), "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
 
 
 def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browser: Any,
@@ -340,13 +353,13 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
     page.wait_for_selector("#status.mine")  # the computers have acted up to Ann's turn
     page.close()
     stop_server(proc)
-    acts = query(db, "SELECT seq, data FROM events WHERE table_id = ? AND kind = 'act' ORDER BY seq",
+    acts = query(stored(db), "SELECT seq, data FROM events WHERE table_id = ? AND kind = 'act' ORDER BY seq",
                  ann["id"])
     seq, data = acts[-1]  # the computers acted until Ann's turn: the last one, made out of turn
     wrong = {**json.loads(data), "seat": (json.loads(data)["seat"] + 1) % 4}
     corrupt_event(db, ann["id"], seq, json.dumps(wrong))
     corrupt_event(db, ben["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
-    query(db, "UPDATE tables SET setup = '{' WHERE id = ?", cleo["id"])
+    query(stored(db), "UPDATE tables SET setup = '{' WHERE id = ?", cleo["id"])
     proc = start_server(port, db)
     page = browser.new_page()
     try:

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -63,6 +63,9 @@ from barbu.web.tables import (
 )
 from barbu.web.words import words
 from barbu.wording import plural
+
+if TYPE_CHECKING:
+    from barbu.web.relay import Cluster
 
 log = logging.getLogger("barbu.web")
 
@@ -108,16 +111,44 @@ class Config:
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
     analysis_budget: float = 0.5  # the expert's seconds a decision in an analysis (barbu analyze --seconds)
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
+    bus: str | None = None  # redis://… : one process of a group sharing the database (barbu.web.relay)
 
     @property
     def limits(self) -> Limits:
         return Limits(self.listed_after_over, self.abandoned_after, self.quiet_after)
 
 
-class Connection:
-    """One WebSocket reader of a table: events are queued here and sent by its own task."""
+class Port(Protocol):
+    """Where a reader's frames come from and go to: its WebSocket, or a socket relayed by another process."""
+
+    async def receive(self, within: float | None = None) -> str | None:
+        """The next text frame, None once the reader has gone; TimeoutError after ``within`` s."""
+
+    async def send_text(self, text: str) -> None: ...
+
+    async def close(self, code: int) -> None: ...
+
+
+class SocketPort:
+    """A reader's own WebSocket, connected to this process."""
 
     def __init__(self, ws: WebSocket) -> None:
+        self.ws = ws
+
+    async def receive(self, within: float | None = None) -> str | None:
+        return await _receive(self.ws, within)
+
+    async def send_text(self, text: str) -> None:
+        await self.ws.send_text(text)
+
+    async def close(self, code: int) -> None:
+        await self.ws.close(code)
+
+
+class Connection:
+    """One reader of a table: events are queued here and sent by its own task."""
+
+    def __init__(self, ws: Port) -> None:
         self.ws = ws
         self.seat: int | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -161,19 +192,28 @@ class Server:
         self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
         self.people: Profiles | None = None  # the player profiles
         self.profiles_made: dict[str, deque[float]] = {}  # when each client made its recent profiles
+        self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
 
     def open(self) -> None:
         self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
-        self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
-        self.book = SheetBook(self.store)
         c = self.config
         policy = Policy(max_failures=c.signin_failures, failure_window=c.signin_window)
         self.people = Profiles(self.store, policy)
+        if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
+            from barbu.web.relay import ClusterLobby, FreshSheetBook
+
+            self.lobby = ClusterLobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits)
+            self.book = FreshSheetBook(self.store)
+            return
+        self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
+        self.book = SheetBook(self.store)
         for table in self.lobby.load_all():
             self.kick(table)
 
     async def close(self) -> None:
+        if self.cluster is not None:  # the others take our tables over at once
+            await self.cluster.stop()
         for handle in self.clocks.values():
             handle.cancel()
         for task in self.drivers.values():
@@ -196,8 +236,14 @@ class Server:
         assert self.lobby is not None, "the server is not open"
         return self.lobby
 
+    def drives(self, table: Table) -> bool:
+        """Whether this process plays this table on (with --bus, only the tables whose lease it holds)."""
+        return self.cluster is None or self.cluster.current(table)
+
     def kick(self, table: Table) -> None:
         """Make sure computer players (and forced passes) get to act at this table."""
+        if not self.drives(table):
+            return
         if table.auto_seat() is None:
             if table.waiting():  # the pause between hands ends by itself after --idle seconds
                 asyncio.get_running_loop().call_later(table.pause_left() + 0.05, self.kick, table)
@@ -237,6 +283,8 @@ class Server:
     async def store_batch(self, batch: Any) -> None:
         """Write a batch in the writer thread; sqlite3.Error (or OSError) when it cannot be stored."""
         assert self.store is not None and self.writer is not None, "the server is not open"
+        if batch and self.cluster is not None:
+            await self.cluster.guard(batch)
         if batch:
             await asyncio.get_running_loop().run_in_executor(self.writer, self.store.commit, batch)
 
@@ -265,6 +313,8 @@ class Server:
             if change is None:
                 return False
             try:
+                if change.batch and not self.drives(table):  # another process drives it now
+                    raise OSError(f"this process no longer drives table {table.id}")
                 await self.store_batch(change.batch)
             except (sqlite3.Error, OSError) as e:
                 raise storage_error(table.id, e) from e
@@ -336,7 +386,7 @@ class Server:
             raise storage_error("sheet " + sheet_id, e) from e
 
     async def _drive(self, table: Table) -> None:
-        while (move := table.auto_move()) is not None:
+        while self.drives(table) and (move := table.auto_move()) is not None:
             await asyncio.sleep(self.config.bot_delay)
             try:
                 action = await self._decide(move)
@@ -362,6 +412,8 @@ class Server:
         self.created.setdefault(client, deque()).append(time.monotonic())
         self.tables.add(table)
         self.kick(table)
+        if self.cluster is not None:  # in every process's lobby at once, not at the next sweep
+            self._spawn(self.cluster.publish())
         return table
 
     def room_for(self, change: Change) -> Change:
@@ -492,11 +544,19 @@ def _refusals(fn: Handler) -> Handler:
 def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
-    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds)
+    if config.bus is not None:
+        from barbu.web.relay import Cluster  # redis-py is needed only by a group of processes
+
+        server.cluster = Cluster(server, config.bus)
+    # With several processes a job's id names the one running it, where its progress is asked for.
+    prefix = server.cluster.job_prefix if server.cluster is not None else ""
+    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.open()
+        if server.cluster is not None:
+            await server.cluster.start()
         log.info("serving tables from %s", server.store.path if server.store else config.db_path)
         try:
             yield
@@ -512,6 +572,8 @@ def build_app(config: Config) -> Starlette:
                              "options": [{"id": o, "help": OPTION_HELP.get(o, "")} for o in CLASSIC_OPTIONS]})
 
     async def list_tables(request: Request) -> Response:
+        if server.cluster is not None:
+            return JSONResponse({"tables": await server.cluster.listing()})
         return JSONResponse({"tables": server.tables.listing()})
 
     async def create_table(request: Request) -> Response:
@@ -613,12 +675,15 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
         return
     server.sockets[who] += 1
     try:
+        if server.cluster is not None:
+            await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
+            return
         try:
             table = server.tables.get(ws.path_params["table_id"])
         except TableError as e:
             await _refuse(ws, e, CLOSE_NO_TABLE)
             return
-        await _serve_table(server, table, ws)
+        await _serve_table(server, table, SocketPort(ws))
     finally:
         server.sockets[who] -= 1
         if not server.sockets[who]:
@@ -632,7 +697,8 @@ async def _refuse(ws: WebSocket, e: TableError, code: int) -> None:
         await ws.close(code)
 
 
-async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
+async def _serve_table(server: Server, table: Table, ws: Port) -> None:
+    """Read one reader's messages and answer them until it goes (the same for a relayed reader)."""
     conn = Connection(ws)
     pump = asyncio.get_running_loop().create_task(conn.pump())
     attached = False
@@ -642,7 +708,7 @@ async def _serve_table(server: Server, table: Table, ws: WebSocket) -> None:
         while True:
             try:
                 # A new socket must say hello in time (see _handle for the refused one that counts).
-                text = await _receive(ws, None if conn.greeted else deadline - time.monotonic())
+                text = await ws.receive(None if conn.greeted else deadline - time.monotonic())
             except TimeoutError:
                 conn.send_text(json.dumps(TableError("hello-timeout", "no hello came in "
                                f"{server.config.hello_timeout:g} s: closing",

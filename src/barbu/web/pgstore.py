@@ -490,6 +490,11 @@ class PgStore:
             _write_rating(db, batch.table_id, batch.result)
         return seqs
 
+    def expect_seq(self, table_id: str, seq: int) -> None:
+        """Store this table's next event at ``seq`` or not at all (see ``Store.expect_seq``)."""
+        with self.writer.lock:
+            self._next_seq[table_id] = max(seq, self._next_seq.get(table_id, 0))
+
     def _seq_after(self, db: Conn, table_id: str) -> int:
         seq = self._next_seq.get(table_id)
         if seq is None:

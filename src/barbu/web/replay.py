@@ -214,8 +214,10 @@ class Job:
 class Analyses:
     """A server's analyses: at most ``running`` at once, each bounded in time, kept per (record, seat)."""
 
-    def __init__(self, running: int = 2, budget: float = 0.5, seconds: float = 600.0, kept: int = 64) -> None:
+    def __init__(self, running: int = 2, budget: float = 0.5, seconds: float = 600.0, kept: int = 64,
+                 prefix: str = "") -> None:
         self.running = running
+        self.prefix = prefix  # of the jobs' ids: with several processes, says which one runs the job
         self.budget = budget  # the expert's seconds a decision
         self.seconds = seconds
         self.kept = kept
@@ -251,7 +253,7 @@ class Analyses:
         if job is not None:
             return job
         self.check_room()
-        job = Job(secrets.token_urlsafe(12), key, seat, total)
+        job = Job(self.prefix + secrets.token_urlsafe(12), key, seat, total)
         job.inbox = self.context.Queue()
         job.process = self.context.Process(target=analyse_elsewhere, daemon=True,
                                            args=(doc, seat, self.budget, job.inbox))

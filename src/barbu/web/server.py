@@ -13,7 +13,7 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive, is_postgres, open_store
 
@@ -67,6 +67,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="port to listen on, 1 to 65535, or 0 for any free one (default 8000)")
     p.add_argument("--db", default=None, help=f"SQLite file of the tables (default {default_db()}), or a "
                    "PostgreSQL database as postgresql://USER@HOST:PORT/NAME (needs barbu[cluster])")
+    p.add_argument("--bus", default=None, metavar="redis://HOST:PORT",
+                   help="run as one of several processes serving the same database: they share table "
+                   "leases, sockets and the lobby through this Redis (see the README's 'Several server "
+                   "processes')")
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
@@ -116,7 +120,7 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
                   listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
                   quiet_after=args.quiet_after,
                   sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
-                  analysis_budget=args.analysis_budget)
+                  analysis_budget=args.analysis_budget, bus=args.bus)
 
 
 def shown_db(db: Path | str) -> str:
@@ -203,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(db, Path):  # PostgreSQL is shared by design: which process drives a table is the bus's
             db.parent.mkdir(parents=True, exist_ok=True)
             try:
-                lock = stack.enter_context(exclusive(str(db)))  # held until this process ends, however
+                # Held until this process ends, however it ends. With --bus the processes of a group
+                # may share one SQLite file on one machine: the table leases keep them apart.
+                lock = None if args.bus else stack.enter_context(exclusive(str(db)))
             except DatabaseInUse as e:
                 pid = f" (pid {e.pid})" if e.pid else ""
                 return fail(f"the database {db} is in use by another barbu serve{pid}; stop it or use --db")
@@ -215,7 +221,9 @@ def run(args: argparse.Namespace) -> int:
                 lock.discard()  # a failed start leaves nothing behind that it made
             return fail(str(e))
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-        app = build_app(config)
+        app: Any = build_app(config)
+        if app.state.server.cluster is not None:  # a table's request goes to the process driving it
+            app = app.state.server.cluster.router(app)
         host = f"[{args.host}]" if ":" in args.host else args.host
         port = sock.getsockname()[1]  # the one the OS chose, for --port 0
         print(f"barbu: tables are stored in {shown_db(db)}", flush=True)

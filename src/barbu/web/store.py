@@ -353,6 +353,7 @@ class TableStore(Protocol):
     def rated(self, table_id: str) -> bool: ...
     def transfer(self, code_hash: str) -> tuple[str, float] | None: ...
     def commit(self, batch: Batch | SheetBatch | PlayerBatch) -> list[int]: ...
+    def expect_seq(self, table_id: str, seq: int) -> None: ...
 
 
 def is_postgres(target: str) -> bool:
@@ -646,6 +647,13 @@ class Store:
         if batch.result is not None:
             _write_rating(db, tid, batch.result)
         return seqs
+
+    def expect_seq(self, table_id: str, seq: int) -> None:
+        """Store this table's next event at ``seq`` or not at all: a process that replayed the events
+        up to ``seq - 1`` thereby never writes after one it has not seen (the (table, seq) key refuses it)."""
+        with self.wlock:
+            # A seq already further on was written by this store after the replay that gave ``seq``.
+            self._next_seq[table_id] = max(seq, self._next_seq.get(table_id, 0))
 
     def _seq_after(self, db: sqlite3.Connection, table_id: str) -> int:
         seq = self._next_seq.get(table_id)

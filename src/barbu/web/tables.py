@@ -321,6 +321,7 @@ class Table:
     rematch: Offer = field(default_factory=Offer)  # the offer of a new game once this one is over
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
     stand_ins: StandIns = field(default_factory=dict)  # cards a computer played in a person's seat
+    last_seq: int = 0  # the seq of the last stored event replayed when the table was loaded
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
@@ -412,6 +413,7 @@ class Table:
                           creator=creator, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
         table.stand_ins = stand_ins
+        table.last_seq = events[-1].seq if events else 0
         stored = store.load_setup(table_id) or {}
         table.chat.rights = rights_of(stored.get("chat"))
         with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none

@@ -1,0 +1,88 @@
+"""The leases of barbu.web.bus and the store's fence: one owner per table, and a stale writer refused."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from tests.cluster_helpers import flush_bus, with_number
+from tests.pg_helpers import redis_url
+
+from barbu.engine.game import Game
+from barbu.engine.state import State
+from barbu.web.bus import Bus
+from barbu.web.store import Batch, SeatRow, open_store
+from barbu.web.tables import Table, deal_into
+
+
+@pytest.fixture
+def bus_url() -> str:
+    url = with_number(redis_url(), 14)  # a database of its own: the cluster tests flush theirs
+    flush_bus(url)
+    return url
+
+
+def test_one_process_holds_a_lease_and_another_takes_it_only_once_it_lapses(bus_url: str) -> None:
+    async def run() -> None:
+        a, b = Bus(bus_url, lease_seconds=0.6), Bus(bus_url, lease_seconds=0.6)
+        try:
+            assert await a.acquire("T1") and a.holds("T1")
+            assert not await b.acquire("T1") and not b.holds("T1")
+            assert await b.owner("T1") == a.proc
+            assert await a.renew() == []  # renewed: still ours
+            await asyncio.sleep(0.9)  # a stops renewing (paused, or dead)
+            assert not a.holds("T1")  # by its own clock it may no longer write, before Redis says so
+            assert await b.acquire("T1")
+            assert await a.renew() == ["T1"]  # a learns it lost the table and does not take it back
+            assert await b.owner("T1") == b.proc and not a.holds("T1")
+        finally:
+            await a.stop()
+            await b.stop()
+    asyncio.run(run())
+
+
+def test_a_stopped_process_gives_its_leases_up_at_once(bus_url: str) -> None:
+    async def run() -> None:
+        a, b = Bus(bus_url), Bus(bus_url)
+
+        async def ignore(message: dict[str, object]) -> None:
+            return None
+        await a.start(ignore)
+        try:
+            assert await a.acquire("T2")
+            assert a.proc in await b.live_procs()
+            await a.stop()
+            assert await b.owner("T2") is None and a.proc not in await b.live_procs()
+            assert await b.acquire("T2")
+        finally:
+            await b.stop()
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("late_first", [True, False])
+def test_of_a_lapsed_owner_and_its_successor_one_write_is_stored_the_other_refused(
+        store_target: str, late_first: bool) -> None:
+    """Two stores on one database stand for the two processes: whichever writes the next event first
+    wins, the other is refused, and the table's history stays a single line."""
+    old, new = open_store(store_target), open_store(store_target)
+    try:
+        state = State(Game(), seed=3)
+        rows = [SeatRow(i, f"Computer {i + 1}", "", "bot", "random", True) for i in range(4)]
+        made = Batch("T3", seats=rows, create={"ruleset": "classic", "players": 4, "options": [],
+                                               "seed": state.seed, "first_declarer": state.first_declarer})
+        deal_into(state, made)
+        old.commit(made)
+        old.commit(Batch("T3", events=[("chat", {"text": "one"})]))
+        successor = Table.load(new, "T3")  # the takeover: it replays up to here
+        assert successor is not None and successor.damaged is None and successor.last_seq == 2
+        new.expect_seq("T3", successor.last_seq + 1)
+        writers = [(old, "old owner, late"), (new, "new owner")]
+        first, second = writers if late_first else writers[::-1]
+        first[0].commit(Batch("T3", events=[("chat", {"text": first[1]})]))
+        with pytest.raises(sqlite3.IntegrityError):
+            second[0].commit(Batch("T3", events=[("chat", {"text": second[1]})]))
+        assert [e.data.get("text") for e in new.events("T3")][1:] == ["one", first[1]]
+    finally:
+        old.close()
+        new.close()
