@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the tests need, then run lint, types and every test: ./test.sh [pytest args]
 # The whole suite runs on the mypyc-compiled engine; what tests the engine itself runs again on the
-# pure-Python source (the browser and server suites test no more of the engine the second time).
+# pure-Python source (the browser and server suites test no more of the engine the second time); the
+# web suites run again on PostgreSQL + Redis with two server processes.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh
@@ -52,3 +53,10 @@ export BARBU_REQUIRE_SERVICES=1
 echo "== pytest, compiled engine"; BARBU_EXPECT=compiled .venv/bin/python -m pytest "$@"
 echo "== pytest, pure-Python engine (without the browser and server suites)"
 BARBU_PURE=1 BARBU_EXPECT=pure .venv/bin/python -m pytest --ignore-glob="tests/test_web_*" "$@"
+echo "== pytest, the web suites on PostgreSQL + Redis, the browser ones on two server processes behind nginx"
+# The same tests a second time on the engines a big site runs: every table, sheet and profile in
+# PostgreSQL; the pages served by two `barbu serve --bus` processes, so that a socket and the request
+# beside it often reach different processes. (The cluster's own tests ran above.)
+if [ $# -eq 0 ]; then set -- tests/test_web_*.py; fi
+BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled .venv/bin/python -m pytest \
+  --ignore=tests/test_web_cluster.py --ignore=tests/test_web_bus.py --ignore=tests/test_web_postgres.py "$@"
