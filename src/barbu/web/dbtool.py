@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Bring a database's layout up to date (as barbu serve does when it starts), or copy "
                      "every table, record, score sheet, profile and rating of an SQLite database into "
                      "PostgreSQL, in one transaction. PostgreSQL needs barbu[cluster].")
-    sub = p.add_subparsers(dest="db_command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="db_command", required=True, metavar="COMMAND",
+                           help="migrate (bring a layout up to date) or move (SQLite into PostgreSQL)")
     mig = sub.add_parser("migrate", help="bring a database's layout up to date",
                          description="Bring the layout of a database (a postgresql:// URL or an SQLite "
                          "file) up to this barbu's version, and say which version it found and left.")
