@@ -86,3 +86,53 @@ def test_of_a_lapsed_owner_and_its_successor_one_write_is_stored_the_other_refus
     finally:
         old.close()
         new.close()
+
+
+def _computers_table(store_target: str, table_id: str) -> None:
+    """A table of four computer players, stored as its creator would: it plays on by itself."""
+    store = open_store(store_target)
+    try:
+        state = State(Game(), seed=5)
+        rows = [SeatRow(i, f"Computer {i + 1}", "", "bot", "random", True) for i in range(4)]
+        setup = {"ruleset": "classic", "players": 4, "options": [], "seed": state.seed,
+                 "first_declarer": state.first_declarer}
+        made = Batch(table_id, seats=rows, create=setup)
+        deal_into(state, made)
+        store.commit(made)
+    finally:
+        store.close()
+
+
+def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
+        store_target: str, bus_url: str) -> None:
+    """Another writer stores an event behind the owner's back: the owner's next write is refused, and
+    then the table is dropped, forgotten and released, loaded again with that event, and plays on."""
+    from barbu.web.app import Config, Server
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T4")
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.3, retry_delay=0.05))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        other = open_store(store_target)
+        try:
+            assert await cluster.place("T4") is None
+            first = server.tables.tables["T4"]
+            other.commit(Batch("T4", events=[("chat", {"text": "behind your back"})]))  # event 2
+            for _ in range(200):  # the sweep takes it back within a few seconds
+                again = server.tables.tables.get("T4")
+                if again is not None and again is not first and len(other.events("T4")) > 4:
+                    break
+                await asyncio.sleep(0.05)
+            assert again is not None and again is not first
+            events = other.events("T4")
+            assert len(events) > 4  # played on after the other writer's event
+            assert [e.kind for e in events].count("chat") == 1 and events[1].kind == "chat"
+            assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        finally:
+            other.close()
+            await server.close()
+    asyncio.run(run())

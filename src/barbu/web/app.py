@@ -316,6 +316,10 @@ class Server:
                 if change.batch and not self.drives(table):  # another process drives it now
                     raise OSError(f"this process no longer drives table {table.id}")
                 await self.store_batch(change.batch)
+            except sqlite3.IntegrityError as e:
+                if self.cluster is not None:  # another process wrote this table: ours is stale
+                    self.cluster.refused(table.id)
+                raise storage_error(table.id, e) from e
             except (sqlite3.Error, OSError) as e:
                 raise storage_error(table.id, e) from e
             change.commit()

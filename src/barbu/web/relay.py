@@ -263,6 +263,18 @@ class Cluster:
             clock.cancel()
         self._close_readers(table)
 
+    def refused(self, table_id: str) -> None:
+        """Give up a table whose write the database refused (another process wrote it behind our back).
+
+        Our copy and our count of its events are stale, and every later write would be refused too:
+        the table is dropped, its count forgotten and its lease released, so that the sweep (or the
+        next reader) loads it afresh from the store, with the other writer's events.
+        """
+        log.warning("table %s: a write was refused by the database, loaded afresh", table_id)
+        self.drop(table_id)
+        self.lobby.store.forget(table_id)
+        self._spawn(self.bus.release([table_id]))
+
     def _close_readers(self, table: Table) -> None:
         for client in list(table.clients):
             port = getattr(client, "ws", None)
