@@ -136,3 +136,50 @@ def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
             other.close()
             await server.close()
     asyncio.run(run())
+
+
+def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_up(
+        store_target: str, bus_url: str) -> None:
+    """A write queued behind a slow one when the server closes is stored while the lease is still ours;
+    and a write whose lease lapsed while it waited is refused in the writer thread, never stored."""
+    import threading
+
+    import redis
+
+    from barbu.web.app import Config, Server
+    from barbu.web.bus import owner_key
+    from barbu.web.relay import Cluster, LeaseLost
+
+    _computers_table(store_target, "T5")
+    sync = redis.Redis.from_url(bus_url)
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        loop = asyncio.get_running_loop()
+        assert await cluster.place("T5") is None and server.writer is not None
+        held, cluster.bus.until["T5"] = cluster.bus.until["T5"], 0.0  # lapsed by our own clock
+        with pytest.raises(LeaseLost):  # what the writer thread runs, called here without yielding
+            server._commit(Batch("T5", events=[("chat", {"text": "lapsed"})]))
+        cluster.bus.until["T5"] = held
+        gate, seen = threading.Event(), []
+        server.writer.submit(gate.wait, 5)
+        queued = loop.create_task(server.store_batch(Batch("T5", events=[("chat", {"text": "last"})])))
+        await asyncio.sleep(0.1)
+        server.writer.submit(lambda: seen.append(sync.get(owner_key("T5"))))
+        threading.Timer(0.3, gate.set).start()  # the loop itself waits in close() for the writer
+        await server.close()
+        await queued
+        assert seen == [cluster.bus.proc.encode()]  # the write was stored while the lease was ours
+        assert sync.get(owner_key("T5")) is None  # and given up after
+    try:
+        asyncio.run(run())
+        store = open_store(store_target)
+        try:
+            assert [e.data.get("text") for e in store.events("T5") if e.kind == "chat"] == ["last"]
+        finally:
+            store.close()
+    finally:
+        sync.close()

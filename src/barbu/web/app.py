@@ -212,7 +212,9 @@ class Server:
             self.kick(table)
 
     async def close(self) -> None:
-        if self.cluster is not None:  # the others take our tables over at once
+        # Drivers and clocks stop, the writer drains, and only then do the leases go (the others
+        # take our tables over at once): a queued write must not land after another took its table.
+        if self.cluster is not None:
             await self.cluster.stop()
         for handle in self.clocks.values():
             handle.cancel()
@@ -228,6 +230,8 @@ class Server:
         if self.writer is not None:
             self.writer.shutdown(wait=True)
             self.writer = None
+        if self.cluster is not None:
+            await self.cluster.leave()
         if self.store is not None:
             self.store.close()
 
@@ -286,7 +290,15 @@ class Server:
         if batch and self.cluster is not None:
             await self.cluster.guard(batch)
         if batch:
-            await asyncio.get_running_loop().run_in_executor(self.writer, self.store.commit, batch)
+            await asyncio.get_running_loop().run_in_executor(self.writer, self._commit, batch)
+
+    def _commit(self, batch: Any) -> list[int]:
+        """Store a batch (in the writer thread), checking the lease again just before: it may have lapsed
+        while the batch waited behind others."""
+        assert self.store is not None, "the server is not open"
+        if self.cluster is not None:
+            self.cluster.check_held(batch)
+        return self.store.commit(batch)
 
     async def change(self, table: Table, plan: Callable[[], Change | None]) -> bool:
         """Plan a change of ``table``, store it off the loop, then make it; TableError if refused.

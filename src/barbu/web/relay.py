@@ -167,7 +167,7 @@ class Cluster:
         self._sweeper = loop.create_task(self._forever(self.take_orphans))
 
     async def stop(self) -> None:
-        """Close our readers with 1012 so that they come back elsewhere, then give up the leases."""
+        """Close our readers with 1012 so that they come back elsewhere; the leases stay (see leave)."""
         for task in (self._sweeper, self._beater):
             if task is not None:
                 task.cancel()
@@ -178,7 +178,22 @@ class Cluster:
         for end in self.relays.values():
             end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
         await asyncio.sleep(0.05)  # the close frames go out before the leases do
+
+    async def leave(self) -> None:
+        """Give up the leases and leave the bus: only once our last write is stored, or it could land
+        after another process took the table."""
         await self.bus.stop()
+
+    def check_held(self, batch: Batch | SheetBatch | PlayerBatch) -> None:
+        """Refuse (LeaseLost) a table's write whose lease may have lapsed by our own clock.
+
+        Called in the writer thread just before the commit: a write queued behind a slow one may
+        otherwise be stored after the lease lapsed and another process took the table.
+        """
+        if isinstance(batch, Batch):
+            for b in (batch, *batch.also):
+                if not self.bus.holds(b.table_id):
+                    raise LeaseLost(f"this process no longer holds table {b.table_id}'s lease")
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(work)
