@@ -183,3 +183,36 @@ def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_
             store.close()
     finally:
         sync.close()
+
+
+def test_a_subscription_redis_py_makes_again_by_itself_is_counted(bus_url: str) -> None:
+    """Redis drops our subscription's connection: the messages sent meanwhile are lost, so the bus
+    counts the new subscription (and the relays made before it are closed), even when redis-py
+    subscribes again without a word."""
+    import redis
+
+    async def run() -> None:
+        bus, got = Bus(bus_url), []
+
+        async def keep(message: dict[str, object]) -> None:
+            got.append(message)
+        await bus.start(keep)
+        sync = redis.Redis.from_url(bus_url)
+        try:
+            before = bus.generation
+            assert sync.client_kill_filter(_type="pubsub") >= 1
+            for _ in range(100):
+                if bus.generation > before:
+                    break
+                await asyncio.sleep(0.05)
+            assert bus.generation > before
+            for n in range(100):  # and it listens again (what it is sent while it subscribes may be lost)
+                if got:
+                    break
+                await bus.send(bus.proc, {"n": n})
+                await asyncio.sleep(0.1)
+            assert got and all(set(m) == {"n"} for m in got)
+        finally:
+            sync.close()
+            await bus.stop()
+    asyncio.run(run())

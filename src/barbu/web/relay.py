@@ -427,6 +427,7 @@ class Cluster:
         conn = secrets.token_urlsafe(12)
         end = self.relays[conn] = RelayEnd(owner, table_id)
         reader = asyncio.get_running_loop().create_task(self._forward_frames(ws, conn, owner))
+        watcher = asyncio.get_running_loop().create_task(self._watch_owner(end))
         code = CLOSE_RESTART
         try:
             if await self.bus.send(owner, {"op": "open", "conn": conn, "table": table_id,
@@ -434,20 +435,37 @@ class Cluster:
                 code = await self._deliver(ws, end, reader)
         finally:
             reader.cancel()
+            watcher.cancel()
             self.relays.pop(conn, None)
             with contextlib.suppress(Exception):  # the owner forgets the reader (if it has not already)
                 await self.bus.send(owner, {"op": "close", "conn": conn})
         with contextlib.suppress(Exception):
             await ws.close(code)
 
-    async def _deliver(self, ws: WebSocket, end: RelayEnd, reader: asyncio.Task[None]) -> int:
+    async def _watch_owner(self, end: RelayEnd) -> None:
+        """Close the relay (1012) once the owner's heartbeat is gone: it may die without a word."""
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                alive = await self.bus.alive(end.owner)
+            except Exception:  # no Redis: no frames either way, so the relay is dead too
+                alive = False
+            if not alive:
+                end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
+                return
+
+    async def _deliver(self, ws: WebSocket, end: RelayEnd, reader: asyncio.Task[int | None]) -> int:
         """Send the owner's frames to the socket until either side closes; the close code to use."""
         while True:
             getting = asyncio.ensure_future(end.inbox.get())
             await asyncio.wait({getting, reader}, return_when=asyncio.FIRST_COMPLETED)
             if not getting.done():
                 getting.cancel()
-                return 1000  # the reader went: told to the owner by the caller
+                if reader.cancelled():
+                    return 1000
+                if reader.exception() is not None:  # no bus: the page connects again
+                    return CLOSE_RESTART
+                return reader.result() or 1000  # the reader went (told to the owner by the caller)
             msg = getting.result()
             if msg.get("op") == "close":
                 return int(msg.get("code") or 1000)
@@ -456,11 +474,15 @@ class Cluster:
             except Exception:  # the reader went while we sent: as if it had closed
                 return 1000
 
-    async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> None:
+    async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> int | None:
+        """Send the reader's frames to the owner; None once the reader went, 1012 once nobody listens
+        at the owner's (it is gone: the page connects again rather than lose a move)."""
         from barbu.web.app import _receive
 
         while (text := await _receive(ws)) is not None:
-            await self.bus.send(owner, {"op": "text", "conn": conn, "text": text})
+            if not await self.bus.send(owner, {"op": "text", "conn": conn, "text": text}):
+                return CLOSE_RESTART
+        return None
 
     # -- HTTP ------------------------------------------------------------------------------------
 
