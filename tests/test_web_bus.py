@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 
 import pytest
@@ -215,4 +216,36 @@ def test_a_subscription_redis_py_makes_again_by_itself_is_counted(bus_url: str) 
         finally:
             sync.close()
             await bus.stop()
+    asyncio.run(run())
+
+
+def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
+        store_target: str, bus_url: str) -> None:
+    """By our own clock the lease may have lapsed, so the computer players stop; the next renewal finds
+    the key still ours, and they play on."""
+    from barbu.web.app import Config, Server
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T6")
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.05))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        try:
+            assert await cluster.place("T6") is None
+            table = server.tables.tables["T6"]
+            cluster.bus.until["T6"] = 0.0  # a pause past the margin: we stop writing
+            driver = server.drivers["T6"]
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(driver), 5)
+            moves = table.moves
+            for _ in range(100):  # the keep-alive renews within about a second
+                if table.moves > moves + 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert server.tables.tables.get("T6") is table and table.moves > moves + 2
+        finally:
+            await server.close()
     asyncio.run(run())

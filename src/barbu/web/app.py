@@ -257,6 +257,18 @@ class Server:
         if task is None or task.done():
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
 
+    def revive(self, table: Table) -> None:
+        """Kick a table whose computer players or turn clock stopped (they stop when our lease may have
+        lapsed by our own clock; once it is renewed nothing else would start them again)."""
+        if not self.drives(table):
+            return
+        task = self.drivers.get(table.id)
+        if table.auto_seat() is not None and (task is None or task.done()):
+            self.kick(table)
+        clock = self.clocks.get(table.id)
+        if clock is not None and clock.when() < asyncio.get_running_loop().time() - 1.0:
+            self.arm_clock(table)  # it went off and found the table not ours: the same turn, again
+
     def arm_clock(self, table: Table) -> None:
         """Wake up when the person to act runs out of time on the table's turn clock, if it has one."""
         left = table.clock_left()

@@ -315,6 +315,8 @@ class Cluster:
         await self.bus.heartbeat()
         for table_id in await self.bus.renew():
             self.drop(table_id)
+        for table in list(self.lobby.tables.values()):  # renewed: play on where a lapse stopped us
+            self.server.revive(table)
         await self.publish()
         live = set(await self.bus.live_procs())
         lost = self.bus.generation != self.generation  # frames may have been missed: start afresh
