@@ -249,3 +249,43 @@ def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
         finally:
             await server.close()
     asyncio.run(run())
+
+
+def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
+        store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever goes wrong at the owner's, the relaying process hears a close (1012), never nothing."""
+    from barbu.web import app
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T7")
+
+    async def broken(*args: object) -> None:
+        raise RuntimeError("the owner failed")
+    monkeypatch.setattr(app, "_serve_table", broken)
+
+    async def run() -> None:
+        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        relaying, heard = Bus(bus_url), []
+
+        async def keep(message: dict[str, object]) -> None:
+            heard.append(message)
+        await relaying.start(keep)
+        try:
+            assert await cluster.place("T7") is None
+            for conn, table_id in (("c1", "T7"), ("c2", "gone")):
+                await relaying.send(cluster.bus.proc, {"op": "open", "conn": conn, "table": table_id,
+                                                       "reply": relaying.proc, "client": "?"})
+            for _ in range(100):
+                if len(heard) == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert sorted((m["conn"], m["op"], m["code"]) for m in heard) == [
+                ("c1", "close", 1012), ("c2", "close", 1012)]
+            assert cluster.ports == {}
+        finally:
+            await relaying.stop()
+            await server.close()
+    asyncio.run(run())

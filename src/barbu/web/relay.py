@@ -395,14 +395,18 @@ class Cluster:
 
         conn, relay, table_id = str(msg["conn"]), str(msg["reply"]), str(msg["table"])
         port = RelayPort(self.bus, conn, relay)
-        if not self.drives(table_id):  # handed over meanwhile: the reader tries again
+        table = self.lobby.tables.get(table_id) if self.drives(table_id) else None
+        if table is None:  # handed over meanwhile: the reader tries again
             self._spawn(port.close(CLOSE_RESTART))
             return
         self.ports[conn] = port
 
         async def serve() -> None:
             try:
-                await _serve_table(self.server, self.lobby.tables[table_id], port)
+                await _serve_table(self.server, table, port)
+            except Exception:  # the relaying side must hear of it, or its reader waits for good
+                log.exception("table %s: a relayed reader failed", table_id)
+                await port.close(CLOSE_RESTART)
             finally:
                 self.ports.pop(conn, None)
         self._spawn(serve())
@@ -428,15 +432,19 @@ class Cluster:
 
         conn = secrets.token_urlsafe(12)
         end = self.relays[conn] = RelayEnd(owner, table_id)
-        reader = asyncio.get_running_loop().create_task(self._forward_frames(ws, conn, owner))
-        watcher = asyncio.get_running_loop().create_task(self._watch_owner(end))
+        loop = asyncio.get_running_loop()
+        watcher = loop.create_task(self._watch_owner(end))
+        reader: asyncio.Task[int | None] | None = None
         code = CLOSE_RESTART
         try:
+            # "open" first: a frame published before it would find no reader at the owner's.
             if await self.bus.send(owner, {"op": "open", "conn": conn, "table": table_id,
                                            "reply": self.bus.proc, "client": client_of(ws)}):
+                reader = loop.create_task(self._forward_frames(ws, conn, owner))
                 code = await self._deliver(ws, end, reader)
         finally:
-            reader.cancel()
+            if reader is not None:
+                reader.cancel()
             watcher.cancel()
             self.relays.pop(conn, None)
             with contextlib.suppress(Exception):  # the owner forgets the reader (if it has not already)
