@@ -289,3 +289,51 @@ def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
             await relaying.stop()
             await server.close()
     asyncio.run(run())
+
+
+def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leaves_no_lease(
+        store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
+    owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
+    from barbu.web import app, relay
+    from barbu.web.bus import owner_key
+    from barbu.web.tables import Setup
+
+    monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
+
+    async def run() -> None:
+        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = relay.Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        sent: list[dict[str, object]] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message)
+        scope = {"type": "http", "method": "GET", "path": "/api/tables/X1", "headers": []}
+        try:
+            await asyncio.wait_for(cluster._forward_http(scope, receive, send, "nobody-0000"), 60)
+            assert sent[0]["status"] == 503
+
+            async def failing(scope: object, receive: object, send: object) -> None:
+                raise RuntimeError("the application failed")
+            cluster.app = failing
+            sent.clear()
+            await asyncio.wait_for(cluster._forward_http(scope, receive, send, cluster.bus.proc), 60)
+            assert sent[0]["status"] == 500
+
+            def refuse(batch: object) -> list[int]:
+                raise sqlite3.OperationalError("the database is away")
+            assert server.store is not None
+            monkeypatch.setattr(server.store, "commit", refuse)
+            setup = Setup.parse({"name": "Ann", "seats": [{"kind": "bot", "level": "random"}] * 4})
+            with pytest.raises(app.TableError):
+                await server.create(setup, "127.0.0.1")
+            leased = [k async for k in cluster.bus.redis.scan_iter(owner_key("*"))]
+            assert leased == [] and cluster.bus.until == {}
+        finally:
+            await server.close()
+    asyncio.run(run())

@@ -345,6 +345,8 @@ class Server:
                     self.cluster.refused(table.id)
                 raise storage_error(table.id, e) from e
             except (sqlite3.Error, OSError) as e:
+                if self.cluster is not None and change.batch:  # a rematch's new table is not there
+                    await self.cluster.abandon(change.batch)
                 raise storage_error(table.id, e) from e
             change.commit()
         return True
@@ -436,6 +438,8 @@ class Server:
         try:
             await self.store_batch(batch)
         except (sqlite3.Error, OSError) as e:
+            if self.cluster is not None:  # the new id's lease, taken for a table that is not there
+                await self.cluster.abandon(batch)
             raise storage_error(table.id, e) from e
         self.created.setdefault(client, deque()).append(time.monotonic())
         self.tables.add(table)

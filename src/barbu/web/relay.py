@@ -264,6 +264,12 @@ class Cluster:
             elif not self.bus.holds(b.table_id):
                 raise LeaseLost(f"this process no longer holds table {b.table_id}'s lease")
 
+    async def abandon(self, batch: Batch) -> None:
+        """Give up the leases a refused write took for the tables it would have made (else kept for good)."""
+        made = [b.table_id for b in (batch, *batch.also) if b.create is not None]
+        with contextlib.suppress(Exception):
+            await self.bus.release([t for t in made if t not in self.lobby.tables])
+
     def drop(self, table_id: str) -> None:
         """Stop driving a table whose lease we lost: its readers reconnect to the new owner."""
         table = self.lobby.tables.pop(table_id, None)
@@ -530,7 +536,8 @@ class Cluster:
                    "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"]],
                    "body": base64.b64encode(body).decode(), "client": client[0] if client else "?"}
         try:
-            await self.bus.send(owner, request)
+            if not await self.bus.send(owner, request):  # nobody listens there: the owner is gone
+                raise ConnectionError(f"process {owner} no longer listens on the bus")
             answer = await asyncio.wait_for(future, HTTP_TIMEOUT)
         except Exception as e:  # no answer in time, or no Redis: refused as a write that failed
             self.replies.pop(rid, None)
@@ -570,6 +577,12 @@ class Cluster:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        except Exception:  # answered all the same, or the relaying process waits for nothing
+            log.exception("a relayed request %s %s failed", msg["method"], msg["path"])
+            answer.update(status=500, headers=[["content-type", "application/json"]])
+            failed = TableError("internal", "the server failed to answer this request", 500)
+            chunks[:] = [json.dumps(failed.body()).encode()]
         answer["body"] = base64.b64encode(b"".join(chunks)).decode()
         await self.bus.send(str(msg["reply"]), answer)
