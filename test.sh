@@ -57,6 +57,7 @@ echo "== pytest, the web suites on PostgreSQL + Redis, the browser ones on two s
 # The same tests a second time on the engines a big site runs: every table, sheet and profile in
 # PostgreSQL; the pages served by two `barbu serve --bus` processes, so that a socket and the request
 # beside it often reach different processes. (The cluster's own tests ran above.)
-if [ $# -eq 0 ]; then set -- tests/test_web_*.py; fi
+# Only the web suites, whatever else is asked: the arguments (./test.sh -k foo) narrow them further.
 BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled .venv/bin/python -m pytest \
-  --ignore=tests/test_web_cluster.py --ignore=tests/test_web_bus.py --ignore=tests/test_web_postgres.py "$@"
+  --ignore=tests/test_web_cluster.py --ignore=tests/test_web_bus.py --ignore=tests/test_web_postgres.py \
+  tests/test_web_*.py "$@"

@@ -26,9 +26,13 @@ wait_up() {
 }
 
 start() {
-  local n="${1:-2}" port="${2:-8080}" db bus i ports=()
+  local n="${1:-2}" port="${2:-8080}" db bus i ports=() exports
+  # Whatever fails from here on (a service, a process, nginx), what was started is stopped.
+  trap 'echo "cluster.sh: the start failed; stopping what was started" >&2; stop' ERR
   if [ -z "${BARBU_DB:-}" ] || [ -z "${BARBU_BUS:-}" ]; then
-    eval "$("$here/scripts/services.sh" start "$dir/services")"
+    # Captured first: inside eval "$(...)" a failed start would go unnoticed.
+    exports="$("$here/scripts/services.sh" start "$dir/services")"
+    eval "$exports"
     db="${BARBU_DB:-${BARBU_TEST_PG%/*}/barbu}"
     bus="${BARBU_BUS:-$BARBU_TEST_REDIS}"
     "$python" - "$BARBU_TEST_PG" <<'EOF'
@@ -65,6 +69,7 @@ EOF
       "$here/deploy/nginx.conf" > "$dir/nginx/nginx.conf"
   nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
   wait_up "http://127.0.0.1:$port"
+  trap - ERR
   echo "barbu: $n processes on $db, bus $bus; open http://127.0.0.1:$port/"
 }
 

@@ -42,7 +42,7 @@ start() {
       || { cat "$dir/initdb.log" >&2; exit 1; }
   fi
   as_pg "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w -t 60 \
-    -o "-p $pg_port -k $dir/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    -o "-p $pg_port -k '$dir/pg' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
     start > /dev/null || { cat "$dir/pg/server.log" >&2; exit 1; }
   echo "$pg_port" > "$dir/pg.port"
   redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --daemonize yes \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 
 import pytest
@@ -86,3 +87,253 @@ def test_of_a_lapsed_owner_and_its_successor_one_write_is_stored_the_other_refus
     finally:
         old.close()
         new.close()
+
+
+def _computers_table(store_target: str, table_id: str) -> None:
+    """A table of four computer players, stored as its creator would: it plays on by itself."""
+    store = open_store(store_target)
+    try:
+        state = State(Game(), seed=5)
+        rows = [SeatRow(i, f"Computer {i + 1}", "", "bot", "random", True) for i in range(4)]
+        setup = {"ruleset": "classic", "players": 4, "options": [], "seed": state.seed,
+                 "first_declarer": state.first_declarer}
+        made = Batch(table_id, seats=rows, create=setup)
+        deal_into(state, made)
+        store.commit(made)
+    finally:
+        store.close()
+
+
+def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
+        store_target: str, bus_url: str) -> None:
+    """Another writer stores an event behind the owner's back: the owner's next write is refused, and
+    then the table is dropped, forgotten and released, loaded again with that event, and plays on."""
+    from barbu.web.app import Config, Server
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T4")
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.3, retry_delay=0.05))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        other = open_store(store_target)
+        try:
+            assert await cluster.place("T4") is None
+            first = server.tables.tables["T4"]
+            other.commit(Batch("T4", events=[("chat", {"text": "behind your back"})]))  # event 2
+            for _ in range(200):  # the sweep takes it back within a few seconds
+                again = server.tables.tables.get("T4")
+                if again is not None and again is not first and len(other.events("T4")) > 4:
+                    break
+                await asyncio.sleep(0.05)
+            assert again is not None and again is not first
+            events = other.events("T4")
+            assert len(events) > 4  # played on after the other writer's event
+            assert [e.kind for e in events].count("chat") == 1 and events[1].kind == "chat"
+            assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        finally:
+            other.close()
+            await server.close()
+    asyncio.run(run())
+
+
+def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_up(
+        store_target: str, bus_url: str) -> None:
+    """A write queued behind a slow one when the server closes is stored while the lease is still ours;
+    and a write whose lease lapsed while it waited is refused in the writer thread, never stored."""
+    import threading
+
+    import redis
+
+    from barbu.web.app import Config, Server
+    from barbu.web.bus import owner_key
+    from barbu.web.relay import Cluster, LeaseLost
+
+    _computers_table(store_target, "T5")
+    sync = redis.Redis.from_url(bus_url)
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        loop = asyncio.get_running_loop()
+        assert await cluster.place("T5") is None and server.writer is not None
+        held, cluster.bus.until["T5"] = cluster.bus.until["T5"], 0.0  # lapsed by our own clock
+        with pytest.raises(LeaseLost):  # what the writer thread runs, called here without yielding
+            server._commit(Batch("T5", events=[("chat", {"text": "lapsed"})]))
+        cluster.bus.until["T5"] = held
+        gate, seen = threading.Event(), []
+        server.writer.submit(gate.wait, 5)
+        queued = loop.create_task(server.store_batch(Batch("T5", events=[("chat", {"text": "last"})])))
+        await asyncio.sleep(0.1)
+        server.writer.submit(lambda: seen.append(sync.get(owner_key("T5"))))
+        threading.Timer(0.3, gate.set).start()  # the loop itself waits in close() for the writer
+        await server.close()
+        await queued
+        assert seen == [cluster.bus.proc.encode()]  # the write was stored while the lease was ours
+        assert sync.get(owner_key("T5")) is None  # and given up after
+    try:
+        asyncio.run(run())
+        store = open_store(store_target)
+        try:
+            assert [e.data.get("text") for e in store.events("T5") if e.kind == "chat"] == ["last"]
+        finally:
+            store.close()
+    finally:
+        sync.close()
+
+
+def test_a_subscription_redis_py_makes_again_by_itself_is_counted(bus_url: str) -> None:
+    """Redis drops our subscription's connection: the messages sent meanwhile are lost, so the bus
+    counts the new subscription (and the relays made before it are closed), even when redis-py
+    subscribes again without a word."""
+    import redis
+
+    async def run() -> None:
+        bus, got = Bus(bus_url), []
+
+        async def keep(message: dict[str, object]) -> None:
+            got.append(message)
+        await bus.start(keep)
+        sync = redis.Redis.from_url(bus_url)
+        try:
+            before = bus.generation
+            assert sync.client_kill_filter(_type="pubsub") >= 1
+            for _ in range(100):
+                if bus.generation > before:
+                    break
+                await asyncio.sleep(0.05)
+            assert bus.generation > before
+            for n in range(100):  # and it listens again (what it is sent while it subscribes may be lost)
+                if got:
+                    break
+                await bus.send(bus.proc, {"n": n})
+                await asyncio.sleep(0.1)
+            assert got and all(set(m) == {"n"} for m in got)
+        finally:
+            sync.close()
+            await bus.stop()
+    asyncio.run(run())
+
+
+def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
+        store_target: str, bus_url: str) -> None:
+    """By our own clock the lease may have lapsed, so the computer players stop; the next renewal finds
+    the key still ours, and they play on."""
+    from barbu.web.app import Config, Server
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T6")
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.05))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        try:
+            assert await cluster.place("T6") is None
+            table = server.tables.tables["T6"]
+            cluster.bus.until["T6"] = 0.0  # a pause past the margin: we stop writing
+            driver = server.drivers["T6"]
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(driver), 5)
+            moves = table.moves
+            for _ in range(100):  # the keep-alive renews within about a second
+                if table.moves > moves + 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert server.tables.tables.get("T6") is table and table.moves > moves + 2
+        finally:
+            await server.close()
+    asyncio.run(run())
+
+
+def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
+        store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever goes wrong at the owner's, the relaying process hears a close (1012), never nothing."""
+    from barbu.web import app
+    from barbu.web.relay import Cluster
+
+    _computers_table(store_target, "T7")
+
+    async def broken(*args: object) -> None:
+        raise RuntimeError("the owner failed")
+    monkeypatch.setattr(app, "_serve_table", broken)
+
+    async def run() -> None:
+        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        relaying, heard = Bus(bus_url), []
+
+        async def keep(message: dict[str, object]) -> None:
+            heard.append(message)
+        await relaying.start(keep)
+        try:
+            assert await cluster.place("T7") is None
+            for conn, table_id in (("c1", "T7"), ("c2", "gone")):
+                await relaying.send(cluster.bus.proc, {"op": "open", "conn": conn, "table": table_id,
+                                                       "reply": relaying.proc, "client": "?"})
+            for _ in range(100):
+                if len(heard) == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert sorted((m["conn"], m["op"], m["code"]) for m in heard) == [
+                ("c1", "close", 1012), ("c2", "close", 1012)]
+            assert cluster.ports == {}
+        finally:
+            await relaying.stop()
+            await server.close()
+    asyncio.run(run())
+
+
+def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leaves_no_lease(
+        store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
+    owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
+    from barbu.web import app, relay
+    from barbu.web.bus import owner_key
+    from barbu.web.tables import Setup
+
+    monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
+
+    async def run() -> None:
+        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = relay.Cluster(server, bus_url)
+        server.open()
+        await cluster.start()
+        sent: list[dict[str, object]] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message)
+        scope = {"type": "http", "method": "GET", "path": "/api/tables/X1", "headers": []}
+        try:
+            await asyncio.wait_for(cluster._forward_http(scope, receive, send, "nobody-0000"), 60)
+            assert sent[0]["status"] == 503
+
+            async def failing(scope: object, receive: object, send: object) -> None:
+                raise RuntimeError("the application failed")
+            cluster.app = failing
+            sent.clear()
+            await asyncio.wait_for(cluster._forward_http(scope, receive, send, cluster.bus.proc), 60)
+            assert sent[0]["status"] == 500
+
+            def refuse(batch: object) -> list[int]:
+                raise sqlite3.OperationalError("the database is away")
+            assert server.store is not None
+            monkeypatch.setattr(server.store, "commit", refuse)
+            setup = Setup.parse({"name": "Ann", "seats": [{"kind": "bot", "level": "random"}] * 4})
+            with pytest.raises(app.TableError):
+                await server.create(setup, "127.0.0.1")
+            leased = [k async for k in cluster.bus.redis.scan_iter(owner_key("*"))]
+            assert leased == [] and cluster.bus.until == {}
+        finally:
+            await server.close()
+    asyncio.run(run())

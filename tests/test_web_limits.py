@@ -329,3 +329,20 @@ def test_serve_help_says_what_it_does_and_where_tables_are_stored(capsys: pytest
         build_parser().parse_args(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "Serve card tables in the browser" in text and f"by default {default_db()} (--db" in text
+
+
+def test_serve_believes_forwarded_addresses_from_the_balancer_it_is_given() -> None:
+    """--forwarded-allow-ips reaches uvicorn; without it uvicorn keeps its own default (this machine)."""
+    import argparse
+
+    import uvicorn
+
+    from barbu.web.server import add_arguments, uvicorn_config
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    given = uvicorn_config(None, parser.parse_args(["--forwarded-allow-ips", "10.0.0.5,10.0.0.6"]),
+                           ws_max_size=1)
+    assert given.forwarded_allow_ips == "10.0.0.5,10.0.0.6"
+    default = uvicorn_config(None, parser.parse_args([]), ws_max_size=1)
+    assert default.forwarded_allow_ips == uvicorn.Config(None).forwarded_allow_ips

@@ -265,3 +265,39 @@ def test_a_move_refuses_a_file_a_server_is_serving(
         assert main(["db", "move", str(path), pg_url]) == 1
     assert "stop it first" in capsys.readouterr().err
     assert layout_version(pg_url) == 0  # nothing was done to the target
+
+
+def test_two_processes_rating_one_person_at_once_both_count() -> None:
+    """Two games of one person end at the same moment on two connections: each is counted, none lost."""
+    from tests.pg_helpers import new_database
+    from tests.test_web_ladder import person
+
+    from barbu.web.store import GameResult
+
+    url = new_database()
+    stores = [PgStore(url), PgStore(url)]
+    try:
+        ann = person(stores[0], "Ann")  # type: ignore[arg-type]  # a Store is asked for; a PgStore will do
+        rounds = 6
+        for n in range(2 * rounds):
+            rows = [SeatRow(i, f"Seat {i}", "", "bot", "random", True) for i in range(4)]
+            stores[0].commit(Batch(f"R{n}", seats=rows, create={"ruleset": "classic", "players": 4}))
+        entrants = ("person:" + ann.id, "computer:random", "computer:random", "computer:random")
+        result = GameResult("classic", entrants, (1, 2, 3, 4), (10, 0, -5, -5), ({}, {}, {}, {}))
+
+        def end(start: threading.Barrier, i: int, table_id: str) -> None:
+            start.wait()  # both read the rating at about the same moment
+            stores[i].commit(Batch(table_id, events=[("chat", {"text": "over"})], result=result))
+        for r in range(rounds):
+            start = threading.Barrier(2)
+            threads = [threading.Thread(target=end, args=(start, i, f"R{2 * r + i}")) for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        rating = stores[0].ratings_of(ann.id)
+        assert [row.games for row in rating] == [2 * rounds]
+        assert len(stores[0].rating_history(ann.id, 100)) == 2 * rounds
+    finally:
+        for store in stores:
+            store.close()

@@ -212,7 +212,9 @@ class Server:
             self.kick(table)
 
     async def close(self) -> None:
-        if self.cluster is not None:  # the others take our tables over at once
+        # Drivers and clocks stop, the writer drains, and only then do the leases go (the others
+        # take our tables over at once): a queued write must not land after another took its table.
+        if self.cluster is not None:
             await self.cluster.stop()
         for handle in self.clocks.values():
             handle.cancel()
@@ -228,6 +230,8 @@ class Server:
         if self.writer is not None:
             self.writer.shutdown(wait=True)
             self.writer = None
+        if self.cluster is not None:
+            await self.cluster.leave()
         if self.store is not None:
             self.store.close()
 
@@ -252,6 +256,18 @@ class Server:
         task = self.drivers.get(table.id)
         if task is None or task.done():
             self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
+
+    def revive(self, table: Table) -> None:
+        """Kick a table whose computer players or turn clock stopped (they stop when our lease may have
+        lapsed by our own clock; once it is renewed nothing else would start them again)."""
+        if not self.drives(table):
+            return
+        task = self.drivers.get(table.id)
+        if table.auto_seat() is not None and (task is None or task.done()):
+            self.kick(table)
+        clock = self.clocks.get(table.id)
+        if clock is not None and clock.when() < asyncio.get_running_loop().time() - 1.0:
+            self.arm_clock(table)  # it went off and found the table not ours: the same turn, again
 
     def arm_clock(self, table: Table) -> None:
         """Wake up when the person to act runs out of time on the table's turn clock, if it has one."""
@@ -286,7 +302,15 @@ class Server:
         if batch and self.cluster is not None:
             await self.cluster.guard(batch)
         if batch:
-            await asyncio.get_running_loop().run_in_executor(self.writer, self.store.commit, batch)
+            await asyncio.get_running_loop().run_in_executor(self.writer, self._commit, batch)
+
+    def _commit(self, batch: Any) -> list[int]:
+        """Store a batch (in the writer thread), checking the lease again just before: it may have lapsed
+        while the batch waited behind others."""
+        assert self.store is not None, "the server is not open"
+        if self.cluster is not None:
+            self.cluster.check_held(batch)
+        return self.store.commit(batch)
 
     async def change(self, table: Table, plan: Callable[[], Change | None]) -> bool:
         """Plan a change of ``table``, store it off the loop, then make it; TableError if refused.
@@ -316,7 +340,13 @@ class Server:
                 if change.batch and not self.drives(table):  # another process drives it now
                     raise OSError(f"this process no longer drives table {table.id}")
                 await self.store_batch(change.batch)
+            except sqlite3.IntegrityError as e:
+                if self.cluster is not None:  # another process wrote this table: ours is stale
+                    self.cluster.refused(table.id)
+                raise storage_error(table.id, e) from e
             except (sqlite3.Error, OSError) as e:
+                if self.cluster is not None and change.batch:  # a rematch's new table is not there
+                    await self.cluster.abandon(change.batch)
                 raise storage_error(table.id, e) from e
             change.commit()
         return True
@@ -408,6 +438,8 @@ class Server:
         try:
             await self.store_batch(batch)
         except (sqlite3.Error, OSError) as e:
+            if self.cluster is not None:  # the new id's lease, taken for a table that is not there
+                await self.cluster.abandon(batch)
             raise storage_error(table.id, e) from e
         self.created.setdefault(client, deque()).append(time.monotonic())
         self.tables.add(table)

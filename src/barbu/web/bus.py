@@ -95,8 +95,19 @@ class Bus:
         await self.heartbeat()
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(proc_key(self.proc))
+        self._watch(self._pubsub)
         self._listener = asyncio.get_running_loop().create_task(self._listen(handler))
         log.info("on the bus %s as %s", self.url, self.proc)
+
+    def _watch(self, pubsub: Any) -> None:
+        """Count each time redis-py connects this subscription again by itself (it says nothing else)."""
+        if pubsub.connection is not None:
+            pubsub.connection.register_connect_callback(self._reconnected)
+
+    async def _reconnected(self, connection: Any) -> None:
+        # redis-py subscribes again inside listen(), but what was sent while we were away is lost.
+        log.warning("the bus connection was made again: messages sent meanwhile are lost")
+        self.generation += 1
 
     async def _listen(self, handler: Handler) -> None:
         """Hand each message to ``handler``; subscribe again whenever the subscription was lost.
@@ -120,6 +131,7 @@ class Bus:
             with contextlib.suppress(Exception):
                 await self._pubsub.subscribe(proc_key(self.proc))
                 self.generation += 1
+                self._watch(self._pubsub)
 
     async def stop(self) -> None:
         """Give up every lease and leave the bus: the other processes take the tables at once."""

@@ -560,6 +560,7 @@ def _write_player(db: Conn, b: PlayerBatch) -> None:
 
 def _write_rating(db: Conn, table_id: str, result: GameResult) -> None:
     """Rate a finished game inside its final action's transaction, once: a table already rated is left."""
+    _lock_ratings(db, result)
     if db.execute("SELECT 1 FROM rated_games WHERE table_id = %s", (table_id,)).fetchone() is not None:
         return
     now, rs = time.time(), result.ruleset
@@ -582,6 +583,18 @@ def _write_rating(db: Conn, table_id: str, result: GameResult) -> None:
                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                    (table_id, pid, rs, seat, result.places[seat], result.totals[seat], was.mu, was.sigma,
                     new.mu, new.sigma, json.dumps(result.contracts[seat], sort_keys=True), now))
+
+
+def _lock_ratings(db: Conn, result: GameResult) -> None:
+    """Hold each rated person's rating until the transaction ends, in one order (no deadlock).
+
+    Under READ COMMITTED two processes ending games of one person at once would both read the old
+    rating and the second write would undo the first (SQLite has one writer at a time; here we wait).
+    """
+    people = sorted({e.removeprefix(PERSON) for e in result.entrants if e.startswith(PERSON)})
+    for pid in people:
+        db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                   (f"barbu:rating:{pid}:{result.ruleset}",))
 
 
 def _skill(db: Conn, player_id: str, ruleset: str) -> tuple[Skill, int]:

@@ -167,7 +167,7 @@ class Cluster:
         self._sweeper = loop.create_task(self._forever(self.take_orphans))
 
     async def stop(self) -> None:
-        """Close our readers with 1012 so that they come back elsewhere, then give up the leases."""
+        """Close our readers with 1012 so that they come back elsewhere; the leases stay (see leave)."""
         for task in (self._sweeper, self._beater):
             if task is not None:
                 task.cancel()
@@ -178,7 +178,22 @@ class Cluster:
         for end in self.relays.values():
             end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
         await asyncio.sleep(0.05)  # the close frames go out before the leases do
+
+    async def leave(self) -> None:
+        """Give up the leases and leave the bus: only once our last write is stored, or it could land
+        after another process took the table."""
         await self.bus.stop()
+
+    def check_held(self, batch: Batch | SheetBatch | PlayerBatch) -> None:
+        """Refuse (LeaseLost) a table's write whose lease may have lapsed by our own clock.
+
+        Called in the writer thread just before the commit: a write queued behind a slow one may
+        otherwise be stored after the lease lapsed and another process took the table.
+        """
+        if isinstance(batch, Batch):
+            for b in (batch, *batch.also):
+                if not self.bus.holds(b.table_id):
+                    raise LeaseLost(f"this process no longer holds table {b.table_id}'s lease")
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(work)
@@ -249,6 +264,12 @@ class Cluster:
             elif not self.bus.holds(b.table_id):
                 raise LeaseLost(f"this process no longer holds table {b.table_id}'s lease")
 
+    async def abandon(self, batch: Batch) -> None:
+        """Give up the leases a refused write took for the tables it would have made (else kept for good)."""
+        made = [b.table_id for b in (batch, *batch.also) if b.create is not None]
+        with contextlib.suppress(Exception):
+            await self.bus.release([t for t in made if t not in self.lobby.tables])
+
     def drop(self, table_id: str) -> None:
         """Stop driving a table whose lease we lost: its readers reconnect to the new owner."""
         table = self.lobby.tables.pop(table_id, None)
@@ -262,6 +283,18 @@ class Cluster:
         if clock is not None:
             clock.cancel()
         self._close_readers(table)
+
+    def refused(self, table_id: str) -> None:
+        """Give up a table whose write the database refused (another process wrote it behind our back).
+
+        Our copy and our count of its events are stale, and every later write would be refused too:
+        the table is dropped, its count forgotten and its lease released, so that the sweep (or the
+        next reader) loads it afresh from the store, with the other writer's events.
+        """
+        log.warning("table %s: a write was refused by the database, loaded afresh", table_id)
+        self.drop(table_id)
+        self.lobby.store.forget(table_id)
+        self._spawn(self.bus.release([table_id]))
 
     def _close_readers(self, table: Table) -> None:
         for client in list(table.clients):
@@ -288,6 +321,8 @@ class Cluster:
         await self.bus.heartbeat()
         for table_id in await self.bus.renew():
             self.drop(table_id)
+        for table in list(self.lobby.tables.values()):  # renewed: play on where a lapse stopped us
+            self.server.revive(table)
         await self.publish()
         live = set(await self.bus.live_procs())
         lost = self.bus.generation != self.generation  # frames may have been missed: start afresh
@@ -366,14 +401,18 @@ class Cluster:
 
         conn, relay, table_id = str(msg["conn"]), str(msg["reply"]), str(msg["table"])
         port = RelayPort(self.bus, conn, relay)
-        if not self.drives(table_id):  # handed over meanwhile: the reader tries again
+        table = self.lobby.tables.get(table_id) if self.drives(table_id) else None
+        if table is None:  # handed over meanwhile: the reader tries again
             self._spawn(port.close(CLOSE_RESTART))
             return
         self.ports[conn] = port
 
         async def serve() -> None:
             try:
-                await _serve_table(self.server, self.lobby.tables[table_id], port)
+                await _serve_table(self.server, table, port)
+            except Exception:  # the relaying side must hear of it, or its reader waits for good
+                log.exception("table %s: a relayed reader failed", table_id)
+                await port.close(CLOSE_RESTART)
             finally:
                 self.ports.pop(conn, None)
         self._spawn(serve())
@@ -399,28 +438,50 @@ class Cluster:
 
         conn = secrets.token_urlsafe(12)
         end = self.relays[conn] = RelayEnd(owner, table_id)
-        reader = asyncio.get_running_loop().create_task(self._forward_frames(ws, conn, owner))
+        loop = asyncio.get_running_loop()
+        watcher = loop.create_task(self._watch_owner(end))
+        reader: asyncio.Task[int | None] | None = None
         code = CLOSE_RESTART
         try:
+            # "open" first: a frame published before it would find no reader at the owner's.
             if await self.bus.send(owner, {"op": "open", "conn": conn, "table": table_id,
                                            "reply": self.bus.proc, "client": client_of(ws)}):
+                reader = loop.create_task(self._forward_frames(ws, conn, owner))
                 code = await self._deliver(ws, end, reader)
         finally:
-            reader.cancel()
+            if reader is not None:
+                reader.cancel()
+            watcher.cancel()
             self.relays.pop(conn, None)
             with contextlib.suppress(Exception):  # the owner forgets the reader (if it has not already)
                 await self.bus.send(owner, {"op": "close", "conn": conn})
         with contextlib.suppress(Exception):
             await ws.close(code)
 
-    async def _deliver(self, ws: WebSocket, end: RelayEnd, reader: asyncio.Task[None]) -> int:
+    async def _watch_owner(self, end: RelayEnd) -> None:
+        """Close the relay (1012) once the owner's heartbeat is gone: it may die without a word."""
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                alive = await self.bus.alive(end.owner)
+            except Exception:  # no Redis: no frames either way, so the relay is dead too
+                alive = False
+            if not alive:
+                end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
+                return
+
+    async def _deliver(self, ws: WebSocket, end: RelayEnd, reader: asyncio.Task[int | None]) -> int:
         """Send the owner's frames to the socket until either side closes; the close code to use."""
         while True:
             getting = asyncio.ensure_future(end.inbox.get())
             await asyncio.wait({getting, reader}, return_when=asyncio.FIRST_COMPLETED)
             if not getting.done():
                 getting.cancel()
-                return 1000  # the reader went: told to the owner by the caller
+                if reader.cancelled():
+                    return 1000
+                if reader.exception() is not None:  # no bus: the page connects again
+                    return CLOSE_RESTART
+                return reader.result() or 1000  # the reader went (told to the owner by the caller)
             msg = getting.result()
             if msg.get("op") == "close":
                 return int(msg.get("code") or 1000)
@@ -429,11 +490,15 @@ class Cluster:
             except Exception:  # the reader went while we sent: as if it had closed
                 return 1000
 
-    async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> None:
+    async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> int | None:
+        """Send the reader's frames to the owner; None once the reader went, 1012 once nobody listens
+        at the owner's (it is gone: the page connects again rather than lose a move)."""
         from barbu.web.app import _receive
 
         while (text := await _receive(ws)) is not None:
-            await self.bus.send(owner, {"op": "text", "conn": conn, "text": text})
+            if not await self.bus.send(owner, {"op": "text", "conn": conn, "text": text}):
+                return CLOSE_RESTART
+        return None
 
     # -- HTTP ------------------------------------------------------------------------------------
 
@@ -471,7 +536,8 @@ class Cluster:
                    "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"]],
                    "body": base64.b64encode(body).decode(), "client": client[0] if client else "?"}
         try:
-            await self.bus.send(owner, request)
+            if not await self.bus.send(owner, request):  # nobody listens there: the owner is gone
+                raise ConnectionError(f"process {owner} no longer listens on the bus")
             answer = await asyncio.wait_for(future, HTTP_TIMEOUT)
         except Exception as e:  # no answer in time, or no Redis: refused as a write that failed
             self.replies.pop(rid, None)
@@ -511,6 +577,12 @@ class Cluster:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        except Exception:  # answered all the same, or the relaying process waits for nothing
+            log.exception("a relayed request %s %s failed", msg["method"], msg["path"])
+            answer.update(status=500, headers=[["content-type", "application/json"]])
+            failed = TableError("internal", "the server failed to answer this request", 500)
+            chunks[:] = [json.dumps(failed.body()).encode()]
         answer["body"] = base64.b64encode(b"".join(chunks)).decode()
         await self.bus.send(str(msg["reply"]), answer)

@@ -71,6 +71,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run as one of several processes serving the same database: they share table "
                    "leases, sockets and the lobby through this Redis (see the README's 'Several server "
                    "processes')")
+    p.add_argument("--forwarded-allow-ips", default=None, metavar="LIST",
+                   help="the addresses (comma-separated, or *) whose X-Forwarded-For is believed: the load "
+                   "balancer's, when it runs on another machine (default uvicorn's: this machine's own)")
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
@@ -229,6 +232,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"barbu: tables are stored in {shown_db(db)}", flush=True)
         print(f"barbu: open http://{host}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
         # The largest message a client may send is MAX_MESSAGE; a frame far larger is cut off by uvicorn.
-        config_uv = uvicorn.Config(app, ws_max_size=16 * MAX_MESSAGE, log_level="info")
+        config_uv = uvicorn_config(app, args, ws_max_size=16 * MAX_MESSAGE)
         uvicorn.Server(config_uv).run(sockets=[sock])
     return 0
+
+
+def uvicorn_config(app: Any, args: argparse.Namespace, *, ws_max_size: int) -> Any:
+    """uvicorn's settings for ``barbu serve``: the per-client limits see the addresses it believes."""
+    import uvicorn
+
+    # None leaves uvicorn's own default (this machine, or FORWARDED_ALLOW_IPS from the environment).
+    return uvicorn.Config(app, ws_max_size=ws_max_size, log_level="info",
+                          forwarded_allow_ips=args.forwarded_allow_ips)
