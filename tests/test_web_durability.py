@@ -251,14 +251,16 @@ def test_a_tables_changes_are_made_one_after_another(gated: tuple[TestClient, Ga
         errors = [m["code"] for m in heard if m["type"] == "error"]
         assert len(errors) == 1  # planned on the state the first one left: refused
         assert errors[0] in ("not-your-turn", "seat-is-bot") or errors[0].startswith("illegal")
-    acts = [e for e in store.events(a["id"])[stored:] if e.kind == "act" and e.data["seat"] == 0]
-    assert len(acts) == 1
-    # The computers play on meanwhile: one of their moves may be stored and not yet made at the
-    # instant of looking, so the two counts are compared once they have met (or the wait ends).
-    until = time.monotonic() + 10
-    while table.moves != len(store.events(a["id"])[stored:]) and time.monotonic() < until:
-        time.sleep(0.01)
-    assert table.moves == len(store.events(a["id"])[stored:])
+        acts = [e for e in store.events(a["id"])[stored:] if e.kind == "act" and e.data["seat"] == 0]
+        assert len(acts) == 1
+        # The computers play on meanwhile: one of their moves may be stored and not yet made at the
+        # instant of looking, so the two counts are compared once they have met (or the wait ends),
+        # while the sockets are open: the test client's event loop, which makes the moves, may stop
+        # once the last one closes.
+        until = time.monotonic() + 10
+        while table.moves != len(store.events(a["id"])[stored:]) and time.monotonic() < until:
+            time.sleep(0.01)
+        assert table.moves == len(store.events(a["id"])[stored:])
 
 
 # -- 4. a stored history that does not replay -------------------------------------------------
