@@ -11,6 +11,7 @@ from barbu.bots import levels, make_bot
 from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
 from barbu.bots.policy import heuristic_card
 from barbu.engine.game import Game
+from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
 
@@ -32,63 +33,49 @@ def test_expert_is_a_level_and_its_names_parse() -> None:
             make_bot(bad)
 
 
-def test_a_bigger_budget_draws_more_deals() -> None:
-    """Beyond strong's deals, the work budget, not a fixed count, sets how many a decision gets."""
+def _choice_among_three() -> Observation:
+    """A card to play after the first trick, with at least three legal cards."""
     state = State(Game.classic(), seed=9)
     state.deal_random()
     rng = random.Random(9)
     while state.phase != Phase.PLAY or state.trick_no < 1 or len(state.legal_actions()) < 3:
         state.apply(rng.choice(state.legal_actions()))
-    obs = state.observe(state.current)
-    counts = []
-    for budget in (0.3, 1.2):
-        bot = _steady(2, budget)
-        bot.drop_z = 1e9  # never prune, so that every deal costs the same
-        drawn = 0
-        original = bot.world
+    return state.observe(state.current)
 
-        def counting(o: object, original: object = original) -> object:
-            nonlocal drawn
-            drawn += 1
-            return original(o)  # type: ignore[operator]
 
-        bot.world = counting  # type: ignore[method-assign,assignment]
-        bot.search(obs, list(obs.legal))
-        counts.append(drawn)
+def _deals_drawn(bot: ExpertBot, obs: Observation) -> int:
+    """How many deals the bot draws for this decision, with pruning off (every deal costs the same)."""
+    bot.drop_z = 1e9
+    drawn = 0
+    original = bot.world
+
+    def counting(o: Observation) -> tuple[State, float]:
+        nonlocal drawn
+        drawn += 1
+        return original(o)
+
+    bot.world = counting  # type: ignore[method-assign]
+    bot.search(obs, list(obs.legal))
+    return drawn
+
+
+def test_a_bigger_budget_draws_more_deals() -> None:
+    """Beyond strong's deals, the work budget, not a fixed count, sets how many a decision gets."""
+    obs = _choice_among_three()
+    counts = [_deals_drawn(_steady(2, budget), obs) for budget in (0.3, 1.2)]
     assert counts[0] > ExpertBot.play_samples and counts[1] > 3 * counts[0]
-
 
 
 def test_the_stop_counts_cpu_time_not_the_wall_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """A busy machine (the wall clock racing ahead) changes nothing; a slow engine (CPU time past
     the stop) cuts the search back to strong's deals."""
-    state = State(Game.classic(), seed=9)
-    state.deal_random()
-    rng = random.Random(9)
-    while state.phase != Phase.PLAY or state.trick_no < 1 or len(state.legal_actions()) < 3:
-        state.apply(rng.choice(state.legal_actions()))
-    obs = state.observe(state.current)
-
-    def deals(bot: ExpertBot) -> int:
-        bot.drop_z = 1e9
-        drawn = 0
-        original = bot.world
-
-        def counting(o: object) -> object:
-            nonlocal drawn
-            drawn += 1
-            return original(o)  # type: ignore[arg-type]
-
-        bot.world = counting  # type: ignore[method-assign,assignment]
-        bot.search(obs, list(obs.legal))
-        return drawn
-
-    calm = deals(ExpertBot(2, budget=0.3))
+    obs = _choice_among_three()
+    calm = _deals_drawn(ExpertBot(2, budget=0.3), obs)
     ticks = iter(range(10**9))
     monkeypatch.setattr("barbu.bots.expert.time.perf_counter", lambda: float(next(ticks)) * 100)
-    assert deals(ExpertBot(2, budget=0.3)) == calm > ExpertBot.play_samples
+    assert _deals_drawn(ExpertBot(2, budget=0.3), obs) == calm > ExpertBot.play_samples
     monkeypatch.setattr("barbu.bots.expert.time.process_time", lambda: float(next(ticks)) * 100)
-    assert deals(ExpertBot(2, budget=0.3)) == ExpertBot.play_samples
+    assert _deals_drawn(ExpertBot(2, budget=0.3), obs) == ExpertBot.play_samples
 
 def _policy_hand(game: Game, seed: int, tricks: int) -> State:
     """A hand played by the noiseless rule-of-thumb policy for ``tricks`` tricks."""
