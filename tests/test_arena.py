@@ -141,6 +141,33 @@ def test_same_numbers_with_one_or_two_jobs() -> None:
     assert "win_rate" in one["games"]
 
 
+@pytest.mark.parametrize("rules,players", [("classic", 4), ("family", 5)])
+def test_one_contract_plays_the_deals_a_full_match_gives_it(rules: str, players: int) -> None:
+    full = Config(("basic", "random") + ("random",) * (players - 2), rules, seed=4)
+    contract = full.game.contracts[3].id
+    only = Config(full.bots, rules, seed=4, contract=contract)
+    for board in range(3):
+        deal = 7 * board + 3
+        assert only.deal_number(board) == deal
+        a, b = (play_task(cfg, DEAL, k, 1) for cfg, k in ((only, board), (full, deal)))
+        assert a.hands == b.hands and a.hands[0][0] == contract
+    summary = run_match(only, deals=2, games=0)
+    assert summary["contract"] == contract and list(summary["deals"]["contracts"]) == [contract]
+
+
+def test_one_contract_names_itself_in_the_report_and_the_journal(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "run.journal"
+    argv = ["arena", "--bots", "basic,random,random,random", "--deals", "2", "--contract", "no-king",
+            "--journal", str(journal), "--no-records", "--quiet"]
+    assert cli_main(argv) == 0
+    assert "2 deals of no-king" in capsys.readouterr().out
+    assert json.loads(journal.read_text().splitlines()[0])["contract"] == "no-king"
+    # The same journal for the whole match (or another contract) is another match: refused.
+    assert cli_main([a for a in argv if a not in ("--contract", "no-king")]) == 2
+    assert "journal" in capsys.readouterr().err
+
+
 class _Cheat(Bot):
     name = "cheat"
 
@@ -161,6 +188,8 @@ def test_an_illegal_bot_action_names_the_bot() -> None:
     ["--bots", "random,nobody,random,random", "--deals", "1"],
     ["--bots", "random,random,random,random"],
     ["--bots", "random,random,random,random", "--rules", "family", "--option", "overtrump", "--deals", "1"],
+    ["--bots", "random,random,random,random", "--deals", "1", "--contract", "salad"],
+    ["--bots", "random,random,random,random", "--deals", "1", "--games", "1", "--contract", "trumps"],
 ])
 def test_bad_arguments_are_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["arena", *argv, "--no-records", "--quiet"]) == 2

@@ -13,6 +13,11 @@ How a match is built (this text is also the help of ``barbu arena``):
   declarer × contract pair once. Each hand is the first of its declarer's seven, so the classic
   doubling obligation never makes a double compulsory in deal mode. Each deal is played once per
   rotation with the same cards.
+* ``--contract ID`` (deal mode) plays only the deals of one contract: the ``k``-th board is deal
+  ``7k + i`` of the full match, ``i`` the contract's place in the table, so its cards, declarer
+  and contract, and the bots' seeds, are those that deal has in a match without the option, so
+  it is played exactly as there (the declarers still take turns). A way to study one contract at
+  a seventh of the cost.
 * Game mode (``--games G``): game ``g`` is a complete game (28 hands, or 7n family rounds) from a
   seed derived from ``(S, g)`` with first declarer ``g mod n``, again played once per rotation: the
   hand numbered ``h`` gets the same cards in every rotation (a family redeal aside).
@@ -90,6 +95,7 @@ class Config:
     options: tuple[str, ...] = ()
     seed: int = 1
     out: str | None = None  # folder of the records; None writes none
+    contract: str | None = None  # deal mode: only the deals of this contract (``--contract``)
 
     @property
     def players(self) -> int:
@@ -98,6 +104,13 @@ class Config:
     @cached_property
     def game(self) -> Game:
         return Game(self.ruleset, self.players, frozenset(self.options))
+
+    def deal_number(self, board: int) -> int:
+        """The deal of the full match that board ``board`` plays (itself without ``contract``)."""
+        if self.contract is None:
+            return board
+        count = len(self.game.contracts)
+        return count * board + [c.id for c in self.game.contracts].index(self.contract)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -179,8 +192,9 @@ def play_board(cfg: Config, kind: str, board: int,
     match keeps none), which the caller writes where it runs."""
     game = cfg.game
     seats = seating(game.players, rotation)
-    state = deal_state(game, cfg.seed, board) if kind == DEAL else game_state(game, cfg.seed, board)
-    bots = [make_bot(cfg.bots[b], derive_seed(cfg.seed, kind, board, rotation, "bot", b)) for b in seats]
+    number = cfg.deal_number(board) if kind == DEAL else board  # the bots' seeds follow it too
+    state = deal_state(game, cfg.seed, number) if kind == DEAL else game_state(game, cfg.seed, board)
+    bots = [make_bot(cfg.bots[b], derive_seed(cfg.seed, kind, number, rotation, "bot", b)) for b in seats]
     done: Callable[[State], bool] = (lambda s: bool(s.history)) if kind == DEAL else (lambda s: s.is_over)
     times = _drive(state, bots, done, lambda seat: f"{cfg.names[seats[seat]]} in seat {seat} "
                    f"({kind} {board}, rotation {rotation})")
@@ -421,7 +435,7 @@ def summarize(cfg: Config, results: Sequence[TaskResult]) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "ruleset": cfg.ruleset, "players": cfg.players, "options": list(cfg.options),
         "seed": cfg.seed, "bots": list(cfg.names), "better": "higher" if cfg.sign > 0 else "lower",
-        "definitions": DEFINITIONS}
+        "definitions": DEFINITIONS, **({"contract": cfg.contract} if cfg.contract else {})}
     for kind, key in ((DEAL, "deals"), (GAME, "games")):
         boards = _group(results, kind)
         if boards:
@@ -487,7 +501,11 @@ def format_report(summary: dict[str, Any]) -> str:
 def _mode_lines(summary: dict[str, Any], mode: dict[str, Any], key: str, title: str) -> list[str]:
     n = summary["players"]
     boards = mode["boards"]
-    if key == "deals":
+    if key == "deals" and "contract" in summary:
+        head = (f"{title}: {boards} deals of {summary['contract']} × {n} rotations = {boards * n} "
+                f"hands; board k is deal 7k+i of the full match (declarer seat (7k+i) mod {n}), "
+                "same cards in every rotation.")
+    elif key == "deals":
         head = (f"{title}: {boards} deals × {n} rotations = {boards * n} hands; deal k: declarer "
                 f"seat k mod {n}, contract k mod 7 forced, same cards in every rotation.")
     else:
@@ -613,6 +631,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    + "; ".join(f"{k}: {v}" for k, v in OPTION_HELP.items()))
     p.add_argument("--deals", type=int, default=0, help="number of duplicate deals (single hands)")
     p.add_argument("--games", type=int, default=0, help="number of duplicate complete games")
+    p.add_argument("--contract", metavar="ID", default=None,
+                   help="deal mode: play only the deals of this contract (its id, e.g. no-last-two); "
+                        "board k is deal 7k+i of the full match")
     p.add_argument("--seed", type=int, default=1, help="seed of the match (default 1)")
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default 1; 2 for the local cluster of --cluster)")
@@ -657,11 +678,18 @@ def config_of(args: argparse.Namespace) -> Config:
     if args.cluster_timeout <= 0:
         raise ArenaError("--cluster-timeout must be positive")
     cfg = Config(bots, args.rules, tuple(sorted(set(args.option))), args.seed,
-                 None if args.no_records else (args.out or _default_out(args.journal)))
+                 None if args.no_records else (args.out or _default_out(args.journal)), args.contract)
     try:
         cfg.game  # noqa: B018 — Game checks the player count and the options
     except ValueError as e:
         raise ArenaError(str(e)) from e
+    if args.contract is not None:
+        ids = [c.id for c in cfg.game.contracts]
+        if args.contract not in ids:
+            raise ArenaError(f"--contract {args.contract!r} is not a contract of the {args.rules} "
+                             f"table (one of {', '.join(ids)})")
+        if args.games:
+            raise ArenaError("--contract plays deals only: it cannot go with --games")
     return cfg
 
 
@@ -717,7 +745,7 @@ def journal_header(cfg: Config, deals: int, games: int) -> dict[str, Any]:
     """What makes a match: a journal resumes only the match it was started for."""
     return {"journal": "barbu arena", "ruleset": cfg.ruleset, "players": cfg.players,
             "options": list(cfg.options), "bots": list(cfg.bots), "seed": cfg.seed,
-            "deals": deals, "games": games}
+            "deals": deals, "games": games, **({"contract": cfg.contract} if cfg.contract else {})}
 
 
 def journaled(journal: Journal, tasks: Sequence[Task]) -> dict[Task, TaskResult]:
