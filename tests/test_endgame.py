@@ -1,0 +1,127 @@
+"""The exact ending: max-n values agree with a plain search of every card, and play what is plainly right."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from barbu.bots.endgame import LEAVES, Solver, leaves_bound, solvable
+from barbu.bots.policy import heuristic_card
+from barbu.engine.cards import bits, parse_card
+from barbu.engine.game import Game
+from barbu.engine.state import Phase, State
+from barbu.tools.arena import deal_state
+
+
+def _plain(state: State, hand_no: int, sign: float) -> tuple[float, ...]:
+    """Max-n over every legal card, no run merged: what the solver must agree with."""
+    if state.hand_no != hand_no or not state.hand_in_progress:
+        return tuple(sign * x for x in state.history[-1].scores)
+    best: tuple[float, ...] | None = None
+    for card in bits(state.legal_mask()):
+        child = state.copy()
+        child._do(card)
+        v = _plain(child, hand_no, sign)
+        if best is None or v[state.current] > best[state.current]:
+            best = v
+    assert best is not None
+    return best
+
+
+def _ending(game: Game, seed: int, k: int, left: int) -> State | None:
+    """Deal ``k`` played by rule of thumb (doubles as they come) until ``left`` cards a hand."""
+    rng = random.Random(seed * 1000 + k)
+    state = deal_state(game, seed, k)
+    hand_no = state.hand_no
+    while state.phase != Phase.PLAY:
+        state._do(rng.choice(state.legal_actions()))  # random doubles: the solver must settle them
+    while state.hand_no == hand_no and state.hand_in_progress and (
+            max(h.bit_count() for h in state.hands) > left or state.trick):
+        state._do(heuristic_card(state, rng))
+    if state.hand_no != hand_no or not state.hand_in_progress or not solvable(state):
+        return None
+    return state
+
+
+@pytest.mark.parametrize("game", [Game.classic(), Game.classic(frozenset({"overtrump"})), Game.family(4),
+                                  Game.family(5), Game.family(3)], ids=str)
+def test_the_solver_agrees_with_a_search_of_every_card(game: Game) -> None:
+    checked = 0
+    for k in range(28):
+        state = _ending(game, 5, k, 3 if game.players <= 4 else 2)
+        if state is None:
+            continue
+        # Part-way into a trick as well as at its start.
+        for _ in range(k % 3):
+            state._do(heuristic_card(state, random.Random(k)))
+        if not (state.hand_in_progress and state.phase == Phase.PLAY):
+            continue
+        sign = 1.0 if game.is_classic else -1.0
+        seat = state.current
+        got = Solver(state).card_values(state, seat)
+        assert set(got) == set(bits(state.legal_mask()))
+        for card, value in got.items():
+            child = state.copy()
+            child._do(card)
+            assert value == _plain(child, state.hand_no, sign)[seat], (k, card)
+        checked += 1
+    assert checked >= 10
+
+
+def test_runs_of_equal_cards_are_searched_once() -> None:
+    fewer = 0
+    for k in range(0, 140, 7):  # No Tricks deals: every card worth the same
+        state = _ending(Game.classic(), 2, k, 3)
+        if state is None:
+            continue
+        solver = Solver(state)
+        solver.card_values(state, state.current)
+        plain = _count_plain(state)
+        assert solver.nodes <= plain
+        fewer += solver.nodes < plain
+    assert fewer >= 3
+
+
+def _count_plain(state: State) -> int:
+    """The states a search of every legal card visits."""
+    hand_no, stack, total = state.hand_no, [state], 0
+    while stack:
+        s = stack.pop()
+        total += 1
+        if s.hand_no != hand_no or not s.hand_in_progress:
+            continue
+        for card in bits(s.legal_mask()):
+            child = s.copy()
+            child._do(card)
+            stack.append(child)
+    return total
+
+
+def _two_cards_each(hands: list[str], leader: int) -> State:
+    """No Last Two at its 12th trick with these hands (two cards each), no doubles."""
+    state = deal_state(Game.classic(), 1, 3)
+    while state.phase != Phase.PLAY:
+        state._do(min(state.legal_actions()))  # the one contract left, then no doubles
+    assert state.contract is not None and state.contract.id == "no-last-two" and not any(state.doubled)
+    state.hands = [sum(1 << parse_card(c) for c in h.split()) for h in hands]
+    state.played = ((1 << 52) - 1) & ~sum(state.hands)
+    state.trick_no, state.leader, state.current, state.trick = 11, leader, leader, []
+    return state
+
+
+def test_no_last_two_leads_low_and_keeps_the_ace_to_shed() -> None:
+    # Seat 1 leads, holding A♠ 2♠; every other player has one spade and one heart.
+    state = _two_cards_each(["KS 3H", "AS 2S", "QS 4H", "JS 5H"], leader=1)
+    assert solvable(state)
+    values = Solver(state).card_values(state, 1)
+    # 2♠ first: K♠ takes the 12th trick and leads a heart, the ace is shed: 0. A♠ first: it wins
+    # the 12th, and the 2♠ led then wins the 13th, as nobody has a spade left: -10 - 20.
+    assert values == {parse_card("2S"): 0.0, parse_card("AS"): -30.0}
+
+
+def test_the_bound_decides_what_is_solved() -> None:
+    assert leaves_bound(4, [3, 3, 3, 3]) == LEAVES
+    assert leaves_bound(4, [4, 3, 3, 3]) > LEAVES
+    assert not solvable(deal_state(Game.classic(), 1, 0))  # not yet in the play, and 13 cards a hand
+    assert not solvable(deal_state(Game.classic(), 1, 6))  # Dominoes is not a trick game
