@@ -8,8 +8,10 @@ import random
 import pytest
 
 from barbu.bots import levels, make_bot
+from barbu.bots.endgame import Solver
 from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
 from barbu.bots.policy import heuristic_card
+from barbu.engine.contracts import Kind
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
@@ -57,6 +59,45 @@ def _deals_drawn(bot: ExpertBot, obs: Observation) -> int:
     bot.world = counting  # type: ignore[method-assign]
     bot.search(obs, list(obs.legal))
     return drawn
+
+
+def _ending_to_decide(players: int = 4) -> Observation:
+    """A card decision of a trick game with three cards a hand (two at a larger table) and a choice."""
+    game = Game.classic() if players == 4 else Game.family(players)
+    for seed in range(40):
+        state = State(game, seed=seed)
+        state.deal_random()
+        rng, left = random.Random(seed), 3 if players == 4 else 2
+        while state.hand_no == 0 and state.hand_in_progress and (
+                state.phase != Phase.PLAY or max(h.bit_count() for h in state.hands) > left):
+            state.apply(rng.choice(state.legal_actions()))
+        c = state.contract
+        if (state.hand_no == 0 and state.phase == Phase.PLAY and c is not None and c.kind == Kind.TRICKS
+                and len(state.legal_actions()) > 1):
+            return state.observe(state.current)
+    raise AssertionError("no such ending in 40 deals")
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    obs = _ending_to_decide(players)
+    solved: list[int] = []
+    original = Solver.card_values
+
+    def counting(self: Solver, state: State, seat: int, cards: object = None) -> dict[int, float]:
+        solved.append(seat)
+        return original(self, state, seat, cards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Solver, "card_values", counting)
+    assert _steady(1, 0.05).act(obs) in obs.legal
+    assert len(solved) >= ExpertBot.solve_floor and set(solved) == {obs.seat}
+    solved.clear()
+    assert _steady(1, 0.05, solve_end=False).act(obs) in obs.legal
+    assert solved == []
+    # Earlier in the hand the ending is too big: the playouts decide.
+    early = _choice_among_three()
+    _steady(1, 0.05).act(early)
+    assert solved == []
 
 
 def test_a_bigger_budget_draws_more_deals() -> None:

@@ -619,8 +619,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", required=True,
                    help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
-                        "expert:SECONDS[+bid|+double|+play][+flat]: expert with its own time a "
-                        "decision, thinking only for those decisions, or without inference), "
+                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve]: expert with its own "
+                        "time a decision, thinking only for those decisions, without inference, or "
+                        "without exact endings), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
