@@ -619,9 +619,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", required=True,
                    help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
-                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve]: expert with its own "
-                        "time a decision, thinking only for those decisions, without inference, or "
-                        "without exact endings), "
+                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules]: expert with its "
+                        "own time a decision, thinking only for those decisions, without inference, "
+                        "without exact endings, or with rule-of-thumb playouts), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
