@@ -1,8 +1,14 @@
-"""The ``expert`` computer player: ``strong``'s search, given a time budget, weighted inference and pruning.
+"""The ``expert`` computer player: ``strong``'s search with fitted playouts, inference and exact endings.
 
 It keeps what makes ``strong`` good (sampled deals that respect what the seat saw,
-each candidate played out to the end of the hand by the rule-of-thumb policy, the
-same deals for every candidate) and adds three things from the field:
+each candidate played out to the end of the hand, the same deals for every candidate)
+and adds from the field:
+
+- **playouts by a policy fitted to strong** (:mod:`barbu.bots.fitted`): every player of a
+  playout plays the card a regression on ``strong``'s own choices scores best, rather than
+  the rules of thumb of :mod:`barbu.bots.policy`, which pick ``strong``'s card less often and
+  lose to the fitted policy when the two play each other (docs/RESULTS.md). Contracts with no
+  fitted weights (Dominoes, Réussite) keep the rules of thumb.
 
 - **a budget of work per decision**, in engine steps rather than a fixed number of
   deals, so that a decision among two cards near the end costs as little as it
@@ -13,9 +19,9 @@ same deals for every candidate) and adds three things from the field:
   CPU time, not wall time: what else the machine runs must not change how it plays,
   or a match measured beside other work would not replay.
 - **policy-based inference**: every sampled deal is weighted by how likely it makes
-  the plays the other players actually made, judged by the rule-of-thumb policy
-  (a player who could have ducked under the Q♠ and did not probably had no low
-  spade). The likelihoods are tempered, so that no single deal takes all the weight.
+  the plays the other players actually made (a player who could have ducked under the Q♠
+  and did not probably had no low spade), by the fitted policy's softmax with a share of
+  uniform play; by the rules of thumb, tempered, where there is no fitted policy.
 - **successive elimination**: candidates that trail the best by a clear margin (in
   standard errors of the paired difference) are dropped, and the rest of the budget
   goes to the close calls.
@@ -37,12 +43,14 @@ deals and their weights.
 A level name may carry a budget and a part: ``expert:0.3`` thinks 0.3 s a decision;
 ``expert:1+play`` uses its own search for card play only and ``strong``'s for the rest
 (``bid``, ``double``, ``play``); ``+flat`` turns the inference off, ``+nosolve`` the exact
-endings.
+endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb).
 
 >>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
 (0.3, ['play'])
 >>> make_expert("expert+nosolve").solve_end, make_expert("expert").solve_end
 (False, True)
+>>> make_expert("expert:2+rules").fitted
+False
 """
 
 from __future__ import annotations
