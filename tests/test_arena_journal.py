@@ -156,3 +156,41 @@ def test_a_journal_in_use_by_another_run_is_refused(tmp_path: Path) -> None:
         run_match(CLASSIC, 1, 0, journal=str(journal))
     run_match(CLASSIC, 1, 0, journal=str(journal))  # free again once the first run is over
     assert len(_lines(journal)) == 1 + 4
+
+
+def test_so_far_reads_the_first_complete_boards_and_plays_nothing(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = tmp_path / "run.journal"
+    _cut_after(monkeypatch, 2 * 3 + 2)  # two deals, and two rotations of the third
+    with pytest.raises(_Cut):
+        run_match(FAMILY, deals=5, games=0, journal=str(journal))
+    monkeypatch.undo()
+    monkeypatch.setattr(arena, "play_task", lambda *a: pytest.fail("--so-far played a board"))
+    so_far = arena.so_far(FAMILY, 5, 0, str(journal))
+    assert so_far["so_far"]["deals"] == 2 and so_far["deals"]["boards"] == 2
+    monkeypatch.undo()
+    assert _match({k: v for k, v in so_far.items() if k != "so_far"}) == _match(run_match(FAMILY, 2, 0))
+    # The journal was not taken, and a journal of another match is refused in words.
+    with Journal(journal, journal_header(FAMILY, 5, 0)) as jr:
+        assert len(jr.entries) == 8
+        assert arena.so_far(FAMILY, 5, 0, str(journal))["so_far"]["deals"] == 2
+    with pytest.raises(ArenaError, match="another run"):
+        arena.so_far(FAMILY, 6, 0, str(journal))
+    with pytest.raises(ArenaError, match="cannot read"):
+        arena.so_far(FAMILY, 5, 0, str(tmp_path / "none.journal"))
+
+
+def test_so_far_on_the_command_line_needs_a_journal(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from barbu.cli import main
+
+    argv = ["arena", "--bots", "basic,random,basic", "--rules", "family", "--deals", "2", "--quiet"]
+    assert main([*argv, "--so-far"]) == 2
+    assert "--journal" in capsys.readouterr().err
+    journal = tmp_path / "run.journal"
+    assert main([*argv, "--no-records", "--journal", str(journal)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--journal", str(journal), "--so-far"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("so far (2 of 2 deals complete") and "records:" not in out
+    assert not (tmp_path / "run.records").exists()

@@ -51,6 +51,7 @@ How a match is built (this text is also the help of ``barbu arena``):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -72,7 +73,7 @@ from barbu.engine.game import Game
 from barbu.engine.record import dump, to_record
 from barbu.engine.state import Phase, State
 from barbu.tools.cluster import LOCAL, ClusterError, run_calls
-from barbu.tools.journal import Journal, JournalError
+from barbu.tools.journal import Journal, JournalError, read_entries
 
 Z95 = 1.96
 DEAL, GAME = "deal", "game"
@@ -476,6 +477,10 @@ def _iv(d: dict[str, Any], digits: int = 2, signed: bool = True) -> str:
 def format_report(summary: dict[str, Any]) -> str:
     """The summary as text for a terminal or a closing note."""
     lines: list[str] = []
+    if "so_far" in summary:
+        sf = summary["so_far"]
+        done = [f"{sf[k]} of {sf['of_' + k]} {k}" for k in ("deals", "games") if sf["of_" + k]]
+        lines.append(f"so far ({', '.join(done)} complete in journal {sf['journal']}; nothing played):")
     better = summary["better"]
     unit = "points" if better == "higher" else "penalty points"
     lines.append(f"barbu arena · {summary['ruleset']} rules, {summary['players']} players"
@@ -646,6 +651,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--journal", metavar="FILE", default=None,
                    help="append every finished board to FILE and, started again with the same "
                         "FILE and arguments, play only what it lacks")
+    p.add_argument("--so-far", action="store_true",
+                   help="play nothing: print the summary of the first boards the --journal FILE "
+                        "of this match holds complete, even while a run is writing it")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="folder of the records (default ./arena-records/<timestamp>)")
     p.add_argument("--no-records", action="store_true", help="write no records")
@@ -742,6 +750,30 @@ def run_match(cfg: Config, deals: int, games: int, jobs: int = 1, quiet: bool = 
     return summary
 
 
+def so_far(cfg: Config, deals: int, games: int, journal: str) -> dict[str, Any]:
+    """The summary of the boards a journal holds complete, the first ones of each mode in order,
+    as a run of that many would print it; nothing is played and the journal is not taken, so a
+    run still writing it goes on undisturbed."""
+    try:
+        found = [TaskResult.from_json(e) for e in read_entries(journal, journal_header(cfg, deals, games))]
+    except JournalError as e:
+        raise ArenaError(str(e)) from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise ArenaError(f"journal {journal} has an entry that is not a result: {e!r}") from None
+    by_task = {r.task: r for r in found}
+    counts = {}
+    for kind, planned in ((DEAL, deals), (GAME, games)):
+        k = 0
+        while k < planned and all((kind, k, r) in by_task for r in range(cfg.players)):
+            k += 1
+        counts[kind] = k
+    tasks = tasks_of(cfg.players, counts[DEAL], counts[GAME])
+    summary = summarize(cfg, [by_task[t] for t in tasks])
+    summary["so_far"] = {"journal": journal, "deals": counts[DEAL], "games": counts[GAME],
+                         "of_deals": deals, "of_games": games}
+    return summary
+
+
 def journal_header(cfg: Config, deals: int, games: int) -> dict[str, Any]:
     """What makes a match: a journal resumes only the match it was started for."""
     return {"journal": "barbu arena", "ruleset": cfg.ruleset, "players": cfg.players,
@@ -765,8 +797,14 @@ def journaled(journal: Journal, tasks: Sequence[Task]) -> dict[Task, TaskResult]
 def main(args: argparse.Namespace) -> int:
     try:
         cfg = config_of(args)
-        summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet, cluster=args.cluster,
-                            journal=args.journal, timeout=args.cluster_timeout)
+        if args.so_far:
+            if args.journal is None:
+                raise ArenaError("--so-far reads a run's journal: give it with --journal FILE")
+            summary = so_far(cfg, args.deals, args.games, args.journal)
+            cfg = dataclasses.replace(cfg, out=None)
+        else:
+            summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet, cluster=args.cluster,
+                                journal=args.journal, timeout=args.cluster_timeout)
     except ArenaError as e:
         print(f"barbu arena: {e}", file=sys.stderr)
         return 2

@@ -72,17 +72,7 @@ class Journal:
         if len(complete) < len(data):
             with path.open("r+b") as f:  # so that the next entry starts on a line of its own
                 f.truncate(len(complete))
-        try:
-            lines = [json.loads(line) for line in complete.decode("utf-8").splitlines()]
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise JournalError(f"journal {path} is damaged: {e}") from None
-        if not lines:
-            return None
-        if lines[0] != self.header:
-            diff = "; ".join(_differences(lines[0], self.header))
-            raise JournalError(f"journal {path} was written by another run ({diff}): give the same "
-                               "arguments, or another journal file")
-        return lines[1:]
+        return _parse(complete, path, self.header)
 
     def append(self, entry: dict[str, Any]) -> None:
         """Add one entry and make sure it is on the disk before going on."""
@@ -99,3 +89,31 @@ class Journal:
                  tb: TracebackType | None) -> None:
         if self._file is not None:
             self._file.close()
+
+
+def read_entries(path: str | os.PathLike[str], header: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of the journal at ``path`` for the run ``header`` describes, read without
+    taking it (a run may be writing it: a last line being written is left out)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise JournalError(f"cannot read journal {p}: {e.strerror}") from None
+    found = _parse(data[:data.rfind(b"\n") + 1], p, header)
+    if found is None:
+        raise JournalError(f"journal {p} is empty")
+    return found
+
+
+def _parse(complete: bytes, path: Path, header: dict[str, Any]) -> list[dict[str, Any]] | None:
+    try:
+        lines = [json.loads(line) for line in complete.decode("utf-8").splitlines()]
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise JournalError(f"journal {path} is damaged: {e}") from None
+    if not lines:
+        return None
+    if lines[0] != header:
+        diff = "; ".join(_differences(lines[0], header))
+        raise JournalError(f"journal {path} was written by another run ({diff}): give the same "
+                           "arguments, or another journal file")
+    return lines[1:]
