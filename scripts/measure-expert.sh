@@ -37,9 +37,12 @@ family4=(--rules family --players 4)
 run main-classic --bots expert,strong,strong,strong --deals 1000 --seed 21
 run main-family4 --bots expert,strong,strong,strong "${family4[@]}" --deals 1000 --seed 21
 run main-family5 --bots expert,strong,strong,strong,strong --rules family --players 5 --deals 350 --seed 21
-# Techniques against each other, on the same deals (paired): inference on or off.
-run tech-classic --bots expert:0.3,expert:0.3+flat,strong,strong --deals 200 --seed 1
-run tech-family4 --bots expert:0.3,expert:0.3+flat,strong,strong "${family4[@]}" --deals 200 --seed 1
+# Techniques against each other, on the same deals (paired): the fitted playout policy or the
+# rules of thumb, the exact endings or none, the inference or none.
+run tech-fitted-classic --bots expert:0.3,expert:0.3+rules,strong,strong --deals 200 --seed 1
+run tech-fitted-family4 --bots expert:0.3,expert:0.3+rules,strong,strong "${family4[@]}" --deals 200 --seed 1
+run tech-solve-classic --bots expert:0.3,expert:0.3+nosolve,strong,strong --deals 200 --seed 1
+run tech-infer-classic --bots expert:0.3,expert:0.3+flat,strong,strong --deals 200 --seed 1
 # What more time buys.
 for t in 0.1 0.3 1 3; do
     run "curve-$t-classic" --bots "expert:$t,strong,strong,strong" --deals 200 --seed 31
