@@ -155,6 +155,14 @@ def test_one_contract_plays_the_deals_a_full_match_gives_it(rules: str, players:
     assert summary["contract"] == contract and list(summary["deals"]["contracts"]) == [contract]
 
 
+def test_one_contracts_records_are_named_by_their_deal_of_the_full_match(tmp_path: Path) -> None:
+    cfg = Config(("basic", "random", "random", "random"), seed=4, out=str(tmp_path), contract="no-king")
+    run_match(cfg, deals=2, games=0)
+    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert names == [record_name(DEAL, d, r) for d in (4, 11) for r in range(4)]
+    assert load(tmp_path / names[0])["hands"][0]["contract"] == "no-king"
+
+
 def test_one_contract_names_itself_in_the_report_and_the_journal(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     journal = tmp_path / "run.journal"

@@ -9,9 +9,16 @@ import pytest
 
 from barbu.bots import levels, make_bot
 from barbu.bots.sampling import excluded_cards, sample_state
-from barbu.engine.game import Game
+from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
+from barbu.tools.arena import deal_state
+
+
+def _table(g: Game) -> str:
+    """A short test id for a table: classic4+overtrump, family5."""
+    return f"{g.ruleset}{g.players}" + "".join(f"+{o}" for o in sorted(g.options))
+
 
 FAST_LEVELS = ["random", "basic"]
 
@@ -141,3 +148,27 @@ def test_observation_type_is_what_bots_get() -> None:
     state = State(Game.family(4), seed=1)
     state.deal_random()
     assert isinstance(state.observe(state.current), Observation)
+
+
+@pytest.mark.parametrize("game", [Game.classic(("overtrump",)), Game.classic(("king-first", "overtrump")),
+                                  Game.family(4)], ids=_table)
+def test_sampled_deals_keep_every_real_play_legal(game: Game) -> None:
+    """What a play showed (voids, a trump under the top one when overtrumping is a rule) is kept
+    in every sampled deal, so the real plays stay legal there."""
+    checked = 0
+    for k in range(5, 5 + 7 * 6, 7):  # Trumps deals (the sixth contract of the table)
+        state = deal_state(game, 3, k)
+        rng = random.Random(k)
+        hand_no = state.hand_no
+        while state.hand_no == hand_no and state.hand_in_progress:
+            obs = state.observe(state.current)
+            if state.phase == Phase.PLAY and obs.history:
+
+                def legal(world: State, action: int, deal: int = k) -> None:
+                    assert action == PASS or world.legal_mask() >> action & 1, (deal, action)
+
+                for _ in range(3):
+                    sample_state(obs, rng, watch=legal)
+                checked += 1
+            state.apply(rng.choice(obs.legal))
+    assert checked > 100

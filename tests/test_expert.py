@@ -101,6 +101,25 @@ def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: 
     assert solved == []
 
 
+def test_a_card_dropped_as_the_best_ones_twin_ends_with_its_final_mean() -> None:
+    """B plays as A on every deal and is dropped; A's mean then falls below C's: C is chosen."""
+    bot = _steady(1, 0.01)
+    obs = _choice_among_three()
+    a, b, c = obs.legal[:3]
+    drawn = 0
+
+    def evaluate(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+        nonlocal drawn
+        drawn += 1
+        late = drawn > 16
+        value = {a: -3.0 if late else 0.0, b: -3.0 if late else 0.0, c: -3.0 if drawn % 2 else 2.0}
+        return {x: value[x] for x in alive}, 1.0
+
+    means = bot._compare(obs, [a, b, c], 16, 40.0, evaluate)
+    assert drawn == 40 and means[b] == means[a] < means[c]
+    assert max(means, key=lambda x: (means[x], -x)) == c
+
+
 def test_a_bigger_budget_draws_more_deals() -> None:
     """Beyond strong's deals, the work budget, not a fixed count, sets how many a decision gets."""
     obs = _choice_among_three()

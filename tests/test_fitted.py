@@ -14,6 +14,12 @@ from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 from barbu.tools.arena import deal_state
 
+
+def _table(g: Game) -> str:
+    """A short test id for a table: classic4+overtrump, family5."""
+    return f"{g.ruleset}{g.players}" + "".join(f"+{o}" for o in sorted(g.options))
+
+
 GAMES = [Game.classic(), Game.classic(frozenset({"overtrump"})), Game.family(4), Game.family(5),
          Game.family(3)]
 
@@ -33,7 +39,7 @@ def _card_decisions(game: Game, deals: int) -> list[State]:
     return out
 
 
-@pytest.mark.parametrize("game", GAMES, ids=str)
+@pytest.mark.parametrize("game", GAMES, ids=_table)
 def test_the_written_out_scores_are_the_features_weighted(game: Game) -> None:
     rng = random.Random(7)
     w = tuple(rng.uniform(-2, 2) for _ in fitted.FEATURES)
@@ -47,7 +53,7 @@ def test_the_written_out_scores_are_the_features_weighted(game: Game) -> None:
         assert all(len(f) == len(fitted.FEATURES) for f in fitted.features(state, cards))
 
 
-@pytest.mark.parametrize("game", [Game.classic(), Game.family(4)], ids=str)
+@pytest.mark.parametrize("game", [Game.classic(), Game.family(4)], ids=_table)
 def test_every_trick_game_has_shipped_weights(game: Game) -> None:
     for c in game.contracts:
         w = fitted.weights_for(c)
@@ -57,7 +63,7 @@ def test_every_trick_game_has_shipped_weights(game: Game) -> None:
             assert w is None, c.id  # Dominoes and Réussite keep their own rules of thumb
 
 
-@pytest.mark.parametrize("game", GAMES, ids=str)
+@pytest.mark.parametrize("game", GAMES, ids=_table)
 def test_fitted_play_is_legal_and_its_likelihoods_are_a_distribution(game: Game) -> None:
     rng = random.Random(1)
     for state in _card_decisions(game, 7)[::5]:
@@ -80,3 +86,10 @@ def test_a_file_fitted_on_other_features_is_refused(monkeypatch: pytest.MonkeyPa
     finally:
         monkeypatch.undo()
         fitted._weights.cache_clear()
+
+
+def test_a_play_the_sampled_deal_makes_illegal_keeps_only_the_uniform_share() -> None:
+    state = next(s for s in _card_decisions(Game.classic(), 7) if s.trick and s.legal_mask().bit_count() > 1)
+    legal = state.legal_mask()
+    illegal = next(x for x in range(52) if not legal >> x & 1 and not state.played >> x & 1)
+    assert fitted.likelihood(state, illegal, 0.2) == pytest.approx(0.2 / legal.bit_count())

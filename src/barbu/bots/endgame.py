@@ -3,6 +3,8 @@
 Near the end of a hand a sampled deal is small enough to play out every way: each player, in
 turn, takes the card that leaves them the best final score of the hand (their own score: the
 *max-n* rule of multi-player games, with the doubles settled by the engine as in a real hand).
+A player with several such cards is taken to play any of them at random: the others get the
+mean of what those cards leave them.
 The ``expert`` uses it in place of rule-of-thumb playouts for its last card decisions, as bridge
 programs have done since GIB: on each sampled deal the ending is solved, and the cards are
 compared by their mean over the deals.
@@ -69,13 +71,22 @@ class Solver:
         if state.hand_no != self.hand_no or not state.hand_in_progress:
             return tuple(self.sign * x for x in state.history[-1].scores)
         p = state.current
-        best: tuple[float, ...] | None = None
-        for card, _ in _distinct(state):
+        best: list[tuple[float, ...]] = []
+        weight: list[int] = []
+        for card, same in _distinct(state):
             v = self._value(_after(state, card))
-            if best is None or v[p] > best[p]:
-                best = v
-        assert best is not None
-        return best
+            if not best or v[p] > best[0][p]:
+                best, weight = [v], [len(same)]
+            elif v[p] == best[0][p]:
+                best.append(v)
+                weight.append(len(same))
+        if len(best) == 1:
+            return best[0]
+        # A player indifferent between cards plays any of them, as far as anyone can tell: the
+        # others get the mean over those cards, not what the first in card order leaves them.
+        total = sum(weight)
+        return tuple(math.fsum(v[s] * k for v, k in zip(best, weight, strict=True)) / total
+                     for s in range(len(best[0])))
 
 
 def _after(state: State, card: int) -> State:

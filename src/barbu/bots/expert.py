@@ -28,12 +28,14 @@ and adds from the field:
 - **exact endings**: once a trick game's ending is small (:data:`barbu.bots.endgame.LEAVES`
   ways to finish it at most: three cards each at a table of four), each sampled deal is solved
   exactly (:mod:`barbu.bots.endgame`, every player playing on perfectly for themselves) instead
-  of played out by rule of thumb. A solved deal costs more, so fewer are drawn: at least
-  :attr:`ExpertBot.solve_floor`, then what the budget pays for.
+  of played out. A solved deal costs more, so fewer are drawn: :attr:`ExpertBot.solve_floor`
+  (unless the safety stop comes first), then what the budget pays for.
 
 Every decision first gets as many deals as ``strong`` gives it, with nothing dropped
-(:meth:`ExpertBot.floor`); the budget buys deals beyond those. A first version counted
-only the budget, at a rate set too low, and so gave the first leads of a hand fewer
+(:meth:`ExpertBot.floor`), unless the safety stop comes first; the budget buys deals beyond
+those. The safety stop counts CPU time, so a decision it cuts short depends on the machine's
+speed: a seed replays exactly only where the work budget, not the stop, ends each decision.
+A first version counted only the budget, at a rate set too low, and so gave the first leads of a hand fewer
 deals than ``strong`` does: it lost to ``strong`` (docs/RESULTS.md).
 
 Doubles are decided as ``strong`` does, from the distribution of the hand's outcome
@@ -58,7 +60,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from barbu.bots import register
 from barbu.bots.endgame import LEAVES, Solver, leaves_bound
@@ -155,8 +157,9 @@ class ExpertBot(StrongBot):
         return self.budget * self.steps_per_second * (self.fitted_speed if self.fitted else 1.0)
 
     def floor(self, obs: Observation) -> int:
-        """The deals ``strong`` gives this kind of decision: the expert never looks at fewer, and
-        drops no candidate before, so that it is ``strong`` plus what its extra time finds."""
+        """The deals ``strong`` gives this kind of decision: the expert looks at no fewer (unless
+        the safety stop comes first) and drops no candidate before, so that it is ``strong`` plus
+        what its extra time finds."""
         kind = _KIND.get(obs.phase)
         return {"play": self.play_samples, "double": self.double_samples}.get(kind or "", self.bid_samples)
 
@@ -166,59 +169,70 @@ class ExpertBot(StrongBot):
     # -- search ------------------------------------------------------------------------------
 
     def search(self, obs: Observation, candidates: list[int]) -> dict[int, float]:
-        """Weighted mean value of the hand to this seat after each candidate still in the running.
+        """Weighted mean value of the hand to this seat after each candidate, by playouts.
 
-        Dropped candidates keep the mean they had when dropped, which is below the best's.
+        A candidate dropped as worse keeps the mean it had when dropped, which is below the
+        best's; one dropped as the best's twin gets that candidate's final mean.
         """
         steps = sum(obs.hand_sizes) + 8
-        work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
-        alive = list(candidates)
-        weights: list[float] = []
-        values: dict[int, list[float]] = {a: [] for a in candidates}
-        means: dict[int, float] = {}
-        spent = 0.0
-        while len(alive) > 1 and (len(weights) < floor or spent < work) and (
-                not weights or time.process_time() < deadline):
-            world, w = self.world(obs)
-            weights.append(w)
+
+        def playouts(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+            out = {}
             for action in alive:
                 trial = world.copy()
                 trial._do(action)
                 self.playout(trial, self.rng)
-                values[action].append(hand_value(trial, obs.seat, obs.hand_no))
-            spent += self.world_cost + steps * len(alive)
-            if len(weights) >= floor and len(weights) % 8 == 0:
-                alive = self._prune(alive, values, weights, means)
-        for a in alive:
-            means[a] = _weighted_mean(values[a], weights)
-        return means
+                out[action] = hand_value(trial, obs.seat, obs.hand_no)
+            return out, self.world_cost + steps * len(alive)
+
+        return self._compare(obs, candidates, self.floor(obs), self._work(obs), playouts)
 
     def solve(self, obs: Observation, candidates: list[int]) -> dict[int, float]:
         """Weighted mean over sampled deals of each candidate's exact value (:mod:`barbu.bots.endgame`)."""
-        work, deadline = self._work(obs), self._clock()
+
+        def solved(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+            solver = Solver(world)
+            got = solver.card_values(world, obs.seat, alive)
+            return got, self.world_cost + self.node_cost * solver.nodes
+
+        # No playout runs here, so the budget is counted at the rules of thumb's rate.
+        return self._compare(obs, candidates, self.solve_floor, self.budget * self.steps_per_second, solved)
+
+    def _compare(self, obs: Observation, candidates: list[int], floor: int, work: float,
+                 evaluate: Callable[[State, list[int]], tuple[dict[int, float], float]]) -> dict[int, float]:
+        """Draw deals and ``evaluate`` the candidates still in the running on each (values, and
+        the work that cost) until the floor and the work are done, or the safety stop."""
+        deadline = self._clock()
         alive = list(candidates)
         weights: list[float] = []
         values: dict[int, list[float]] = {a: [] for a in candidates}
         means: dict[int, float] = {}
+        twins: dict[int, int] = {}
         spent = 0.0
-        while len(alive) > 1 and (len(weights) < self.solve_floor or spent < work) and (
+        while len(alive) > 1 and (len(weights) < floor or spent < work) and (
                 not weights or time.process_time() < deadline):
             world, w = self.world(obs)
-            solver = Solver(world)
-            got = solver.card_values(world, obs.seat, alive)
+            got, cost = evaluate(world, alive)
             weights.append(w)
             for action in alive:
                 values[action].append(got[action])
-            spent += self.world_cost + self.node_cost * solver.nodes
-            if len(weights) >= self.solve_floor and len(weights) % 8 == 0:
-                alive = self._prune(alive, values, weights, means)
+            spent += cost
+            if len(weights) >= floor and len(weights) % 8 == 0:
+                alive = self._prune(alive, values, weights, means, twins)
         for a in alive:
             means[a] = _weighted_mean(values[a], weights)
+        for a, twin in twins.items():
+            while twin in twins:
+                twin = twins[twin]
+            means[a] = means[twin]
         return means
 
     def _prune(self, alive: list[int], values: dict[int, list[float]], weights: list[float],
-               means: dict[int, float]) -> list[int]:
-        """Drop the candidates the paired comparison with the best shows to be clearly worse."""
+               means: dict[int, float], twins: dict[int, int]) -> list[int]:
+        """Drop the candidates the paired comparison with the best shows to be clearly worse
+        (their mean goes in ``means``), and those that came out exactly as the best on every deal
+        so far, two cards that play alike, which more deals would not tell apart either (their
+        twin goes in ``twins``)."""
         # Every candidate still alive has been played out on every deal drawn so far (all start
         # together; only a dropped one stops), so its values line up with ``weights``.
         mean = {a: _weighted_mean(values[a], weights) for a in alive}
@@ -228,9 +242,9 @@ class ExpertBot(StrongBot):
             if a == best:
                 continue
             diff = [x - y for x, y in zip(values[best], values[a], strict=True)]
-            # Dropped when clearly worse, or when it has come out exactly as the best on every deal
-            # so far (two cards that play alike): more deals would not tell them apart either.
-            if not any(diff) or _weighted_mean(diff, weights) > self.drop_z * _weighted_se(diff, weights):
+            if not any(diff):
+                twins[a] = best
+            elif _weighted_mean(diff, weights) > self.drop_z * _weighted_se(diff, weights):
                 means[a] = mean[a]
             else:
                 keep.append(a)

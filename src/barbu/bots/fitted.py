@@ -51,7 +51,8 @@ def features(state: State, cards: list[int]) -> list[list[float]]:
     table = c.card_points
     hand = state.hands[state.current]
     trick = state.trick
-    out = FULL_DECK & ~hand & ~state.played  # with another player, as far as this one knows
+    # With another player, as far as this one knows: not in the hand, played or set aside face up.
+    out = FULL_DECK & ~hand & ~state.played & ~state.set_aside
     size = state.game.hand_size
     from_end = size - 1 - state.trick_no
     worth = c.per_trick + (c.last_tricks[-1 - from_end] if from_end < len(c.last_tricks) else 0)
@@ -115,7 +116,7 @@ def scores(state: State, cards: list[int], w: tuple[float, ...]) -> list[float]:
     table = c.card_points
     hand = state.hands[state.current]
     trick = state.trick
-    out = FULL_DECK & ~hand & ~state.played
+    out = FULL_DECK & ~hand & ~state.played & ~state.set_aside
     size = state.game.hand_size
     late = state.trick_no / (size - 1)
     trump = state.trump
@@ -196,6 +197,10 @@ def likelihood(state: State, action: int, epsilon: float) -> float | None:
     cards = list(bits(state.legal_mask()))
     if len(cards) <= 1:
         return 1.0
+    if action not in cards:
+        # The sampled deal makes the real play illegal (the sampler could not meet every sign
+        # the play gave): the deal keeps only the uniform share, as unlikely as can be.
+        return epsilon / len(cards)
     s = scores(state, cards, w)
     top = max(s)
     e = [math.exp(x - top) for x in s]

@@ -67,6 +67,10 @@ def _trick_constraints(obs: Observation, c: Contract, out: list[int]) -> None:
                     out[seat] |= SUIT_MASKS[trump]
             if c.king_first and card != HEARTS * 13 + 11 and (suit != led or led == HEARTS):
                 out[seat] |= KH_MASK  # would have had to play K♥
+            if c.overtrump and suit == trump:
+                above = [x for x in trick if x // 13 == trump]
+                if above and card < max(above):  # must beat the top trump when able: could not
+                    out[seat] |= SUIT_MASKS[trump] & ~((2 << max(above)) - 1)
         trick.append(card)
         if len(trick) == n:
             trick = []

@@ -113,6 +113,12 @@ class Config:
         count = len(self.game.contracts)
         return count * board + [c.id for c in self.game.contracts].index(self.contract)
 
+    def record_path(self, kind: str, board: int, rotation: int) -> Path:
+        """Where a board's record goes, named by its deal of the full match (``--contract``)."""
+        assert self.out is not None
+        number = self.deal_number(board) if kind == DEAL else board
+        return Path(self.out) / record_name(kind, number, rotation)
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(f"{i}:{level}" for i, level in enumerate(self.bots))
@@ -183,7 +189,7 @@ def play_task(cfg: Config, kind: str, board: int, rotation: int) -> TaskResult:
     """Play one board in one rotation, write its record, and return scores and timings."""
     res, record = play_board(cfg, kind, board, rotation)
     if record is not None and cfg.out is not None:
-        dump(record, Path(cfg.out) / record_name(kind, board, rotation))
+        dump(record, cfg.record_path(kind, board, rotation))
     return res
 
 
@@ -282,7 +288,7 @@ def _on_cluster(cfg: Config, tasks: Sequence[Task], jobs: int, address: str,
         for _, (res, record) in run_calls(address, jobs, timeout, play_board, calls):
             # Written here rather than on the worker, which may be another machine.
             if record is not None and cfg.out is not None:
-                dump(record, Path(cfg.out) / record_name(*res.task))
+                dump(record, cfg.record_path(*res.task))
             yield res
     except ClusterError as e:
         raise ArenaError(str(e)) from None
