@@ -199,9 +199,13 @@ def test_the_lobby_of_either_process_lists_every_table(group: Group) -> None:
     a, b = group.start(2).urls
     ids = {create(a, BOTS * 4)["id"], create(b, BOTS * 4)["id"], create(b, BOTS * 4)["id"]}
     assert len(set(owners(group, list(ids)).values())) == 2  # both processes drive some
+    # Each process publishes its tables' entries once a second: the other's lobby has them within
+    # a few seconds, not at once.
+    deadline = time.monotonic() + 10
     for url in (a, b):
-        listed = {t["id"] for t in http(url, "/api/tables")[1]["tables"]}
-        assert ids <= listed, (url, ids - listed)
+        while not ids <= (listed := {t["id"] for t in http(url, "/api/tables")[1]["tables"]}):
+            assert time.monotonic() < deadline, (url, ids - listed)
+            time.sleep(0.2)
 
 
 # -- a process killed mid-game ----------------------------------------------------------------
