@@ -125,10 +125,12 @@ def test_a_page_left_behind_by_the_computer_catches_up_to_the_game_over(
     assert "hand 28 of 28" in page.inner_text("#info-title")
     assert page.locator("#banner").is_hidden()
     assert not page.locator("#summary-dialog[open]").count()
-    # The drawn state is the newest in substance (the server may send the final state again,
-    # a new object with the same contents), and every hand is on the sheet.
-    assert page.evaluate("T.view.hand_no === T.latest.view.hand_no && "
-                         "JSON.stringify(T.view.totals) === JSON.stringify(T.latest.view.totals)")
+    # The drawn state is the newest in substance (the server may send the final state again, a
+    # new object with the same contents, and one that comes in just now is drawn a moment later),
+    # and every hand is on the sheet.
+    page.wait_for_function("T.view.hand_no === T.latest.view.hand_no && "
+                           "JSON.stringify(T.view.totals) === JSON.stringify(T.latest.view.totals)",
+                           timeout=5000)
     assert page.evaluate("T.results.length") == 28
     assert [r for r in refusals if r.get("code") == "not-this-hand"] == []
     ARTIFACTS.mkdir(exist_ok=True)
