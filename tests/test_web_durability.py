@@ -257,10 +257,12 @@ def test_a_tables_changes_are_made_one_after_another(gated: tuple[TestClient, Ga
         # instant of looking, so the two counts are compared once they have met (or the wait ends),
         # while the sockets are open: the test client's event loop, which makes the moves, may stop
         # once the last one closes.
+        # The counts compared are the pair read together, not a second reading after the wait.
         until = time.monotonic() + 10
-        while table.moves != len(store.events(a["id"])[stored:]) and time.monotonic() < until:
+        while (pair := (table.moves, len(store.events(a["id"])[stored:])))[0] != pair[1] and (
+                time.monotonic() < until):
             time.sleep(0.01)
-        assert table.moves == len(store.events(a["id"])[stored:])
+        assert pair[0] == pair[1], pair
 
 
 # -- 4. a stored history that does not replay -------------------------------------------------
