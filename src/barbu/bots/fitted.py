@@ -25,13 +25,11 @@ import random
 from functools import cache
 from importlib import resources
 
-from barbu.bots.basic import best_start_rank, best_trump
-from barbu.bots.policy import heuristic_card
+from barbu.bots.policy import heuristic_card, heuristic_playout
 from barbu.engine.cards import CARD_BITS, FULL_DECK, SUIT_MASKS, bits
 from barbu.engine.contracts import Contract
-from barbu.engine.game import RANK, TRUMP
 from barbu.engine.playout import random_card
-from barbu.engine.state import Phase, State, beats, trick_winner
+from barbu.engine.state import State, beats, trick_winner
 
 FEATURES = (
     "rank", "wins", "wins×trick", "wins×card", "loses×card", "wins×last", "lead×higher out",
@@ -208,31 +206,10 @@ def likelihood(state: State, action: int, epsilon: float) -> float | None:
 
 
 def fitted_playout(state: State, rng: random.Random, noise: float = 0.1) -> None:
-    """:func:`barbu.bots.policy.heuristic_playout` with the fitted cards where there are weights.
+    """:func:`barbu.bots.policy.heuristic_playout` with the fitted cards where there are weights."""
+    heuristic_playout(state, rng, noise, card=_fitted_or_rules)
 
-    As there, decisions still open before the play (doubles) are taken as 'no double'.
-    """
-    hand_no = state.hand_no
-    c = state.contract
-    w = weights_for(c) if c is not None else None
-    while state.hand_no == hand_no and state.hand_in_progress:
-        phase = state.phase
-        if phase == Phase.PLAY:
-            if w is None:
-                state._do(heuristic_card(state, rng, noise))
-                continue
-            legal = state.legal_mask()
-            if legal & (legal - 1) == 0 or rng.random() < noise:
-                state._do(random_card(legal, rng.random))
-                continue
-            cards = list(bits(legal))
-            s = scores(state, cards, w)
-            state._do(cards[max(range(len(cards)), key=s.__getitem__)])
-        elif phase == Phase.TRUMP:
-            state._do(TRUMP + best_trump(state.hands[state.current]))
-        elif phase == Phase.START_RANK:
-            state._do(RANK + best_start_rank(state.hands[state.current]))
-        else:
-            state._do(min(state.legal_actions()))
-            c = state.contract
-            w = weights_for(c) if c is not None else None
+
+def _fitted_or_rules(state: State, rng: random.Random, noise: float) -> int:
+    card = fitted_card(state, rng, noise)
+    return heuristic_card(state, rng, noise) if card is None else card

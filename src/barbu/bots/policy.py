@@ -10,6 +10,7 @@ with a little randomness so that playouts of the same deal differ.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from barbu.bots.basic import best_start_rank, best_trump, early_tricks_free
 from barbu.engine.cards import ACE, SUIT_MASKS, bits
@@ -82,8 +83,9 @@ def _placement(state: State, rng: random.Random, noise: float) -> int:
     return best
 
 
-def heuristic_playout(state: State, rng: random.Random, noise: float = 0.1) -> None:
-    """Finish the hand in progress with :func:`heuristic_card` for every play.
+def heuristic_playout(state: State, rng: random.Random, noise: float = 0.1,
+                      card: Callable[[State, random.Random, float], int] = heuristic_card) -> None:
+    """Finish the hand in progress with ``card`` (:func:`heuristic_card`) for every play.
 
     Decisions before the play still open (doubles) are taken as 'no double', the
     cautious default, so a playout measures the cards rather than the side bets.
@@ -92,7 +94,7 @@ def heuristic_playout(state: State, rng: random.Random, noise: float = 0.1) -> N
     while state.hand_no == hand_no and state.hand_in_progress:
         phase = state.phase
         if phase == Phase.PLAY:
-            state._do(heuristic_card(state, rng, noise))
+            state._do(card(state, rng, noise))
         elif phase == Phase.TRUMP:
             state._do(TRUMP + best_trump(state.hands[state.current]))
         elif phase == Phase.START_RANK:
