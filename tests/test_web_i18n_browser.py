@@ -106,11 +106,11 @@ def test_the_browser_language_is_the_default_and_the_choice_is_remembered(server
         wait_lobby(page)
         assert page.inner_text("#create-title") == catalogue("fr")["lobby.new-table"]
         page.select_option("select.lang-switch", "id")
-        page.wait_for_function("document.documentElement.lang === 'id'")
+        page.wait_for_function("document.documentElement !== null && document.documentElement.lang === 'id'")
         wait_lobby(page)
         assert page.inner_text("#create-title") == catalogue("id")["lobby.new-table"]
         page.goto(f"{server}/score")  # another page of the same browser: the same choice
-        page.wait_for_function("document.documentElement.lang === 'id'")
+        page.wait_for_function("document.documentElement !== null && document.documentElement.lang === 'id'")
         assert page.evaluate("localStorage.getItem('barbu.lang')") == "id"
     finally:
         page.context.close()
