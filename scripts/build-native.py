@@ -1,15 +1,15 @@
-"""Compile barbu's engine modules with mypyc, beside their pure-Python sources.
+"""Compile barbu's engine modules and the bots' playout modules with mypyc, beside their sources.
 
     .venv/bin/python scripts/build-native.py [--force]
 
-The same source files of ``src/barbu/engine/`` are compiled unchanged; the extension modules
-go to ``src/barbu/_native/`` with a stamp of the sources they were built from.
-``barbu/_compiled.py`` puts that folder ahead of the pure modules of ``barbu.engine`` only
-while the stamp
-matches the sources and ``BARBU_PURE`` is unset, so the pure-Python engine stays the
-reference and the fallback: with no C compiler, no mypyc or a stale build, barbu runs
-pure Python. ``./run.sh`` and ``./test.sh`` call this script; it rebuilds only when a
-compiled source changed. The build must stay clean: any warning, from mypyc or from the C
+The same source files of ``src/barbu/engine/`` and ``src/barbu/bots/`` (:data:`MODULES`) are
+compiled unchanged; the extension modules go to ``src/barbu/_native/`` (the bots' to
+``_native/bots/``) with a stamp of the sources they were built from.
+``barbu/_compiled.py`` puts those folders ahead of the pure modules of ``barbu.engine`` and
+``barbu.bots`` only while the stamp matches the sources and ``BARBU_PURE`` is unset, so the
+pure-Python source stays the reference and the fallback: with no C compiler, no mypyc or a
+stale build, barbu runs pure Python. ``./run.sh`` and ``./test.sh`` call this script; it
+rebuilds only when a compiled source changed. The build must stay clean: any warning, from mypyc or from the C
 compiler, fails it.
 """
 
@@ -27,18 +27,28 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "barbu"
-ENGINE = "engine"  # the folder of the compiled modules, inside PACKAGE
-# The modules of the playout kernel and the rules it calls per card, and nothing else:
-# the front ends, bots and records gain little from compiling and keep Python's dynamism.
-MODULES = ("cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")
+ENGINE = "engine"  # the engine's folder inside PACKAGE; the group's shared library is named in it
+# The modules of the playout kernel and the rules it calls per card, then the bots' own inner
+# loops (the rule-of-thumb and fitted playouts, the sampler of deals, the endgame solver), which
+# are most of a search bot's time; the front ends, the bots' decisions and the records gain
+# little from compiling and keep Python's dynamism.
+MODULES = tuple(f"{ENGINE}/{m}.py" for m in (
+    "cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")) + tuple(
+    f"bots/{m}.py" for m in ("policy", "fitted", "sampling", "endgame"))
 NATIVE = PACKAGE / "_native"
 STAMP = "SOURCES"
+
+
+def target(module: str) -> Path:
+    """Where a module's extension goes: the engine's in ``_native``, the bots' in ``_native/bots``."""
+    folder = module.split("/")[0]
+    return NATIVE if folder == ENGINE else NATIVE / folder
 
 
 def stamp_text() -> str:
     """One line per compiled module: the SHA-256 of its source, then its file name."""
     return "".join(f"{hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()}  {path}\n"
-                   for path in (f"{ENGINE}/{m}.py" for m in MODULES))
+                   for path in MODULES)
 
 
 def compiler() -> str | None:
@@ -94,18 +104,20 @@ def compile_modules() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(SRC)  # module names follow the paths: barbu/engine/state.py is barbu.engine.state
         # The group's shared library is named inside barbu.engine, so it too is found on its __path__.
-        extensions = mypycify([f"barbu/{ENGINE}/{m}.py" for m in MODULES], opt_level="3",
+        extensions = mypycify([f"barbu/{m}" for m in MODULES], opt_level="3",
                               target_dir=os.path.join(scratch, "c"), group_name=f"barbu.{ENGINE}._engine")
         setup(name="barbu-native", ext_modules=extensions, script_args=[
             "-q", "build_ext", "--build-lib", os.path.join(scratch, "lib"),
             "--build-temp", os.path.join(scratch, "tmp")])
-        built = sorted((Path(scratch) / "lib" / "barbu" / ENGINE).glob("*.so"))
+        lib = Path(scratch) / "lib" / "barbu"
+        built = sorted(lib.glob("*/*.so"))
         if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
             raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
         shutil.rmtree(NATIVE, ignore_errors=True)
-        NATIVE.mkdir()
         for path in built:
-            shutil.copy2(path, NATIVE / path.name)
+            folder = target(f"{path.parent.name}/{path.name}")
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, folder / path.name)
 
 
 def main() -> int:

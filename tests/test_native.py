@@ -1,4 +1,4 @@
-"""The mypyc-compiled engine: in use when built, refused when stale, and playing exactly as the source."""
+"""The mypyc-compiled modules: in use when built, refused when stale, and playing exactly as the source."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import barbu
 
 PACKAGE = Path(barbu.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in ("cards", "contracts", "state", "playout"))
+COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in ("cards", "contracts", "state", "playout")) + tuple(
+    f"barbu.bots.{m}" for m in ("policy", "fitted", "sampling", "endgame"))
 
 
 def test_the_engine_build_is_the_one_this_run_expects() -> None:

@@ -1,7 +1,8 @@
-"""Load the mypyc-compiled engine modules ahead of their sources, when built from these sources.
+"""Load the mypyc-compiled engine and playout modules ahead of their sources, when built from them.
 
 ``scripts/build-native.py`` compiles the same source files of ``barbu/engine/`` into
-``_native/`` and stamps them with the sources' hashes. Imported first by ``barbu/__init__.py``;
+``_native/``, and the bots' playout modules of ``barbu/bots/`` into ``_native/bots/``, and
+stamps them with the sources' hashes. Imported first by ``barbu/__init__.py``;
 a missing or stale build, or ``BARBU_PURE=1`` in the environment, leaves the pure-Python
 modules in use.
 """
@@ -52,3 +53,6 @@ def in_use() -> bool:
 if _current():
     # Submodules are looked up along the package's __path__ in order: the compiled ones win.
     barbu.engine.__path__.insert(0, NATIVE)
+    import barbu.bots  # only the package: its __init__ imports the bots' base class, no playout module
+
+    barbu.bots.__path__.insert(0, os.path.join(NATIVE, "bots"))

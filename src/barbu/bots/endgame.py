@@ -35,7 +35,7 @@ LEAVES = 1296  # the most ways to finish a hand (bound below) that a decision so
 def leaves_bound(players: int, hand_sizes: Sequence[int]) -> int:
     """An upper bound on the ways the hand can finish: every order of every hand's cards."""
     assert len(hand_sizes) == players
-    return math.prod(math.factorial(h) for h in hand_sizes)
+    return math.prod([math.factorial(h) for h in hand_sizes])
 
 
 def solvable(state: State) -> bool:
@@ -85,7 +85,7 @@ class Solver:
         # A player indifferent between cards plays any of them, as far as anyone can tell: the
         # others get the mean over those cards, not what the first in card order leaves them.
         total = sum(weight)
-        return tuple(math.fsum(v[s] * k for v, k in zip(best, weight, strict=True)) / total
+        return tuple(math.fsum([v[s] * k for v, k in zip(best, weight, strict=True)]) / total
                      for s in range(len(best[0])))
 
 

@@ -87,7 +87,14 @@ def features(state: State, cards: list[int]) -> list[list[float]]:
 
 @cache
 def _weights() -> dict[str, tuple[float, ...]]:
-    text = resources.files("barbu.bots").joinpath("fitted_weights.json").read_text()
+    return parse_weights(resources.files("barbu.bots").joinpath("fitted_weights.json").read_text())
+
+
+def parse_weights(text: str) -> dict[str, tuple[float, ...]]:
+    """The weights of a file written by ``scripts/fit-playout.py``, by contract id.
+
+    Refused (``ValueError``) when the file was fitted on other features than :data:`FEATURES`.
+    """
     data = json.loads(text)
     if tuple(data["features"]) != FEATURES:
         raise ValueError("fitted_weights.json was fitted on other features: run scripts/fit-playout.py")
