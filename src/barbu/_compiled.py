@@ -50,9 +50,9 @@ def in_use() -> bool:
     return not (sys.modules["barbu.engine.state"].__file__ or "").endswith(".py")
 
 
-if _current():
+CURRENT = _current()  # the build matches the sources and is wanted: barbu.bots also reads it
+if CURRENT:
     # Submodules are looked up along the package's __path__ in order: the compiled ones win.
+    # (barbu.bots puts _native/bots ahead of its own modules when it is imported: not every
+    # program that imports barbu wants the bots.)
     barbu.engine.__path__.insert(0, NATIVE)
-    import barbu.bots  # only the package: its __init__ imports the bots' base class, no playout module
-
-    barbu.bots.__path__.insert(0, os.path.join(NATIVE, "bots"))

@@ -8,7 +8,13 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable
+
+from barbu import _compiled
+
+if _compiled.CURRENT:  # the compiled playout modules (scripts/build-native.py) win over the sources
+    __path__.insert(0, os.path.join(_compiled.NATIVE, "bots"))
 
 from barbu.bots.base import Bot, RandomBot
 
