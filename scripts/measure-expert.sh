@@ -12,8 +12,10 @@
 # `nice`), plays the same cards as an uninterrupted one on a quiet machine; only the decision times
 # it reports depend on the machine's load (take those from a run on a quiet machine).
 #
-# On the project's 2-core machine the whole plan takes about two days (a deal of expert against
-# three strong players, 27 s of wall time with both cores): run it in the background.
+# On the project's 2-core machine, with the bots' modules compiled (scripts/build-native.py), a deal
+# of expert against three strong players takes about 10 s of wall time with both cores (27 s before
+# they were compiled): the whole plan is some twelve hours, session after session, in the background.
+# The journals are part of the repository (measurements/): commit them before a session ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-measurements}
