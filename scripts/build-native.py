@@ -36,7 +36,18 @@ MODULES = tuple(f"{ENGINE}/{m}.py" for m in (
     "cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")) + tuple(
     f"bots/{m}.py" for m in ("policy", "fitted", "sampling", "endgame"))
 NATIVE = PACKAGE / "_native"
-STAMP = "SOURCES"
+STAMP = "SOURCES"  # the hashes of the sources the build was made from, written last
+BUILT = "BUILT"  # the extension files of the build: all must be there for any to be used
+
+
+def imported() -> list[str]:
+    """The sources whose types the compiled modules were built with, beside :data:`MODULES`.
+
+    A compiled module checks the types of what it gets from these at run time (a tuple is not a
+    list), so a change to any of them makes the build stale as a change to a compiled one does.
+    """
+    engine = sorted(f"{ENGINE}/{p.name}" for p in (PACKAGE / ENGINE).glob("*.py"))
+    return [m for m in [*engine, "bots/__init__.py", "bots/base.py", "bots/basic.py"] if m not in MODULES]
 
 
 def target(module: str) -> Path:
@@ -46,9 +57,9 @@ def target(module: str) -> Path:
 
 
 def stamp_text() -> str:
-    """One line per compiled module: the SHA-256 of its source, then its file name."""
+    """One line per source of the build: the SHA-256 of the file, then its name."""
     return "".join(f"{hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()}  {path}\n"
-                   for path in MODULES)
+                   for path in (*MODULES, *imported()))
 
 
 def compiler() -> str | None:
@@ -106,6 +117,9 @@ def compile_modules() -> None:
         # The group's shared library is named inside barbu.engine, so it too is found on its __path__.
         extensions = mypycify([f"barbu/{m}" for m in MODULES], opt_level="3",
                               target_dir=os.path.join(scratch, "c"), group_name=f"barbu.{ENGINE}._engine")
+        for extension in extensions:
+            # C's a*b+c must round as Python's does: no fused multiply-add where a CPU has one.
+            extension.extra_compile_args.append("-ffp-contract=off")
         setup(name="barbu-native", ext_modules=extensions, script_args=[
             "-q", "build_ext", "--build-lib", os.path.join(scratch, "lib"),
             "--build-temp", os.path.join(scratch, "tmp")])
@@ -113,11 +127,16 @@ def compile_modules() -> None:
         built = sorted(lib.glob("*/*.so"))
         if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
             raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
+        # The stamp goes first, so that a build cut short here is never taken for a whole one.
+        (NATIVE / STAMP).unlink(missing_ok=True)
         shutil.rmtree(NATIVE, ignore_errors=True)
+        names = []
         for path in built:
             folder = target(f"{path.parent.name}/{path.name}")
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / path.name)
+            names.append(str((folder / path.name).relative_to(NATIVE)))
+        (NATIVE / BUILT).write_text("".join(f"{name}\n" for name in names))
 
 
 def main() -> int:

@@ -28,8 +28,10 @@ run() {  # NAME ARGS...: one arena run, skipped if done, resumed from its journa
     local name=$1; shift
     [ -e "$out/$name.json" ] && return 0
     echo "== $name: barbu arena $*"
+    # The summary is written aside and moved in with the JSON, so a file NAME.txt is a finished run.
     "$barbu" arena "$@" --jobs "$jobs" "${cluster[@]}" --no-records --quiet \
-        --journal "$out/$name.journal" --json "$out/$name.tmp" > "$out/$name.txt"
+        --journal "$out/$name.journal" --json "$out/$name.tmp" > "$out/$name.txt.tmp"
+    mv "$out/$name.txt.tmp" "$out/$name.txt"
     mv "$out/$name.tmp" "$out/$name.json"
 }
 

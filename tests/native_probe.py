@@ -15,7 +15,11 @@ from tests.engine_helpers import EVERY_TABLE
 
 import barbu
 from barbu.bots import make_bot
+from barbu.bots.endgame import Solver, solvable
 from barbu.bots.expert import ExpertBot
+from barbu.bots.fitted import likelihood, scores, weights_for
+from barbu.bots.policy import heuristic_card
+from barbu.engine.cards import bits
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
 from barbu.engine.playout import finish_hand
@@ -89,6 +93,33 @@ def games_by_bots() -> list[Any]:
     return out
 
 
+def values() -> list[Any]:
+    """The numbers the bots' compiled modules compute, to the last bit (repr), on seeded card plays.
+
+    A difference here need not change any card the bots choose, so the games above could miss it.
+    """
+    out: list[Any] = []
+    for g, game in enumerate(EVERY_TABLE):
+        rng = random.Random(g)
+        state = State(game, seed=g, first_declarer=0)
+        state.deal_random(rng)
+        while state.phase != Phase.PLAY:
+            state.apply(rng.choice(state.legal_actions()))
+        contract = state.contract
+        assert contract is not None
+        weights = weights_for(contract)
+        while state.phase == Phase.PLAY and state.hand_no == 0:
+            cards = list(bits(state.legal_mask()))
+            if weights is not None:
+                out.append([repr(x) for x in scores(state, cards, weights)])
+                out.append([repr(likelihood(state, c, 0.1)) for c in cards])
+            if solvable(state):
+                values = Solver(state).card_values(state, state.current)
+                out.append(sorted((c, repr(v)) for c, v in values.items()))
+            state.apply(heuristic_card(state, rng))
+    return out
+
+
 if __name__ == "__main__":
     print(json.dumps({"compiled": barbu.COMPILED, "playouts": playouts(), "refusals": refusals(),
-                      "bots": games_by_bots()}))
+                      "bots": games_by_bots(), "values": values()}))

@@ -44,7 +44,8 @@ def test_compiled_and_pure_builds_play_alike() -> None:
     compiled = _probe({})
     pure = _probe({"BARBU_PURE": "1"})
     assert compiled["compiled"] is True and pure["compiled"] is False
-    for part in ("playouts", "refusals", "bots"):
+    assert compiled["values"], "the probe computed no values of the bots' compiled modules"
+    for part in ("playouts", "refusals", "bots", "values"):
         assert compiled[part] == pure[part], f"the builds differ in {part}"
 
 
@@ -80,3 +81,24 @@ def test_a_build_of_the_flat_layout_is_not_used(tmp_path: Path) -> None:
 
     warned = copy_and_import(tmp_path, stamp_of_the_old_layout)
     assert "compiled engine is older than state.py" in warned
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_build_older_than_a_module_the_compiled_ones_import_is_not_used(tmp_path: Path) -> None:
+    # observation.py is not compiled, but the compiled sampler checks the types it gets from it.
+    def edit(copy: Path) -> None:
+        with (copy / "engine" / "observation.py").open("a") as source:
+            source.write("\n# edited after the build\n")
+
+    warned = copy_and_import(tmp_path, edit)
+    assert "compiled engine is older than engine/observation.py" in warned
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_build_missing_one_of_its_modules_is_not_used_at_all(tmp_path: Path) -> None:
+    # Half compiled is worse than pure: a compiled playout refuses a pure engine's State.
+    def lose_one(copy: Path) -> None:
+        next((copy / "_native" / "bots").glob("sampling.*")).unlink()
+
+    warned = copy_and_import(tmp_path, lose_one)
+    assert "compiled build is incomplete (bots/sampling." in warned

@@ -33,7 +33,23 @@ def _current() -> bool:
                               "Python (rebuild: python scripts/build-native.py)", RuntimeWarning,
                               stacklevel=3)
                 return False
+    built = os.path.join(NATIVE, "BUILT")
+    missing = [name for name in _lines(built) if not os.path.isfile(os.path.join(NATIVE, name))]
+    if missing or not os.path.isfile(built):
+        warnings.warn(f"barbu: the compiled build is incomplete ({', '.join(missing) or 'BUILT'} "
+                      "missing); running pure Python (rebuild: python scripts/build-native.py)",
+                      RuntimeWarning, stacklevel=3)
+        return False
     return True
+
+
+def _lines(path: str) -> list[str]:
+    """The non-empty lines of a text file, none when it is missing."""
+    try:
+        with open(path, encoding="utf-8") as lines:
+            return [line.strip() for line in lines if line.strip()]
+    except FileNotFoundError:
+        return []
 
 
 def _digest(path: str) -> str | None:
