@@ -219,3 +219,18 @@ def test_console_script_shows_basic_ahead_of_random(tmp_path: Path) -> None:
     assert (pair["a"], pair["b"]) == ("basic", "random")
     assert pair["diff"]["mean"] > 0 and pair["diff"]["n"] == 4
     assert len(list((tmp_path / "rec").glob("deal*-rot*.json"))) == 16
+
+
+def test_the_bots_may_be_named_by_what_they_mean_and_the_match_keeps_the_technical_names() -> None:
+    import argparse
+
+    from barbu.tools.arena import add_arguments, config_of
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    by_meaning = config_of(parser.parse_args(["--bots", "hard,easy,medium,expert", "--deals", "1"]))
+    by_name = config_of(parser.parse_args(["--bots", "strong,basic,pimc,expert", "--deals", "1"]))
+    assert by_meaning.bots == by_name.bots == ("strong", "basic", "pimc", "expert")
+    with pytest.raises(ArenaError, match=r"unknown bot level 'harder' \(one of .*hard \(strong\)"):
+        config_of(parser.parse_args(["--bots", "harder,easy,easy,easy", "--deals", "1"]))
+    assert "hard (strong)" in " ".join(parser.format_help().split())

@@ -91,7 +91,8 @@ def test_every_option_of_every_subcommand_is_explained() -> None:
     bare = [f"{name} {action.option_strings or action.dest}" for name, sub in commands.items()
             for action in sub._actions if not action.help and action.dest != "help"]
     assert bare == []
-    assert "random, basic, pimc, strong" in " ".join(commands["arena"].format_help().split())
+    arena_help = " ".join(commands["arena"].format_help().split())
+    assert "random, easy (basic), medium (pimc), hard (strong), expert" in arena_help
 
 
 def test_play_help_lists_bot_levels_and_defaults() -> None:

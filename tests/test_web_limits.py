@@ -346,3 +346,14 @@ def test_serve_believes_forwarded_addresses_from_the_balancer_it_is_given() -> N
     assert given.forwarded_allow_ips == "10.0.0.5,10.0.0.6"
     default = uvicorn_config(None, parser.parse_args([]), ws_max_size=1)
     assert default.forwarded_allow_ips == uvicorn.Config(None).forwarded_allow_ips
+
+
+def test_computer_only_tables_take_their_levels_by_either_name(tmp_path: Path) -> None:
+    import argparse
+
+    from barbu.web.server import add_arguments, config_of
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    config = config_of(parser.parse_args(["--bot-table-levels", "easy, random,hard"]), tmp_path / "t.db")
+    assert config.bot_table_levels == ("basic", "random", "strong")

@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from barbu.tools.analyze import add_arguments as add_analyze_arguments
 
-    what = "replay a game and compare one seat's cards with the strong bot's choices"
+    what = "replay a game and compare one seat's cards with the expert bot's choices"
     add_analyze_arguments(sub.add_parser("analyze", help=what, description=_sentence(what) + "."))
     return parser
 

@@ -42,7 +42,7 @@ Doubles are decided as ``strong`` does, from the distribution of the hand's outc
 (a double is a bet on the difference of two players' scores), with the budget's
 deals and their weights.
 
-A level name may carry a budget and a part: ``expert:0.3`` thinks 0.3 s a decision;
+A level name may carry a budget and a part: ``expert:0.3`` gets 0.3 s of work a decision;
 ``expert:1+play`` uses its own search for card play only and ``strong``'s for the rest
 (``bid``, ``double``, ``play``); ``+flat`` turns the inference off, ``+nosolve`` the exact
 endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb).

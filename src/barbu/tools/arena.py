@@ -66,7 +66,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from barbu.bots import EXPERT, POLICY, Bot, levels, make_bot
+from barbu.bots import EXPERT, POLICY, Bot, level_label, level_named, levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -628,11 +628,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--bots", required=True,
-                   help=f"comma-separated bot levels, one per seat ({', '.join(levels(cheats=True))}, "
+                   help="comma-separated bot levels, one per seat "
+                        f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
                         "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules]: expert with its "
-                        "own time a decision, thinking only for those decisions, without inference, "
-                        "without exact endings, or with rule-of-thumb playouts), "
+                        "own budget, in seconds of work, a decision, thinking only for those decisions, "
+                        "without inference, without exact endings, or with rule-of-thumb playouts), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
@@ -669,7 +670,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def config_of(args: argparse.Namespace) -> Config:
     """Check the arguments and build the match; ArenaError says what is wrong."""
-    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    # A player's name for a level (hard) stands for its technical one (strong), which the match,
+    # its records and its journal keep, so that a run named either way is the same run.
+    bots = tuple(level_named(b.strip()) for b in args.bots.split(",") if b.strip())
     known = levels(cheats=True)
     for b in bots:
         if b.startswith(POLICY):
@@ -680,7 +683,8 @@ def config_of(args: argparse.Namespace) -> Config:
             except ValueError as e:
                 raise ArenaError(str(e)) from None
         elif b not in known:
-            raise ArenaError(f"unknown bot level {b!r} (one of {', '.join(known)}, "
+            raise ArenaError(f"unknown bot level {b!r} (one of "
+                             f"{', '.join(level_label(n) for n in known)}, "
                              f"{POLICY}PATH, or expert:SECONDS+PART)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")

@@ -489,10 +489,10 @@ class Server:
     async def _decide(self, move: AutoMove) -> int:
         """A computer player's action, decided away from the event loop.
 
-        The quick levels answer in a worker thread. The searching ones (``pimc``, ``strong``)
-        think for up to a second, which in a thread would hold the interpreter lock that every
-        table shares: they get a worker process, with a seed drawn from the seat's own bot so
-        that its play stays reproducible.
+        The quick levels answer in a worker thread. The searching ones (``pimc``, ``strong``,
+        ``expert``) think for up to a second or so, which in a thread would hold the interpreter
+        lock that every table shares: they get a worker process, with a seed drawn from the seat's
+        own bot so that its play stays reproducible.
         """
         bot = move.bot
         if bot is None or not bot.searches:

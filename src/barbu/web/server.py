@@ -87,8 +87,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--max-bot-tables", type=COUNT, default=10, metavar="N",
                         help="tables of computer players only running at once; 0 forbids them (default 10)")
     limits.add_argument("--bot-table-levels", default=None, metavar="LEVELS",
-                        help="comma-separated computer levels such tables may use (default: those that "
-                        "do not search, random,basic)")
+                        help="comma-separated computer levels such tables may use, by either name "
+                        "(easy or basic; default: those that do not search, random,basic)")
     limits.add_argument("--sockets-per-client", type=number(int, 1), default=16, metavar="N",
                         help="WebSockets open at once from one IP address, at least 1 (default 16)")
     limits.add_argument("--hello-timeout", type=POSITIVE_SECONDS, default=10.0, metavar="SECS",
@@ -108,14 +108,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
                         help="analyses of a player's cards running at once, each a process (default 2)")
     limits.add_argument("--analysis-budget", type=POSITIVE_SECONDS, default=0.5, metavar="SECS",
-                        help="the expert's time a decision in an analysis, as work (default 0.5)")
+                        help="the expert's seconds of work a decision in an analysis (default 0.5)")
 
 
 def config_of(args: argparse.Namespace, db: Path | str) -> Config:
+    from barbu.bots import level_named
     from barbu.web.app import Config, cheap_levels
 
-    levels = tuple(x for x in args.bot_table_levels.split(",") if x) if args.bot_table_levels is not None \
-        else cheap_levels()
+    # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
+    levels = tuple(level_named(x.strip()) for x in args.bot_table_levels.split(",") if x.strip()) \
+        if args.bot_table_levels is not None else cheap_levels()
     return Config(str(db), bot_delay=args.bot_delay, idle_seconds=args.idle, db_timeout=args.db_timeout,
                   tables_per_minute=args.tables_per_minute, max_open_tables=args.max_open_tables,
                   max_bot_tables=args.max_bot_tables, bot_table_levels=levels,
@@ -196,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that the rest of the ``barbu`` command works without the web extra.
     import uvicorn
 
-    from barbu.bots import levels
+    from barbu.bots import level_label, levels
     from barbu.web.app import MAX_MESSAGE, build_app
 
     db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
@@ -204,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(config.bot_table_levels) - set(levels()))
     if unknown:
         return fail(f"unknown computer level {', '.join(unknown)} in --bot-table-levels "
-                    f"(one of {', '.join(levels())})")
+                    f"(one of {', '.join(level_label(n) for n in levels())})")
     with contextlib.ExitStack() as stack:
         lock = None
         if isinstance(db, Path):  # PostgreSQL is shared by design: which process drives a table is the bus's
