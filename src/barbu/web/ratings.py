@@ -71,7 +71,8 @@ FAMILY_ANCHORS = {
 # `expert` has not been calibrated in whole games yet (scripts/calibrate-ratings.py costs hours of
 # expert play): it beats `strong` on duplicate deals (+5.5 classic, +8.1 family points a hand,
 # docs/RESULTS.md), but a whole game's places are another measure, so until it is calibrated it
-# stands at `strong`'s anchor, which understates it: a person rated against it loses little.
+# stands at `strong`'s anchor. That understates it: losing to it costs a person a little more, and
+# beating it earns a little less, than a calibrated anchor would.
 for _anchors in (CLASSIC_ANCHORS, FAMILY_ANCHORS):
     _anchors["expert"] = _anchors["strong"]
 ANCHORS: dict[str, dict[str, Skill]] = {"classic": CLASSIC_ANCHORS, "family": FAMILY_ANCHORS}
