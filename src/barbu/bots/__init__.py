@@ -71,6 +71,15 @@ def level_named(name: str) -> str:
     return MEANINGS.get(name, name)
 
 
+def levels_named(text: str) -> tuple[str, ...]:
+    """The levels of a comma-separated list, everyday names read as technical ones.
+
+    >>> levels_named("hard, easy,,expert:0.3")
+    ('strong', 'basic', 'expert:0.3')
+    """
+    return tuple(level_named(x.strip()) for x in text.split(",") if x.strip())
+
+
 POLICY = "policy:"  # the level of a trained network: policy:PATH (barbu.bots.learned)
 EXPERT = ("expert:", "expert+")  # expert with a budget or parts: expert:0.3+play (barbu.bots.expert)
 
@@ -118,5 +127,5 @@ def _register_openspiel() -> None:
     register("os-mcts", factory("os-mcts"), cheats=True)
 
 
-__all__ = ["MEANINGS", "Bot", "RandomBot", "level_label", "level_named", "levels", "make_bot",
+__all__ = ["MEANINGS", "Bot", "RandomBot", "level_label", "level_named", "levels", "levels_named", "make_bot",
            "meaning", "register"]

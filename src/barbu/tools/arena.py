@@ -66,7 +66,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from barbu.bots import EXPERT, POLICY, Bot, level_label, level_named, levels, make_bot
+from barbu.bots import EXPERT, POLICY, Bot, level_label, levels, levels_named, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -672,7 +672,7 @@ def config_of(args: argparse.Namespace) -> Config:
     """Check the arguments and build the match; ArenaError says what is wrong."""
     # A player's name for a level (hard) stands for its technical one (strong), which the match,
     # its records and its journal keep, so that a run named either way is the same run.
-    bots = tuple(level_named(b.strip()) for b in args.bots.split(",") if b.strip())
+    bots = levels_named(args.bots)
     known = levels(cheats=True)
     for b in bots:
         if b.startswith(POLICY):

@@ -112,11 +112,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def config_of(args: argparse.Namespace, db: Path | str) -> Config:
-    from barbu.bots import level_named
+    from barbu.bots import levels_named
     from barbu.web.app import Config, cheap_levels
 
     # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
-    levels = tuple(level_named(x.strip()) for x in args.bot_table_levels.split(",") if x.strip()) \
+    levels = levels_named(args.bot_table_levels) \
         if args.bot_table_levels is not None else cheap_levels()
     return Config(str(db), bot_delay=args.bot_delay, idle_seconds=args.idle, db_timeout=args.db_timeout,
                   tables_per_minute=args.tables_per_minute, max_open_tables=args.max_open_tables,
