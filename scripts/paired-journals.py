@@ -1,0 +1,74 @@
+"""Two arena runs on the same deals, compared deal by deal: how much more the first bot gained in one.
+
+    .venv/bin/python scripts/paired-journals.py A.journal B.journal [--bot I]
+
+Both journals must be of deal mode with the same rule set, seed and players (so that deal k is the
+same cards in each); their line-ups may differ, which is the point (``expert:1`` in one,
+``expert:0.1`` in the other). For every deal whose rotations both journals hold complete, the
+edge of bot I (default 0) is its mean per hand minus the mean of the other bots' means, as
+``barbu arena`` prints it, signed so that positive is better; the script prints each run's mean
+edge over those deals and the mean of A's edge minus B's, with its 95% interval. The journal of a
+run still being played can be read: its last, unfinished line is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from barbu.tools.arena import DEAL, TaskResult, board_means, interval
+from barbu.tools.journal import read_entries
+
+SAME = ("ruleset", "players", "options", "seed")  # what makes deal k the same cards in two runs
+
+
+def header_of(path: Path) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as f:
+        header: dict[str, Any] = json.loads(f.readline())
+    return header
+
+
+def edges(path: Path, bot: int) -> dict[int, float]:
+    """Bot ``bot``'s edge on every deal of the journal whose rotations are all there."""
+    header = header_of(path)
+    bots, sign = len(header["bots"]), -1 if header["ruleset"] == "family" else 1
+    boards: dict[int, list[TaskResult]] = {}
+    for entry in read_entries(path, header):
+        if entry["kind"] == DEAL:
+            boards.setdefault(entry["board"], []).append(TaskResult.from_json(entry))
+    out = {}
+    for board, results in boards.items():
+        if len(results) == header["players"]:
+            m = board_means(results, bots)[None]
+            out[board] = sign * (m[bot] - statistics.fmean(m[:bot] + m[bot + 1:]))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("a", type=Path)
+    p.add_argument("b", type=Path)
+    p.add_argument("--bot", type=int, default=0, help="the bot compared, by its place in --bots (default 0)")
+    args = p.parse_args()
+    ha, hb = header_of(args.a), header_of(args.b)
+    differ = [k for k in SAME if ha.get(k) != hb.get(k)]
+    if differ:
+        p.error(f"the journals are not of the same deals: {', '.join(differ)} differ")
+    a, b = edges(args.a, args.bot), edges(args.b, args.bot)
+    both = sorted(a.keys() & b.keys())
+    if len(both) < 2:
+        p.error("fewer than two deals are complete in both journals")
+    diff = interval([a[k] - b[k] for k in both])
+    names = ha["bots"][args.bot], hb["bots"][args.bot]
+    print(f"{len(both)} deals in both; bot {args.bot}: {names[0]} in A, {names[1]} in B")
+    means = statistics.fmean(a[k] for k in both), statistics.fmean(b[k] for k in both)
+    print(f"edge in A {means[0]:+.2f}, in B {means[1]:+.2f}")
+    print(f"A minus B: {diff.mean:+.2f} ± {diff.half:.2f}  [{diff.low:+.2f}, {diff.high:+.2f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""scripts/paired-journals.py: two arena journals of the same deals, compared deal by deal."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from barbu.tools.arena import Config, run_match
+
+SCRIPT = Path(__file__).parent.parent / "scripts" / "paired-journals.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("paired_journals", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("rules,players", [("classic", 4), ("family", 3)])
+def test_the_edges_are_those_the_arena_prints(tmp_path: Path, rules: str, players: int) -> None:
+    journal = tmp_path / "a.journal"
+    cfg = Config(("basic",) + ("random",) * (players - 1), rules, seed=6)
+    summary = run_match(cfg, deals=4, games=0, journal=str(journal))
+    edges = _script().edges(journal, 0)
+    assert sorted(edges) == [0, 1, 2, 3]
+    # The arena's edge is signed the same way (positive better, family's penalties reversed).
+    assert sum(edges.values()) / 4 == pytest.approx(summary["deals"]["per_bot"][0]["edge"]["mean"])
+
+
+def test_two_line_ups_on_the_same_deals_are_paired(tmp_path: Path) -> None:
+    a, b, other = tmp_path / "a.journal", tmp_path / "b.journal", tmp_path / "c.journal"
+    run_match(Config(("basic", "random", "random", "random"), seed=6), deals=3, games=0, journal=str(a))
+    run_match(Config(("random",) * 4, seed=6), deals=3, games=0, journal=str(b))
+    run_match(Config(("random",) * 4, seed=7), deals=3, games=0, journal=str(other))
+    edges = _script().edges(a, 0), _script().edges(b, 0)
+    out = subprocess.run([sys.executable, str(SCRIPT), str(a), str(b)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    diff = sum(edges[0][k] - edges[1][k] for k in range(3)) / 3
+    assert out.stdout.splitlines()[0] == "3 deals in both; bot 0: basic in A, random in B"
+    assert out.stdout.splitlines()[2].startswith(f"A minus B: {diff:+.2f} ± ")
+    refused = subprocess.run([sys.executable, str(SCRIPT), str(a), str(other)],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "not of the same deals: seed differ" in refused.stderr
