@@ -19,7 +19,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from barbu.tools.arena import DEAL, TaskResult, board_means, interval
+from barbu.tools.arena import DEAL, Config, TaskResult, board_means, compare, interval
 from barbu.tools.journal import read_entries
 
 SAME = ("ruleset", "players", "options", "seed")  # what makes deal k the same cards in two runs
@@ -34,17 +34,15 @@ def header_of(path: Path) -> dict[str, Any]:
 def edges(path: Path, bot: int) -> dict[int, float]:
     """Bot ``bot``'s edge on every deal of the journal whose rotations are all there."""
     header = header_of(path)
-    bots, sign = len(header["bots"]), -1 if header["ruleset"] == "family" else 1
+    cfg = Config(tuple(header["bots"]), header["ruleset"], tuple(header["options"]), header["seed"])
     boards: dict[int, list[TaskResult]] = {}
     for entry in read_entries(path, header):
         if entry["kind"] == DEAL:
             boards.setdefault(entry["board"], []).append(TaskResult.from_json(entry))
-    out = {}
-    for board, results in boards.items():
-        if len(results) == header["players"]:
-            m = board_means(results, bots)[None]
-            out[board] = sign * (m[bot] - statistics.fmean(m[:bot] + m[bot + 1:]))
-    return out
+    # The arena's own edge and sign, one board at a time.
+    return {board: compare([board_means(results, cfg.players)[None]], cfg.bots, cfg.sign)
+            ["per_bot"][bot]["edge"].mean
+            for board, results in boards.items() if len(results) == cfg.players}
 
 
 def main() -> int:
