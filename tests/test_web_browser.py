@@ -333,6 +333,18 @@ def stored(db: Path | str) -> Path | str:
     return group_database(db)[0] if on_cluster() else db
 
 
+def listed_soon(url: str, ids: list[str], seconds: float = 20.0) -> None:
+    """Wait until the lobby's list holds every table of ``ids``, as a person would press Refresh.
+
+    One process lists its tables at once; in a group the tables are taken over, and listed, in the
+    first seconds after a restart, and the lobby page fetches its list once when it opens.
+    """
+    deadline = time.monotonic() + seconds
+    while not set(ids) <= {t["id"] for t in get(url + "/api/tables")["tables"]}:
+        assert time.monotonic() < deadline, f"not all of {ids} listed after {seconds} s"
+        time.sleep(0.2)
+
+
 def corrupt_event(db: Path | str, table_id: str, seq: int, data: str) -> None:
     query(stored(db), "UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", data, table_id, seq)
 
@@ -361,6 +373,7 @@ def test_a_damaged_table_is_marked_in_the_lobby_and_read_only_at_its_page(browse
     corrupt_event(db, ben["id"], 1, '{"hands": [1, 2, 3, 4], "set_aside": 0}')
     query(stored(db), "UPDATE tables SET setup = '{' WHERE id = ?", cleo["id"])
     proc = start_server(port, db)
+    listed_soon(url, [t["id"] for t in (ann, ben, cleo)])
     page = browser.new_page()
     try:
         page.goto(url + "/")
