@@ -7,7 +7,6 @@ compiled engine and once with ``BARBU_PURE=1`` and expects the same output line 
 from __future__ import annotations
 
 import json
-import math
 import random
 from typing import Any
 
@@ -81,7 +80,7 @@ def games_by_bots() -> list[Any]:
             # The expert's safety stop counts CPU time, which differs between the builds; its budget
             # of work alone must end every decision for the two builds to be compared.
             if isinstance(bot, ExpertBot):
-                bot.hard_stop = math.inf
+                bot.make_replayable()
         state = State(game, seed=11, first_declarer=0)
         while state.hand_no == 0:
             if state.phase == Phase.DEAL:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import math
 import random
 
 import pytest
@@ -112,9 +111,7 @@ def test_a_decision_depends_on_the_seats_view_only(level: str) -> None:
 def _replayable(bot: Bot) -> Bot:
     """The bot with the expert's CPU-time safety stop lifted: on a busy machine the stop, not the
     work budget, can end a decision, and then the same view gets answers that differ by timing."""
-    if isinstance(bot, ExpertBot):
-        bot.hard_stop = math.inf
-    return bot
+    return bot.make_replayable() if isinstance(bot, ExpertBot) else bot
 
 
 def test_an_observation_holds_no_hidden_cards() -> None:

@@ -20,9 +20,7 @@ from barbu.engine.state import Phase, State
 
 def _steady(seed: int, budget: float = 0.02, **kw: object) -> ExpertBot:
     """An expert whose decisions depend on its work budget only, never on the wall clock."""
-    bot = ExpertBot(seed, budget=budget, **kw)  # type: ignore[arg-type]
-    bot.hard_stop = 1e9
-    return bot
+    return ExpertBot(seed, budget=budget, replayable=True, **kw)  # type: ignore[arg-type]
 
 
 def test_expert_is_a_level_and_its_names_parse() -> None:

@@ -34,7 +34,8 @@ and adds from the field:
 Every decision first gets as many deals as ``strong`` gives it, with nothing dropped
 (:meth:`ExpertBot.floor`), unless the safety stop comes first; the budget buys deals beyond
 those. The safety stop counts CPU time, so a decision it cuts short depends on the machine's
-speed: a seed replays exactly only where the work budget, not the stop, ends each decision.
+speed: a seed replays exactly only where the work budget, not the stop, ends each decision
+(:meth:`ExpertBot.make_replayable` lifts the stop, as an analysis does).
 A first version counted only the budget, at a rate set too low, and so gave the first leads of a hand fewer
 deals than ``strong`` does: it lost to ``strong`` (docs/RESULTS.md).
 
@@ -106,8 +107,10 @@ class ExpertBot(StrongBot):
 
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
-                 fitted: bool = True) -> None:
+                 fitted: bool = True, replayable: bool = False) -> None:
         super().__init__(seed)
+        if replayable:
+            self.make_replayable()
         if budget is not None:
             if not budget > 0:
                 raise ValueError(f"a budget is a positive number of seconds, not {budget}")
@@ -120,6 +123,12 @@ class ExpertBot(StrongBot):
         self.solve_end = solve_end
         self.fitted = fitted
         self.playout = fitted_playout if fitted else heuristic_playout
+
+    def make_replayable(self) -> ExpertBot:
+        """Lift the safety stop, so that the work budget alone ends every decision and a seed gives
+        the same play on any machine, however busy (an analysis, a test, two builds compared)."""
+        self.hard_stop = math.inf
+        return self
 
     def act(self, obs: Observation) -> int:
         if len(obs.legal) == 1:

@@ -93,8 +93,7 @@ def analyze(doc: dict[str, Any], seat: int, budget: float = 0.5, seed: int = 1,
 
     ``on_verdict``, when given, sees each verdict as soon as it is made (a page shows progress).
     """
-    bot = ExpertBot(seed, budget=budget)
-    bot.hard_stop = 1e9  # an analysis is made again exactly: its work budget alone decides
+    bot = ExpertBot(seed, budget=budget, replayable=True)  # an analysis is made again exactly
     stood_in = stand_ins(doc)
     verdicts: list[Verdict] = []
     turns: dict[int, int] = {}  # hand -> the seat's turns so far in that layout hand
