@@ -70,4 +70,12 @@ for t in 0.1 0.3 1 3; do
     run "curve-$t-classic" --bots "expert:$t,strong,strong,strong" --deals 200 --seed 31
 done
 [ -n "$openspiel" ] && run ismcts-classic --bots expert:0.6,os-ismcts,os-ismcts,os-ismcts --deals 100 --seed 51
+# The split and the curve again under the family rules at four players (there are no doubles):
+# the card play over deals, the choice of challenge over whole games (28 hands), then the curve on
+# one set of deals, its 1 s point included so that the points pair deal by deal.
+run part-play-family4 --bots expert:1+play,strong,strong,strong "${family4[@]}" --deals 300 --seed 41
+run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
+for t in 0.1 0.3 1 3; do
+    run "curve-$t-family4" --bots "expert:$t,strong,strong,strong" "${family4[@]}" --deals 200 --seed 31
+done
 exit 0
