@@ -4,7 +4,9 @@
 
 Both journals must be of deal mode with the same rule set, seed and players (so that deal k is the
 same cards in each); their line-ups may differ, which is the point (``expert:1`` in one,
-``expert:0.1`` in the other). For every deal whose rotations both journals hold complete, the
+``expert:0.1`` in the other). A run of one contract (``--contract``) pairs with a run of them all:
+its board k is deal 7k + i of the full match, and the deals are matched by that number. For every
+deal whose rotations both journals hold complete, the
 edge of bot I (default 0) is its mean per hand minus the mean of the other bots' means, as
 ``barbu arena`` prints it, signed so that positive is better; the script prints each run's mean
 edge over those deals and the mean of A's edge minus B's, with its 95% interval. The journal of a
@@ -32,15 +34,17 @@ def header_of(path: Path) -> dict[str, Any]:
 
 
 def edges(path: Path, bot: int) -> dict[int, float]:
-    """Bot ``bot``'s edge on every deal of the journal whose rotations are all there."""
+    """Bot ``bot``'s edge on every deal of the journal whose rotations are all there, by the
+    deal's number in the full match."""
     header = header_of(path)
-    cfg = Config(tuple(header["bots"]), header["ruleset"], tuple(header["options"]), header["seed"])
+    cfg = Config(tuple(header["bots"]), header["ruleset"], tuple(header["options"]), header["seed"],
+                 contract=header.get("contract"))
     boards: dict[int, list[TaskResult]] = {}
     for entry in read_entries(path, header):
         if entry["kind"] == DEAL:
             boards.setdefault(entry["board"], []).append(TaskResult.from_json(entry))
     # The arena's own edge and sign, one board at a time.
-    return {board: compare([board_means(results, cfg.players)[None]], cfg.bots, cfg.sign)
+    return {cfg.deal_number(board): compare([board_means(results, cfg.players)[None]], cfg.bots, cfg.sign)
             ["per_bot"][bot]["edge"].mean
             for board, results in boards.items() if len(results) == cfg.players}
 

@@ -24,6 +24,7 @@ from barbu.engine.game import Game
 from barbu.engine.playout import finish_hand
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
+from barbu.tools.arena import deal_state
 
 
 def playouts() -> list[Any]:
@@ -116,6 +117,16 @@ def values() -> list[Any]:
                 values = Solver(state).card_values(state, state.current)
                 out.append(sorted((c, repr(v)) for c, v in values.items()))
             state.apply(heuristic_card(state, rng))
+    # A Dominoes hand as well, whose endings the expert solves when asked (+solvedom).
+    rng = random.Random(7)
+    state = deal_state(Game.classic(), 1, 6)
+    while state.phase != Phase.PLAY:
+        state.apply(rng.choice(state.legal_actions()))
+    while state.phase == Phase.PLAY and state.hand_no == 0:
+        if solvable(state, dominoes=True):
+            values = Solver(state).card_values(state, state.current)
+            out.append(sorted((c, repr(v)) for c, v in values.items()))
+        state.apply(heuristic_card(state, rng))
     return out
 
 

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from barbu.bots.endgame import LEAVES, Solver, leaves_bound, solvable
+from barbu.bots.endgame import DOMINO_LEFT, LEAVES, Solver, leaves_bound, solvable
 from barbu.bots.policy import heuristic_card
 from barbu.engine.cards import bits, parse_card
-from barbu.engine.game import Game
+from barbu.engine.game import PASS, Game
 from barbu.engine.state import Phase, State
 from barbu.tools.arena import deal_state
 
@@ -25,7 +25,7 @@ def _plain(state: State, hand_no: int, sign: float) -> tuple[float, ...]:
     if state.hand_no != hand_no or not state.hand_in_progress:
         return tuple(sign * x for x in state.history[-1].scores)
     children = []
-    for card in bits(state.legal_mask()):
+    for card in list(bits(state.legal_mask())) or [PASS]:  # a layout game's player may have to pass
         child = state.copy()
         child._do(card)
         children.append(_plain(child, hand_no, sign))
@@ -130,3 +130,59 @@ def test_the_bound_decides_what_is_solved() -> None:
     assert leaves_bound(4, [4, 3, 3, 3]) > LEAVES
     assert not solvable(deal_state(Game.classic(), 1, 0))  # not yet in the play, and 13 cards a hand
     assert not solvable(deal_state(Game.classic(), 1, 6))  # Dominoes is not a trick game
+
+
+def _domino_ending(seed: int, k: int, left: int) -> State | None:
+    """Classic deal ``7k + 6`` (Dominoes) played by rule of thumb until ``left`` cards are held."""
+    rng = random.Random(seed * 1000 + k)
+    state = deal_state(Game.classic(), seed, 7 * k + 6)
+    hand_no = state.hand_no
+    while state.phase != Phase.PLAY:
+        state._do(rng.choice(state.legal_actions()))
+    while (state.hand_no == hand_no and state.hand_in_progress
+           and sum(h.bit_count() for h in state.hands) > left):
+        state._do(heuristic_card(state, rng))
+    return state if state.hand_no == hand_no and state.hand_in_progress else None
+
+
+def test_dominoes_endings_are_solved_only_when_asked_and_agree_with_a_search_of_every_card() -> None:
+    checked = passes = 0
+    for k in range(30):
+        state = _domino_ending(3, k, 10)
+        if state is None or not state.legal_mask():
+            continue
+        assert not solvable(state) and solvable(state, dominoes=True)
+        seat = state.current
+        solver = Solver(state)
+        got = solver.card_values(state, seat)
+        assert set(got) == set(bits(state.legal_mask()))  # every placeable card, none merged
+        for card, value in got.items():
+            child = state.copy()
+            child._do(card)
+            assert value == pytest.approx(_plain(child, state.hand_no, 1.0)[seat]), (k, card)
+        passes += _count_passes(state)
+        checked += 1
+    assert checked >= 10 and passes > 0  # some endings make a player pass on the way
+
+
+def _count_passes(state: State) -> int:
+    """Positions of the search tree below ``state`` where the player to act has to pass."""
+    hand_no, stack, total = state.hand_no, [state], 0
+    while stack:
+        s = stack.pop()
+        if s.hand_no != hand_no or not s.hand_in_progress:
+            continue
+        legal = list(bits(s.legal_mask()))
+        total += not legal
+        for action in legal or [PASS]:
+            child = s.copy()
+            child._do(action)
+            stack.append(child)
+    return total
+
+
+def test_a_dominoes_ending_is_small_by_the_cards_still_held() -> None:
+    state = _domino_ending(3, 1, DOMINO_LEFT)
+    assert state is not None and solvable(state, dominoes=True)
+    bigger = _domino_ending(3, 1, DOMINO_LEFT + 4)
+    assert bigger is not None and not solvable(bigger, dominoes=True)

@@ -16,6 +16,7 @@ from barbu.engine.contracts import Kind
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
+from barbu.tools.arena import deal_state
 
 
 def _steady(seed: int, budget: float = 0.02, **kw: object) -> ExpertBot:
@@ -97,6 +98,37 @@ def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: 
     early = _choice_among_three()
     _steady(1, 0.05).act(early)
     assert solved == []
+
+
+def _dominoes_to_decide() -> Observation:
+    """A Dominoes decision with two or more cards to place and at most 16 cards still held."""
+    for k in range(40):
+        state = deal_state(Game.classic(), 4, 7 * k + 6)
+        rng = random.Random(k)
+        while state.hand_no == 0 and state.hand_in_progress and (
+                state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > 16):
+            state.apply(rng.choice(state.legal_actions()))
+        if state.hand_no == 0 and state.hand_in_progress and state.legal_mask().bit_count() > 1:
+            assert state.contract is not None and state.contract.kind == Kind.DOMINOES
+            return state.observe(state.current)
+    raise AssertionError("no such Dominoes ending in 40 deals")
+
+
+def test_dominoes_endings_are_solved_with_solvedom_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    obs = _dominoes_to_decide()
+    solved: list[int] = []
+    original = Solver.card_values
+
+    def counting(self: Solver, state: State, seat: int, cards: object = None) -> dict[int, float]:
+        solved.append(seat)
+        return original(self, state, seat, cards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Solver, "card_values", counting)
+    assert _steady(1, 0.05).act(obs) in obs.legal
+    assert solved == []  # the default plays Dominoes out
+    bot = make_expert("expert:0.05+solvedom", seed=1).make_replayable()
+    assert bot.act(obs) in obs.legal
+    assert len(solved) >= ExpertBot.solve_floor and set(solved) == {obs.seat}
 
 
 def test_a_card_dropped_as_the_best_ones_twin_ends_with_its_final_mean() -> None:

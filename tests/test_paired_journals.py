@@ -48,3 +48,18 @@ def test_two_line_ups_on_the_same_deals_are_paired(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, str(SCRIPT), str(a), str(other)],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and "not of the same deals: seed differ" in refused.stderr
+
+
+def test_a_run_of_one_contract_pairs_with_the_same_deals_of_a_full_run(tmp_path: Path) -> None:
+    full, one = tmp_path / "full.journal", tmp_path / "one.journal"
+    bots = ("basic", "random", "random", "random")
+    run_match(Config(bots, seed=6), deals=10, games=0, journal=str(full))
+    run_match(Config(bots, seed=6, contract="no-hearts"), deals=2, games=0, journal=str(one))
+    # No Hearts is the third contract: boards 0 and 1 of the one-contract run are deals 2 and 9.
+    a, b = _script().edges(one, 0), _script().edges(full, 0)
+    assert sorted(a) == [2, 9]
+    assert a == {k: b[k] for k in (2, 9)}  # the same deals played the same way by the same bots
+    out = subprocess.run([sys.executable, str(SCRIPT), str(one), str(full)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("2 deals in both")
+    assert out.stdout.splitlines()[2].startswith("A minus B: +0.00 ± 0.00")
