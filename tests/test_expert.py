@@ -78,9 +78,8 @@ def _ending_to_decide(players: int = 4) -> Observation:
     raise AssertionError("no such ending in 40 deals")
 
 
-@pytest.mark.parametrize("players", [4, 5])
-def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    obs = _ending_to_decide(players)
+def _solves_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gets the seat of every deal the exact solver is asked to solve from now on."""
     solved: list[int] = []
     original = Solver.card_values
 
@@ -89,6 +88,13 @@ def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: 
         return original(self, state, seat, cards)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Solver, "card_values", counting)
+    return solved
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    obs = _ending_to_decide(players)
+    solved = _solves_seen(monkeypatch)
     assert _steady(1, 0.05).act(obs) in obs.legal
     assert len(solved) >= ExpertBot.solve_floor and set(solved) == {obs.seat}
     solved.clear()
@@ -116,14 +122,7 @@ def _dominoes_to_decide() -> Observation:
 
 def test_dominoes_endings_are_solved_with_solvedom_only(monkeypatch: pytest.MonkeyPatch) -> None:
     obs = _dominoes_to_decide()
-    solved: list[int] = []
-    original = Solver.card_values
-
-    def counting(self: Solver, state: State, seat: int, cards: object = None) -> dict[int, float]:
-        solved.append(seat)
-        return original(self, state, seat, cards)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Solver, "card_values", counting)
+    solved = _solves_seen(monkeypatch)
     assert _steady(1, 0.05).act(obs) in obs.legal
     assert solved == []  # the default plays Dominoes out
     bot = make_expert("expert:0.05+solvedom", seed=1).make_replayable()
