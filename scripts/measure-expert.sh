@@ -70,6 +70,11 @@ for t in 0.1 0.3 1 3; do
     run "curve-$t-classic" --bots "expert:$t,strong,strong,strong" --deals 200 --seed 31
 done
 [ -n "$openspiel" ] && run ismcts-classic --bots expert:0.6,os-ismcts,os-ismcts,os-ismcts --deals 100 --seed 51
+# A trial for Dominoes, Dominoes' endings solved (+solvedom), on deals already played without it, so
+# that each pairs deal by deal with its run (scripts/paired-journals.py): the first 71 Dominoes deals
+# of the classic headline, and the 14 of the match against os-mcts.
+run solvedom-dominoes-classic --bots expert+solvedom,strong,strong,strong --contract dominoes --deals 71 --seed 21
+[ -n "$openspiel" ] && run solvedom-mcts-dominoes --bots expert:1.5+solvedom,os-mcts,os-mcts,os-mcts --contract dominoes --deals 14 --seed 51
 # The split and the curve again under the family rules at four players (there are no doubles):
 # the card play over deals, the choice of challenge over whole games (28 hands), then the curve on
 # one set of deals, its 1 s point included so that the points pair deal by deal.
