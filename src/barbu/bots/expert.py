@@ -30,8 +30,9 @@ and adds from the field:
   exactly (:mod:`barbu.bots.endgame`, every player playing on perfectly for themselves) instead
   of played out. A solved deal costs more, so fewer are drawn: :attr:`ExpertBot.solve_floor`
   (unless the safety stop comes first), then what the budget pays for. ``+solvedom`` solves
-  Dominoes' endings too (:data:`barbu.bots.endgame.DOMINO_LEFT` cards still held), a trial
-  not yet measured well enough to be the default (docs/RESULTS.md).
+  Dominoes' endings too (:data:`barbu.bots.endgame.DOMINO_LEFT` cards still held): a trial,
+  +2.2 a hand in Dominoes against ``strong`` (docs/RESULTS.md), not the default until the
+  headline runs are measured with it.
 
 Every decision first gets as many deals as ``strong`` gives it, with nothing dropped
 (:meth:`ExpertBot.floor`), unless the safety stop comes first; the budget buys deals beyond
