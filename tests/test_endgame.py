@@ -82,25 +82,27 @@ def test_runs_of_equal_cards_are_searched_once() -> None:
             continue
         solver = Solver(state)
         solver.card_values(state, state.current)
-        plain = _count_plain(state)
+        plain, _ = _walk_plain(state)
         assert solver.nodes <= plain
         fewer += solver.nodes < plain
     assert fewer >= 3
 
 
-def _count_plain(state: State) -> int:
-    """The states a search of every legal card visits."""
-    hand_no, stack, total = state.hand_no, [state], 0
+def _walk_plain(state: State) -> tuple[int, int]:
+    """The states a search of every legal card visits, and how many of them are a forced pass."""
+    hand_no, stack, total, passes = state.hand_no, [state], 0, 0
     while stack:
         s = stack.pop()
         total += 1
         if s.hand_no != hand_no or not s.hand_in_progress:
             continue
-        for card in bits(s.legal_mask()):
+        legal = list(bits(s.legal_mask()))
+        passes += not legal  # a layout game's player with nothing to place
+        for action in legal or [PASS]:
             child = s.copy()
-            child._do(card)
+            child._do(action)
             stack.append(child)
-    return total
+    return total, passes
 
 
 def _two_cards_each(hands: list[str], leader: int) -> State:
@@ -160,25 +162,9 @@ def test_dominoes_endings_are_solved_only_when_asked_and_agree_with_a_search_of_
             child = state.copy()
             child._do(card)
             assert value == pytest.approx(_plain(child, state.hand_no, 1.0)[seat]), (k, card)
-        passes += _count_passes(state)
+        passes += _walk_plain(state)[1]
         checked += 1
     assert checked >= 10 and passes > 0  # some endings make a player pass on the way
-
-
-def _count_passes(state: State) -> int:
-    """Positions of the search tree below ``state`` where the player to act has to pass."""
-    hand_no, stack, total = state.hand_no, [state], 0
-    while stack:
-        s = stack.pop()
-        if s.hand_no != hand_no or not s.hand_in_progress:
-            continue
-        legal = list(bits(s.legal_mask()))
-        total += not legal
-        for action in legal or [PASS]:
-            child = s.copy()
-            child._do(action)
-            stack.append(child)
-    return total
 
 
 def test_a_dominoes_ending_is_small_by_the_cards_still_held() -> None:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from barbu.bots import levels, make_bot
-from barbu.bots.endgame import Solver
+from barbu.bots.endgame import DOMINO_LEFT, Solver
 from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
 from barbu.bots.fitted import fitted_card
 from barbu.bots.policy import heuristic_card
@@ -107,12 +107,12 @@ def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: 
 
 
 def _dominoes_to_decide() -> Observation:
-    """A Dominoes decision with two or more cards to place and at most 16 cards still held."""
+    """A Dominoes decision with two or more cards to place, small enough to solve when asked."""
     for k in range(40):
         state = deal_state(Game.classic(), 4, 7 * k + 6)
         rng = random.Random(k)
         while state.hand_no == 0 and state.hand_in_progress and (
-                state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > 16):
+                state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > DOMINO_LEFT):
             state.apply(rng.choice(state.legal_actions()))
         if state.hand_no == 0 and state.hand_in_progress and state.legal_mask().bit_count() > 1:
             assert state.contract is not None and state.contract.kind == Kind.DOMINOES
