@@ -76,11 +76,14 @@ done
 run solvedom-dominoes-classic --bots expert+solvedom,strong,strong,strong --contract dominoes --deals 71 --seed 21
 [ -n "$openspiel" ] && run solvedom-mcts-dominoes --bots expert:1.5+solvedom,os-mcts,os-mcts,os-mcts --contract dominoes --deals 14 --seed 51
 # The split and the curve again under the family rules at four players (there are no doubles):
-# the card play over deals, the choice of challenge over whole games (28 hands), then the curve on
-# one set of deals, its 1 s point included so that the points pair deal by deal.
+# the card play over deals, the curve on one set of deals (its 1 s point included so that the
+# points pair deal by deal), the choice of challenge over whole games (28 hands), and last the
+# curve's 3 s point, the longest run.
 run part-play-family4 --bots expert:1+play,strong,strong,strong "${family4[@]}" --deals 300 --seed 41
+curve_family4() {  # SECONDS: one point of the family curve
+    run "curve-$1-family4" --bots "expert:$1,strong,strong,strong" "${family4[@]}" --deals 200 --seed 31
+}
+for t in 0.1 0.3 1; do curve_family4 "$t"; done
 run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
-for t in 0.1 0.3 1 3; do
-    run "curve-$t-family4" --bots "expert:$t,strong,strong,strong" "${family4[@]}" --deals 200 --seed 31
-done
+curve_family4 3
 exit 0

@@ -17,7 +17,7 @@ from barbu.bots import make_bot
 from barbu.bots.endgame import Solver, solvable
 from barbu.bots.expert import ExpertBot
 from barbu.bots.fitted import likelihood, scores, weights_for
-from barbu.bots.policy import heuristic_card
+from barbu.bots.policy import heuristic_card, line_card
 from barbu.engine.cards import bits
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -126,6 +126,7 @@ def values() -> list[Any]:
         if solvable(state, dominoes=True):
             values = Solver(state).card_values(state, state.current)
             out.append(sorted((c, repr(v)) for c, v in values.items()))
+        out.append(line_card(state, random.Random(0), 0.0))  # the +lines placement, computed in each build
         state.apply(heuristic_card(state, rng))
     return out
 

@@ -50,7 +50,8 @@ A level name may carry a budget and a part: ``expert:0.3`` gets 0.3 s of work a 
 ``expert:1+play`` uses its own search for card play only and ``strong``'s for the rest
 (``bid``, ``double``, ``play``); ``+flat`` turns the inference off, ``+nosolve`` the exact
 endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb);
-``+solvedom`` adds Dominoes' endings to the solved ones.
+``+solvedom`` adds Dominoes' endings to the solved ones; ``+lines`` plays Dominoes' playouts, and
+weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`.
 
 >>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
 (0.3, ['play'])
@@ -66,12 +67,13 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from barbu.bots import register
 from barbu.bots.endgame import Solver, small
-from barbu.bots.fitted import fitted_playout, likelihood
+from barbu.bots.fitted import fitted_line_playout, fitted_playout, likelihood
 from barbu.bots.pimc import hand_value
-from barbu.bots.policy import heuristic_card, heuristic_playout
+from barbu.bots.policy import heuristic_card, heuristic_playout, line_card
 from barbu.bots.sampling import sample_state
 from barbu.bots.strong import StrongBot, _contract_scores
 from barbu.engine.game import PASS
@@ -110,7 +112,8 @@ class ExpertBot(StrongBot):
 
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
-                 fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False) -> None:
+                 fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False,
+                 lines: bool = False) -> None:
         super().__init__(seed)
         if replayable:
             self.make_replayable()
@@ -126,7 +129,15 @@ class ExpertBot(StrongBot):
         self.solve_end = solve_end
         self.solve_dominoes = solve_dominoes
         self.fitted = fitted
-        self.playout = fitted_playout if fitted else heuristic_playout
+        self.lines = lines
+        # The rules of thumb where there is no fitted policy (or none is wanted): Dominoes by its
+        # lines under +lines, the rules of strong otherwise.
+        self.rule: Callable[[State, random.Random, float], int] = line_card if lines else heuristic_card
+        if fitted:
+            self.playout: Callable[[State, random.Random], None] = (
+                fitted_line_playout if lines else fitted_playout)
+        else:
+            self.playout = partial(heuristic_playout, card=self.rule)
 
     def make_replayable(self) -> ExpertBot:
         """Lift the safety stop, so that the work budget alone ends every decision and a seed gives
@@ -158,7 +169,8 @@ class ExpertBot(StrongBot):
             if state.current != obs.seat and action != PASS:
                 like = likelihood(state, action, self.fitted_epsilon) if self.fitted else None
                 if like is None:
-                    log_like += self.temper * math.log(_play_likelihood(state, action, self.epsilon))
+                    log_like += self.temper * math.log(
+                        _play_likelihood(state, action, self.epsilon, self.rule))
                 else:
                     log_like += self.fitted_temper * math.log(like)
 
@@ -293,13 +305,15 @@ def _small_ending(obs: Observation, dominoes: bool = False) -> bool:
             and small(c.kind, obs.game.players, obs.hand_sizes, dominoes))
 
 
-def _play_likelihood(state: State, action: int, epsilon: float) -> float:
-    """How likely the rule-of-thumb policy, with a share ``epsilon`` of other plays, makes ``action``."""
+def _play_likelihood(state: State, action: int, epsilon: float,
+                     rule: Callable[[State, random.Random, float], int] = heuristic_card) -> float:
+    """How likely the rule-of-thumb policy ``rule``, with a share ``epsilon`` of other plays,
+    makes ``action``."""
     legal = state.legal_mask()
     k = legal.bit_count()
     if k <= 1:
         return 1.0
-    guess = heuristic_card(state, _STEADY, noise=0.0)
+    guess = rule(state, _STEADY, 0.0)
     return (1.0 - epsilon) * (action == guess) + epsilon / k
 
 
@@ -319,7 +333,7 @@ def _weighted_se(xs: Sequence[float], ws: Sequence[float]) -> float:
 
 def make_expert(name: str, seed: int | None = None) -> ExpertBot:
     """The bot a level name asks for: ``expert``, ``expert:SECONDS``, then ``+PART``…, ``+flat``,
-    ``+nosolve``, ``+rules`` or ``+solvedom``.
+    ``+nosolve``, ``+rules``, ``+solvedom`` or ``+lines``.
 
     >>> make_expert("expert:2+double+bid").parts == {"double", "bid"}
     True
@@ -332,11 +346,11 @@ def make_expert(name: str, seed: int | None = None) -> ExpertBot:
         budget = float(seconds) if seconds else None
     except ValueError:
         raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
-    flags = {"flat", "nosolve", "rules", "solvedom"}
+    flags = {"flat", "nosolve", "rules", "solvedom", "lines"}
     parts = [e for e in extras if e not in flags] or list(PARTS)
     return ExpertBot(seed, budget=budget, parts=parts, infer="flat" not in extras,
                      solve_end="nosolve" not in extras, fitted="rules" not in extras,
-                     solve_dominoes="solvedom" in extras)
+                     solve_dominoes="solvedom" in extras, lines="lines" in extras)
 
 
 register("expert", ExpertBot)

@@ -25,7 +25,7 @@ import random
 from functools import cache
 from importlib import resources
 
-from barbu.bots.policy import heuristic_card, heuristic_playout
+from barbu.bots.policy import heuristic_card, heuristic_playout, line_card
 from barbu.engine.cards import CARD_BITS, FULL_DECK, SUIT_MASKS, bits
 from barbu.engine.contracts import Contract
 from barbu.engine.playout import random_card
@@ -217,6 +217,16 @@ def fitted_playout(state: State, rng: random.Random, noise: float = 0.1) -> None
     heuristic_playout(state, rng, noise, card=_fitted_or_rules)
 
 
+def fitted_line_playout(state: State, rng: random.Random, noise: float = 0.1) -> None:
+    """:func:`fitted_playout` with Dominoes played by :func:`barbu.bots.policy.line_card`."""
+    heuristic_playout(state, rng, noise, card=_fitted_or_lines)
+
+
 def _fitted_or_rules(state: State, rng: random.Random, noise: float) -> int:
     card = fitted_card(state, rng, noise)
     return heuristic_card(state, rng, noise) if card is None else card
+
+
+def _fitted_or_lines(state: State, rng: random.Random, noise: float) -> int:
+    card = fitted_card(state, rng, noise)
+    return line_card(state, rng, noise) if card is None else card

@@ -83,6 +83,46 @@ def _placement(state: State, rng: random.Random, noise: float) -> int:
     return best
 
 
+def line_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
+    """Dominoes by its lines: the legal card with the most of the player's own cards behind it.
+
+    A card opens the rest of its line (both ways for a suit's opener): each card of the
+    player's own beyond it can be placed in turn later, each of another's lets that player
+    in. The card with the most of one's own behind it is played; among equals, the one that
+    lets in the fewest others' cards (a tenth of a card each). Only the player's own hand and
+    the layout are looked at, so the rule is also a model of a player who sees no more than that.
+    Other contracts are left to :func:`heuristic_card`.
+
+    In full-information play against :func:`heuristic_card`'s Dominoes (one seat against three,
+    2,000 deals in each seat's place) it gained 4.6 points a hand (docs/RESULTS.md).
+    """
+    c = state.contract
+    assert c is not None
+    if c.kind != Kind.DOMINOES:
+        return heuristic_card(state, rng, noise)
+    legal = state.legal_mask()
+    if not legal:
+        return PASS
+    if legal & (legal - 1) == 0 or rng.random() < noise:
+        return random_card(legal, rng.random)
+    hand = state.hands[state.current]
+    best, best_value = -1, -(1 << 30)
+    for x in bits(legal):
+        suit, rank = divmod(x, 13)
+        line = SUIT_MASKS[suit]
+        lo = state.lo[suit]
+        behind = 0
+        if lo < 0 or rank < lo:
+            behind |= line & ((1 << x) - 1)  # the lower ranks of the suit
+        if lo < 0 or rank > lo:
+            behind |= line & ~((2 << x) - 1)  # the higher ones
+        mine = (hand & behind).bit_count()
+        value = 11 * mine - behind.bit_count()  # ten points a card of one's own, less one a card
+        if value > best_value:
+            best, best_value = x, value
+    return best
+
+
 def heuristic_playout(state: State, rng: random.Random, noise: float = 0.1,
                       card: Callable[[State, random.Random, float], int] = heuristic_card) -> None:
     """Finish the hand in progress with ``card`` (:func:`heuristic_card`) for every play.

@@ -631,10 +631,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="comma-separated bot levels, one per seat "
                         f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
-                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom]: expert "
-                        "with its own budget, in seconds of work, a decision, thinking only for those "
-                        "decisions, without inference, without exact endings, with rule-of-thumb "
-                        "playouts, or solving Dominoes' endings too), "
+                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]: "
+                        "expert with its own budget, in seconds of work, a decision, thinking only for "
+                        "those decisions, without inference, without exact endings, with rule-of-thumb "
+                        "playouts, solving Dominoes' endings too, or playing Dominoes' playouts by "
+                        "its lines), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
