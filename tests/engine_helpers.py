@@ -12,6 +12,7 @@ from barbu.engine.cards import bits, card_str, parse_cards
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
 from barbu.engine.state import _SLOTS, Phase, State
+from barbu.tools.arena import deal_state
 
 NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Fay")
 # One game of every table: classic plain and with all four options, family for 3 to 6 players.
@@ -141,3 +142,18 @@ def one_hand(game: Game, contract: str, seed: int) -> State:
     """A state after one random hand of ``contract`` (no doubles)."""
     state = State(game, seed=seed)
     return drive(state, random.Random(seed), choose(contract), until=lambda s: s.hand_no == 1)
+
+
+def dominoes_ending(seed: int, k: int, left: int, rng: random.Random,
+                    card: Callable[[State, random.Random], int] | None = None) -> State | None:
+    """The arena's classic deal ``7k + 6`` (Dominoes) of ``seed``, its rank and doubles drawn at
+    random, placed at random (or by ``card``) until ``left`` cards are still held; None when the
+    hand ends first."""
+    state = deal_state(Game.classic(), seed, 7 * k + 6)
+    while state.hand_no == 0 and state.hand_in_progress and (
+            state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > left):
+        if card is not None and state.phase == Phase.PLAY:
+            state.apply(card(state, rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    return state if state.hand_no == 0 and state.hand_in_progress else None

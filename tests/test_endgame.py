@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from tests.engine_helpers import dominoes_ending
 
 from barbu.bots.endgame import DOMINO_LEFT, LEAVES, Solver, leaves_bound, solvable
 from barbu.bots.policy import heuristic_card
@@ -135,16 +136,8 @@ def test_the_bound_decides_what_is_solved() -> None:
 
 
 def _domino_ending(seed: int, k: int, left: int) -> State | None:
-    """Classic deal ``7k + 6`` (Dominoes) played by rule of thumb until ``left`` cards are held."""
-    rng = random.Random(seed * 1000 + k)
-    state = deal_state(Game.classic(), seed, 7 * k + 6)
-    hand_no = state.hand_no
-    while state.phase != Phase.PLAY:
-        state._do(rng.choice(state.legal_actions()))
-    while (state.hand_no == hand_no and state.hand_in_progress
-           and sum(h.bit_count() for h in state.hands) > left):
-        state._do(heuristic_card(state, rng))
-    return state if state.hand_no == hand_no and state.hand_in_progress else None
+    """Classic deal ``7k + 6`` (Dominoes) placed by rule of thumb until ``left`` cards are held."""
+    return dominoes_ending(seed, k, left, random.Random(seed * 1000 + k), heuristic_card)
 
 
 def test_dominoes_endings_are_solved_only_when_asked_and_agree_with_a_search_of_every_card() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from tests.engine_helpers import dominoes_ending
 
 from barbu.bots import levels, make_bot
 from barbu.bots.endgame import DOMINO_LEFT, Solver
@@ -16,7 +17,6 @@ from barbu.engine.contracts import Kind
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
-from barbu.tools.arena import deal_state
 
 
 def _steady(seed: int, budget: float = 0.02, **kw: object) -> ExpertBot:
@@ -109,12 +109,8 @@ def test_small_endings_are_solved_unless_told_not_to(players: int, monkeypatch: 
 def _dominoes_to_decide() -> Observation:
     """A Dominoes decision with two or more cards to place, small enough to solve when asked."""
     for k in range(40):
-        state = deal_state(Game.classic(), 4, 7 * k + 6)
-        rng = random.Random(k)
-        while state.hand_no == 0 and state.hand_in_progress and (
-                state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > DOMINO_LEFT):
-            state.apply(rng.choice(state.legal_actions()))
-        if state.hand_no == 0 and state.hand_in_progress and state.legal_mask().bit_count() > 1:
+        state = dominoes_ending(4, k, DOMINO_LEFT, random.Random(k))
+        if state is not None and state.legal_mask().bit_count() > 1:
             assert state.contract is not None and state.contract.kind == Kind.DOMINOES
             return state.observe(state.current)
     raise AssertionError("no such Dominoes ending in 40 deals")
