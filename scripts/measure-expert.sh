@@ -86,4 +86,8 @@ curve_family4() {  # SECONDS: one point of the family curve
 for t in 0.1 0.3 1; do curve_family4 "$t"; done
 run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
 curve_family4 3
+# Every Dominoes deal of the classic headline with its endings solved (the first 71 again, as a
+# journal is one run's): with the headline's other deals, the headline of expert+solvedom
+# (scripts/paired-journals.py --merged), measured exactly as if the whole run were played again.
+run solvedom-dominoes-classic-all --bots expert+solvedom,strong,strong,strong --contract dominoes --deals 142 --seed 21
 exit 0

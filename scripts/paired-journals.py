@@ -1,6 +1,6 @@
 """Two arena runs on the same deals, compared deal by deal: how much more the first bot gained in one.
 
-    .venv/bin/python scripts/paired-journals.py A.journal B.journal [--bot I]
+    .venv/bin/python scripts/paired-journals.py A.journal B.journal [--bot I] [--merged]
 
 Both journals must be of deal mode with the same rule set, seed and players (so that deal k is the
 same cards in each); their line-ups may differ, which is the point (``expert:1`` in one,
@@ -11,6 +11,11 @@ edge of bot I (default 0) is its mean per hand minus the mean of the other bots'
 ``barbu arena`` prints it, signed so that positive is better; the script prints each run's mean
 edge over those deals and the mean of A's edge minus B's, with its 95% interval. The journal of a
 run still being played can be read: its last, unfinished line is left out.
+
+``--merged`` also prints B's whole result with A's deals put in place of B's own: what B's run
+would have read had A's line-up played the deals A holds. That is B's run replayed with A's
+change only where the change can act (a bot that differs only in Dominoes, replayed on B's
+Dominoes deals), since every board's bots are seeded by the board alone.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ def main() -> int:
     p.add_argument("a", type=Path)
     p.add_argument("b", type=Path)
     p.add_argument("--bot", type=int, default=0, help="the bot compared, by its place in --bots (default 0)")
+    p.add_argument("--merged", action="store_true",
+                   help="also print B's whole result with A's deals in place of B's own")
     args = p.parse_args()
     ha, hb = header_of(args.a), header_of(args.b)
     differ = [k for k in SAME if ha.get(k) != hb.get(k)]
@@ -69,6 +76,10 @@ def main() -> int:
     means = statistics.fmean(a[k] for k in both), statistics.fmean(b[k] for k in both)
     print(f"edge in A {means[0]:+.2f}, in B {means[1]:+.2f}")
     print(f"A minus B: {diff.mean:+.2f} ± {diff.half:.2f}  [{diff.low:+.2f}, {diff.high:+.2f}]")
+    if args.merged:
+        merged = interval([a.get(k, b[k]) for k in sorted(b)])
+        print(f"B with A's {len(both)} deals in place: edge {merged.mean:+.2f} ± {merged.half:.2f}  "
+              f"[{merged.low:+.2f}, {merged.high:+.2f}] over {len(b)} deals")
     return 0
 
 

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from barbu.tools.arena import Config, run_match
+from barbu.tools.arena import Config, interval, run_match
 
 SCRIPT = Path(__file__).parent.parent / "scripts" / "paired-journals.py"
 
@@ -63,3 +63,19 @@ def test_a_run_of_one_contract_pairs_with_the_same_deals_of_a_full_run(tmp_path:
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith("2 deals in both")
     assert out.stdout.splitlines()[2].startswith("A minus B: +0.00 ± 0.00")
+
+
+def test_merged_puts_a_runs_deals_in_place_of_the_full_runs_own(tmp_path: Path) -> None:
+    full, one = tmp_path / "full.journal", tmp_path / "one.journal"
+    run_match(Config(("random",) * 4, seed=6), deals=10, games=0, journal=str(full))
+    run_match(Config(("basic", "random", "random", "random"), seed=6, contract="no-hearts"),
+              deals=2, games=0, journal=str(one))
+    a, b = _script().edges(one, 0), _script().edges(full, 0)
+    assert a.keys() == {2, 9} and a != {k: b[k] for k in a}  # basic plays its deals otherwise
+    out = subprocess.run([sys.executable, str(SCRIPT), str(one), str(full), "--merged"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    merged = interval([a.get(k, b[k]) for k in range(10)])
+    assert out.stdout.splitlines()[3] == (
+        f"B with A's 2 deals in place: edge {merged.mean:+.2f} ± {merged.half:.2f}  "
+        f"[{merged.low:+.2f}, {merged.high:+.2f}] over 10 deals")
