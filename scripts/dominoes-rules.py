@@ -17,43 +17,39 @@ import argparse
 import math
 import random
 import statistics
-from collections.abc import Callable
 
-from barbu.bots.basic import best_start_rank
 from barbu.bots.pimc import hand_value
-from barbu.bots.policy import heuristic_card, line_card
-from barbu.engine.game import RANK, Game
-from barbu.engine.state import Phase, State
+from barbu.bots.policy import CardRule, heuristic_card, heuristic_playout, line_card
+from barbu.engine.game import Game
+from barbu.engine.state import State
 from barbu.tools.arena import deal_state
 
-Rule = Callable[[State, random.Random, float], int]
-DOMINOES = 6  # deal k plays contract k mod 7: Dominoes is the seventh
+CLASSIC = Game.classic()
+DOMINOES = CLASSIC.contract_index("dominoes")  # deal k of the arena plays contract k mod 7
 
 
-def play_hand(state: State, rules: list[Rule]) -> list[float]:
+def play_hand(state: State, rules: list[CardRule]) -> list[float]:
     """Finish the hand with ``rules[seat]`` placing for each seat, no doubles: each seat's score."""
     hand_no = state.hand_no
-    steady = random.Random(0)  # never drawn from to choose: both rules run without noise
-    while state.hand_no == hand_no and state.hand_in_progress:
-        if state.phase == Phase.PLAY:
-            state.apply(rules[state.current](state, steady, 0.0))
-        elif state.phase == Phase.START_RANK:
-            state.apply(RANK + best_start_rank(state.hands[state.current]))
-        else:
-            state.apply(min(state.legal_actions()))  # the contract forced, then no doubles
+
+    def by_seat(s: State, rng: random.Random, noise: float) -> int:
+        return rules[s.current](s, rng, noise)
+
+    # Both rules without noise: the rng is never drawn from to choose.
+    heuristic_playout(state, random.Random(0), 0.0, card=by_seat)
     return [hand_value(state, s, hand_no) for s in range(state.game.players)]
 
 
-def edge(deal: int, seed: int, new: Rule = line_card, old: Rule = heuristic_card) -> float:
+def edge(deal: int, seed: int, new: CardRule = line_card, old: CardRule = heuristic_card) -> float:
     """``new``'s mean edge a hand over one deal played in each seat's place."""
-    game = Game.classic()
+    n = CLASSIC.players
     total = 0.0
-    for seat in range(game.players):
-        rules = [old] * game.players
+    for seat in range(n):
+        rules = [old] * n
         rules[seat] = new
-        scores = play_hand(deal_state(game, seed, 7 * deal + DOMINOES), rules)
-        total += scores[seat] - (sum(scores) - scores[seat]) / (game.players - 1)
-    return total / game.players
+        scores = play_hand(deal_state(CLASSIC, seed, 7 * deal + DOMINOES), rules)
+        total += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
+    return total / n
 
 
 def main() -> None:

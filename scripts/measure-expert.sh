@@ -86,8 +86,9 @@ curve_family4() {  # SECONDS: one point of the family curve
 for t in 0.1 0.3 1; do curve_family4 "$t"; done
 run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
 curve_family4 3
-# Every Dominoes deal of the classic headline with its endings solved (the first 71 again, as a
-# journal is one run's): with the headline's other deals, the headline of expert+solvedom
-# (scripts/paired-journals.py --merged), measured exactly as if the whole run were played again.
+# Every Dominoes deal of the classic headline with its endings solved: with the headline's other
+# deals, the headline of expert+solvedom (scripts/paired-journals.py --merged), as if the whole run
+# were played again. Its first 71 deals are played again too: a journal's header fixes --deals,
+# so the trial's journal above cannot be extended.
 run solvedom-dominoes-classic-all --bots expert+solvedom,strong,strong,strong --contract dominoes --deals 142 --seed 21
 exit 0

@@ -149,7 +149,8 @@ def dominoes_ending(seed: int, k: int, left: int, rng: random.Random,
     """The arena's classic deal ``7k + 6`` (Dominoes) of ``seed``, its rank and doubles drawn at
     random, placed at random (or by ``card``) until ``left`` cards are still held; None when the
     hand ends first."""
-    state = deal_state(Game.classic(), seed, 7 * k + 6)
+    game = Game.classic()
+    state = deal_state(game, seed, len(game.contracts) * k + game.contract_index("dominoes"))
     while state.hand_no == 0 and state.hand_in_progress and (
             state.phase != Phase.PLAY or sum(h.bit_count() for h in state.hands) > left):
         if card is not None and state.phase == Phase.PLAY:

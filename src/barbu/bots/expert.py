@@ -73,7 +73,7 @@ from barbu.bots import register
 from barbu.bots.endgame import Solver, small
 from barbu.bots.fitted import fitted_line_playout, fitted_playout, likelihood
 from barbu.bots.pimc import hand_value
-from barbu.bots.policy import heuristic_card, heuristic_playout, line_card
+from barbu.bots.policy import CardRule, heuristic_card, heuristic_playout, line_card
 from barbu.bots.sampling import sample_state
 from barbu.bots.strong import StrongBot, _contract_scores
 from barbu.engine.game import PASS
@@ -132,7 +132,7 @@ class ExpertBot(StrongBot):
         self.lines = lines
         # The rules of thumb where there is no fitted policy (or none is wanted): Dominoes by its
         # lines under +lines, the rules of strong otherwise.
-        self.rule: Callable[[State, random.Random, float], int] = line_card if lines else heuristic_card
+        self.rule: CardRule = line_card if lines else heuristic_card
         if fitted:
             self.playout: Callable[[State, random.Random], None] = (
                 fitted_line_playout if lines else fitted_playout)
@@ -306,7 +306,7 @@ def _small_ending(obs: Observation, dominoes: bool = False) -> bool:
 
 
 def _play_likelihood(state: State, action: int, epsilon: float,
-                     rule: Callable[[State, random.Random, float], int] = heuristic_card) -> float:
+                     rule: CardRule = heuristic_card) -> float:
     """How likely the rule-of-thumb policy ``rule``, with a share ``epsilon`` of other plays,
     makes ``action``."""
     legal = state.legal_mask()

@@ -26,7 +26,7 @@ from functools import cache
 from importlib import resources
 
 from barbu.bots.policy import heuristic_card, heuristic_playout, line_card
-from barbu.engine.cards import CARD_BITS, FULL_DECK, SUIT_MASKS, bits
+from barbu.engine.cards import ABOVE, BELOW, FULL_DECK, SUIT_MASKS, bits
 from barbu.engine.contracts import Contract
 from barbu.engine.playout import random_card
 from barbu.engine.state import State, beats, trick_winner
@@ -38,8 +38,6 @@ FEATURES = (
     "late×wins", "lead×rank", "lead×suit out", "lead×suit gone", "follow×higher out",
     "wins×higher out",
 )
-_LOW = tuple((1 << (x % 13)) - 1 << (x - x % 13) for x in range(52))  # lower cards of x's suit
-_HIGH = tuple(SUIT_MASKS[x // 13] & ~_LOW[x] & ~CARD_BITS[x] for x in range(52))
 
 
 def features(state: State, cards: list[int]) -> list[list[float]]:
@@ -68,8 +66,8 @@ def features(state: State, cards: list[int]) -> list[list[float]]:
         r = rank / 12
         wins = 0.0 if lead else float(beats(x, best, trump))
         v = table[x] / 10
-        higher = (out & _HIGH[x]).bit_count() / 12
-        lower = (out & _LOW[x]).bit_count() / 12
+        higher = (out & ABOVE[x]).bit_count() / 12
+        lower = (out & BELOW[x]).bit_count() / 12
         length = (hand & SUIT_MASKS[suit]).bit_count() / 13
         suit_out = (out & SUIT_MASKS[suit]).bit_count() / 13
         discard = float(not lead and suit != led)
@@ -125,7 +123,7 @@ def scores(state: State, cards: list[int], w: tuple[float, ...]) -> list[float]:
     size = state.game.hand_size
     late = state.trick_no / (size - 1)
     trump = state.trump
-    high, low = _HIGH, _LOW
+    high, low = ABOVE, BELOW
     result = []
     if not trick:
         rank_w = w_rank + w_lead_rank + late * w_late
@@ -227,6 +225,8 @@ def _fitted_or_rules(state: State, rng: random.Random, noise: float) -> int:
     return heuristic_card(state, rng, noise) if card is None else card
 
 
+# A named twin of _fitted_or_rules rather than one built from a rule: the playouts stay module
+# functions, which a bot holds and a test can name.
 def _fitted_or_lines(state: State, rng: random.Random, noise: float) -> int:
     card = fitted_card(state, rng, noise)
     return line_card(state, rng, noise) if card is None else card

@@ -49,6 +49,9 @@ RANKS_OF = SUIT_CARDS[0]  # spades are 0..12, so their cards are the ranks thems
 _SPADES, _HEARTS, _DIAMONDS, _CLUBS = SUIT_CARDS
 SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
 RANK_MASKS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+# BELOW[c] / ABOVE[c]: the cards of c's suit of lower / higher rank than c.
+BELOW = tuple(((1 << (c % 13)) - 1) << (c - c % 13) for c in range(52))
+ABOVE = tuple(SUIT_MASKS[c // 13] & ~BELOW[c] & ~(1 << c) for c in range(52))
 QUEENS = RANK_MASKS[QUEEN]
 HEART_CARDS = SUIT_MASKS[HEARTS]
 KING_OF_HEARTS = HEARTS * 13 + KING

@@ -634,8 +634,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]: "
                         "expert with its own budget, in seconds of work, a decision, thinking only for "
                         "those decisions, without inference, without exact endings, with rule-of-thumb "
-                        "playouts, solving Dominoes' endings too, or playing Dominoes' playouts by "
-                        "its lines), "
+                        "playouts, solving Dominoes' endings too, or playing and weighing Dominoes "
+                        "by its lines), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
