@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 pytest.importorskip("numpy")
+from tests.script_helpers import load_script
+
 from barbu.bots import fitted
 from barbu.engine.cards import bits
 from barbu.engine.game import Game
@@ -17,17 +16,8 @@ from barbu.engine.state import Phase
 from barbu.tools.arena import deal_state
 
 
-def _script() -> ModuleType:
-    path = Path(__file__).parent.parent / "scripts" / "fit-playout.py"
-    spec = importlib.util.spec_from_file_location("fit_playout", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_strongs_decisions_become_rows_of_features() -> None:
-    script = _script()
+    script = load_script("fit-playout")
     rows = script.decisions("classic", 1)  # deal 1: No Queens
     assert len(rows) > 20
     for cid, feats, choice, _rules in rows:
@@ -37,7 +27,7 @@ def test_strongs_decisions_become_rows_of_features() -> None:
 
 
 def test_the_regression_recovers_a_known_policy() -> None:
-    script = _script()
+    script = load_script("fit-playout")
     rng = random.Random(3)
     truth = [rng.uniform(-3, 3) for _ in fitted.FEATURES]
     rows = []

@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tests.script_helpers import SCRIPTS, load_script
 
 from barbu.tools.arena import Config, interval, run_match
 
-SCRIPT = Path(__file__).parent.parent / "scripts" / "paired-journals.py"
+SCRIPT = SCRIPTS / "paired-journals.py"
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("paired_journals", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _edges(journal: Path, bot: int) -> dict[int, float]:
+    edges: dict[int, float] = load_script("paired-journals").edges(journal, bot)
+    return edges
 
 
 @pytest.mark.parametrize("rules,players", [("classic", 4), ("family", 3)])
@@ -28,7 +24,7 @@ def test_the_edges_are_those_the_arena_prints(tmp_path: Path, rules: str, player
     journal = tmp_path / "a.journal"
     cfg = Config(("basic",) + ("random",) * (players - 1), rules, seed=6)
     summary = run_match(cfg, deals=4, games=0, journal=str(journal))
-    edges = _script().edges(journal, 0)
+    edges = _edges(journal, 0)
     assert sorted(edges) == [0, 1, 2, 3]
     # The arena's edge is signed the same way (positive better, family's penalties reversed).
     assert sum(edges.values()) / 4 == pytest.approx(summary["deals"]["per_bot"][0]["edge"]["mean"])
@@ -39,7 +35,7 @@ def test_two_line_ups_on_the_same_deals_are_paired(tmp_path: Path) -> None:
     run_match(Config(("basic", "random", "random", "random"), seed=6), deals=3, games=0, journal=str(a))
     run_match(Config(("random",) * 4, seed=6), deals=3, games=0, journal=str(b))
     run_match(Config(("random",) * 4, seed=7), deals=3, games=0, journal=str(other))
-    edges = _script().edges(a, 0), _script().edges(b, 0)
+    edges = _edges(a, 0), _edges(b, 0)
     out = subprocess.run([sys.executable, str(SCRIPT), str(a), str(b)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     diff = sum(edges[0][k] - edges[1][k] for k in range(3)) / 3
@@ -56,7 +52,7 @@ def test_a_run_of_one_contract_pairs_with_the_same_deals_of_a_full_run(tmp_path:
     run_match(Config(bots, seed=6), deals=10, games=0, journal=str(full))
     run_match(Config(bots, seed=6, contract="no-hearts"), deals=2, games=0, journal=str(one))
     # No Hearts is the third contract: boards 0 and 1 of the one-contract run are deals 2 and 9.
-    a, b = _script().edges(one, 0), _script().edges(full, 0)
+    a, b = _edges(one, 0), _edges(full, 0)
     assert sorted(a) == [2, 9]
     assert a == {k: b[k] for k in (2, 9)}  # the same deals played the same way by the same bots
     out = subprocess.run([sys.executable, str(SCRIPT), str(one), str(full)], capture_output=True, text=True)
@@ -70,7 +66,7 @@ def test_merged_puts_a_runs_deals_in_place_of_the_full_runs_own(tmp_path: Path) 
     run_match(Config(("random",) * 4, seed=6), deals=10, games=0, journal=str(full))
     run_match(Config(("basic", "random", "random", "random"), seed=6, contract="no-hearts"),
               deals=2, games=0, journal=str(one))
-    a, b = _script().edges(one, 0), _script().edges(full, 0)
+    a, b = _edges(one, 0), _edges(full, 0)
     assert a.keys() == {2, 9} and a != {k: b[k] for k in a}  # basic plays its deals otherwise
     out = subprocess.run([sys.executable, str(SCRIPT), str(one), str(full), "--merged"],
                          capture_output=True, text=True)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import subprocess
 import sys
 from functools import partial
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from tests.engine_helpers import act, dominoes_ending, open_hand, start
+from tests.script_helpers import SCRIPTS, load_script
 
 from barbu.bots import expert
 from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
@@ -21,7 +19,7 @@ from barbu.engine.cards import parse_card
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 
-SCRIPT = Path(__file__).parent.parent / "scripts" / "dominoes-rules.py"
+SCRIPT = SCRIPTS / "dominoes-rules.py"
 CLASSIC = Game.classic()
 # Seat 0 declares Dominoes at 7 and holds, beside these, three low cards of three suits.
 LOW = "2C 3C 4C 2D 3D 4D 2H 3H 4H"
@@ -111,16 +109,8 @@ def test_expert_lines_plays_and_weighs_dominoes_by_the_lines(monkeypatch: pytest
     assert sum(like.values()) == pytest.approx(1.0)
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dominoes_rules", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_contest_is_even_between_a_rule_and_itself_and_prints_its_figure() -> None:
-    script = _script()
+    script = load_script("dominoes-rules")
     for deal in range(5):
         assert abs(script.edge(deal, 7, new=heuristic_card)) < 1e-9  # the four seats' edges cancel
     out = subprocess.run([sys.executable, str(SCRIPT), "--deals", "20", "--seed", "3"],

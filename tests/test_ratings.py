@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.script_helpers import load_script
 
 from barbu.engine.game import Game
 from barbu.tools.arena import Config, TaskResult
@@ -72,17 +71,8 @@ def test_the_anchors_follow_the_levels_strength() -> None:
         assert order == sorted(order), ruleset
 
 
-def _calibration() -> object:
-    spec = importlib.util.spec_from_file_location("calibrate", ROOT / "scripts" / "calibrate-ratings.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["calibrate"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_calibration_ranks_a_level_that_always_wins_first() -> None:
-    calibrate = _calibration()
+    calibrate = load_script("calibrate-ratings")
     cfg = Config(("random", "basic", "pimc", "strong"), "classic")
     # Level 3 wins every game, level 0 comes last, whichever seat they sit in.
     results = [TaskResult("game", 0, r, tuple((s - r) % 4 for s in range(4)),

@@ -59,12 +59,21 @@ def heuristic_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
     return min(cards, key=lambda x: (abs(table[x]), x % 13))
 
 
-def _placement(state: State, rng: random.Random, noise: float) -> int:
-    legal = state.legal_mask()
+def _unchosen_placement(legal: int, rng: random.Random, noise: float) -> int | None:
+    """A layout game's play when no rule is needed: a pass with nothing to place, the only card,
+    or (with probability ``noise``) a random one; None when the rule must choose."""
     if not legal:
         return PASS
     if legal & (legal - 1) == 0 or rng.random() < noise:
         return random_card(legal, rng.random)
+    return None
+
+
+def _placement(state: State, rng: random.Random, noise: float) -> int:
+    legal = state.legal_mask()
+    unchosen = _unchosen_placement(legal, rng, noise)
+    if unchosen is not None:
+        return unchosen
     hand = state.hands[state.current]
     best, best_value = -1, -1e9
     for x in bits(legal):
@@ -104,10 +113,9 @@ def line_card(state: State, rng: random.Random, noise: float = 0.1) -> int:
     if c.kind != Kind.DOMINOES:
         return heuristic_card(state, rng, noise)
     legal = state.legal_mask()
-    if not legal:
-        return PASS
-    if legal & (legal - 1) == 0 or rng.random() < noise:
-        return random_card(legal, rng.random)
+    unchosen = _unchosen_placement(legal, rng, noise)
+    if unchosen is not None:
+        return unchosen
     hand = state.hands[state.current]
     best, best_value = -1, -(1 << 30)
     for x in bits(legal):
