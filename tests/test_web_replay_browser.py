@@ -155,6 +155,9 @@ def test_a_chosen_record_file_is_replayed_and_a_damaged_one_refused(server: dict
     damaged["hands"][0]["actions"][1] = "AS"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(damaged), encoding="utf-8")
+    # The picker listens once the translations are in, which on a busy machine can be after the
+    # page's load event: a file chosen before would go unread.
+    page.wait_for_selector("#rp-drop:not([hidden])")
     page.set_input_files("#rp-file", str(bad))
     page.wait_for_selector("#rp-error:not([hidden])")
     said = page.locator("#rp-error").inner_text()
