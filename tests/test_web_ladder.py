@@ -105,7 +105,8 @@ def test_a_family_game_ranks_the_lowest_total_first(store_target: str) -> None:
     totals = table.state.totals
     assert [h.total for h in history] == [totals[0]]
     assert history[0].place == 1 + sum(t < totals[0] for t in totals)
-    if history[0].place == 1:
+    if history[0].place == 1 and totals.count(totals[0]) == 1:
+        # Alone in first place it gains; a first place shared with a weaker computer can cost.
         assert history[0].after[0] > history[0].before[0]
     # Per contract: the engine's hand scores of the seat, summed, one entry per hand played.
     assert sum(n for _, n in history[0].contracts.values()) == table.game.num_hands
