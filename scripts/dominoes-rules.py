@@ -25,7 +25,7 @@ from barbu.engine.state import State
 from barbu.tools.arena import deal_state
 
 CLASSIC = Game.classic()
-DOMINOES = CLASSIC.contract_index("dominoes")  # deal k of the arena plays contract k mod 7
+DOMINOES = CLASSIC.contract_index("dominoes")  # deal k of the arena plays contract k mod 7 (their count)
 
 
 def play_hand(state: State, rules: list[CardRule]) -> list[float]:
@@ -47,7 +47,7 @@ def edge(deal: int, seed: int, new: CardRule = line_card, old: CardRule = heuris
     for seat in range(n):
         rules = [old] * n
         rules[seat] = new
-        scores = play_hand(deal_state(CLASSIC, seed, 7 * deal + DOMINOES), rules)
+        scores = play_hand(deal_state(CLASSIC, seed, len(CLASSIC.contracts) * deal + DOMINOES), rules)
         total += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
     return total / n
 
