@@ -85,6 +85,12 @@ curve_family4() {  # SECONDS: one point of the family curve
 }
 for t in 0.1 0.3 1; do curve_family4 "$t"; done
 run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
+# A trial for the doubles (+wary: the others' doubles read as evidence, and a double of mine
+# expecting an informed answer): its doubles alone against strong, on part-double-classic's deals,
+# then the match against os-mcts, which doubles knowing every card, on mcts-classic's deals; each
+# pairs deal by deal with that run.
+run wary-double-classic --bots expert:1+double+wary,strong,strong,strong --deals 300 --seed 41
+[ -n "$openspiel" ] && run wary-mcts-classic --bots expert:1.5+wary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
 curve_family4 3
 # Every Dominoes deal of the classic headline with its endings solved: with the headline's other
 # deals, the headline of expert+solvedom (scripts/paired-journals.py --merged), as if the whole run

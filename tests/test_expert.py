@@ -10,7 +10,7 @@ from tests.engine_helpers import dominoes_ending
 
 from barbu.bots import levels, make_bot
 from barbu.bots.endgame import DOMINO_LEFT, Solver
-from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
+from barbu.bots.expert import ExpertBot, _doubling_choices, _play_likelihood, _says, make_expert
 from barbu.bots.fitted import fitted_card
 from barbu.bots.policy import heuristic_card
 from barbu.engine.contracts import Kind
@@ -207,3 +207,81 @@ def test_weighted_deals_are_closer_to_the_truth_than_unweighted_ones(fitted: boo
     # Summed over the 8 hands: weighting puts about one more hidden card a hand in its true
     # seat (68.1 against 60.4 when written); half a card a hand is the bar.
     assert weighted > flat + 4
+
+
+# -- +wary: the others' doubles as evidence ---------------------------------------------------
+
+def _doubling(contract: str, *doubles: str) -> State:
+    """A classic first hand, declarer 0, ``contract`` named and ``doubles`` spoken in turn."""
+    state = State(Game.classic(), seed=5, first_declarer=0)
+    assert state.deal_random()
+    state.apply(state.game.parse_action(contract))
+    for text in doubles:
+        state.apply(state.game.parse_action(text))
+    return state
+
+
+def test_the_doubling_choices_are_every_bet_the_others_could_make_and_whether_they_did() -> None:
+    state = _doubling("no-tricks", "double 0,2", "double none")
+    assert state.current == 3
+    # Seat 1 could double anyone; seat 2 not seat 1, who doubled him (that pair is a redouble's).
+    assert _doubling_choices(state.observe(3)) == [
+        (1, 0, True), (1, 2, True), (1, 3, False), (2, 0, False), (2, 3, False)]
+    state.apply(state.game.parse_action("double 1"))
+    # The declarer redoubles first: he sees the whole round, and nobody's redoubles yet.
+    assert state.phase == Phase.REDOUBLE and state.current == 0
+    assert _doubling_choices(state.observe(0))[-3:] == [(3, 0, False), (3, 1, True), (3, 2, False)]
+    state.apply(state.game.parse_action("redouble 1"))
+    # Seat 1, doubled by seat 3, answers next: he has read the declarer's redouble of him, and his
+    # own doubles are not evidence to him.
+    assert state.current == 1
+    seen = _doubling_choices(state.observe(1))
+    assert seen[-1] == (0, 1, True) and not any(t == 1 for t, _, _ in seen)
+
+
+def test_a_compulsory_double_tells_nothing() -> None:
+    state = _doubling("no-tricks")
+    state.forced = 1 << 1  # seat 1 must double the declarer in this hand
+    state.apply(state.game.parse_action("double 0"))
+    assert (1, 0, True) not in _doubling_choices(state.observe(2))
+    assert (1, 2, False) in _doubling_choices(state.observe(2))
+
+
+def test_a_double_against_me_makes_the_deals_where_its_maker_wins_likelier(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Trumps, I declare (seat 0): seat 1 doubled me, seats 2 and 3 did not. Two deals, equally
+    # likely by the play: on one seat 1 beats me by 20, on the other I beat him by 20; seats 2 and
+    # 3 end level with me on both.
+    worlds = [(1.0, (0, 20, 0, 0)), (1.0, (20, 0, 20, 20))]
+    bot = ExpertBot(seed=1, wary=True)
+    monkeypatch.setattr(bot, "_played_out", lambda obs: worlds)
+    state = _doubling("trumps", "trump H", "double 0", "double none", "double none")
+    obs = state.observe(0)
+    assert obs.phase == Phase.REDOUBLE
+    assert _doubling_choices(obs) == [(1, 0, True), (2, 0, False), (3, 0, False)]
+    edges = bot.wary_edges(obs)
+    assert edges[1] < -10.0  # level as a coin toss; read as his bet, mostly the deal he wins
+    assert edges[2] == edges[3] == 0.0
+    # A deal's weight is the product of every choice's likelihood, each one a soft step.
+    assert 0.0 < _says(-100.0, 1.0, 0.1) < _says(0.0, 1.0, 0.1) == 0.5 < _says(100.0, 1.0, 0.1) < 1.0
+
+
+def test_a_double_of_mine_counts_the_answer_it_would_get(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seat 1 is first to speak: nothing to read yet, so the deals keep their weights; but a double
+    # of seat 3 is worth less than the plain mean, since seat 3 redoubles where he wins.
+    bot = ExpertBot(seed=1, wary=True)
+    monkeypatch.setattr(bot, "_played_out", lambda obs: [(1.0, (0, 30, 0, 0)), (1.0, (0, 0, 0, 10))])
+    obs = _doubling("no-tricks").observe(1)
+    assert obs.phase == Phase.DOUBLE and _doubling_choices(obs) == []
+    edges = bot.wary_edges(obs)
+    assert edges[3] < 10.0  # the plain mean of (30 − 0) and (0 − 10)
+    assert edges[0] > 15.0  # 30 and 0 against seat 0: 15, more if he answers where he loses
+
+
+def test_wary_plays_a_whole_hand_legally() -> None:
+    state = _doubling("no-hearts")
+    bots = {s: make_expert("expert:0.02+wary", seed=s) for s in range(4)}
+    while not state.history:
+        seat = state.current
+        state.apply(bots[seat].act(state.observe(seat)))
+    assert state.history[0].contract == "no-hearts"

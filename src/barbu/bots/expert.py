@@ -51,7 +51,8 @@ A level name may carry a budget and a part: ``expert:0.3`` gets 0.3 s of work a 
 (``bid``, ``double``, ``play``); ``+flat`` turns the inference off, ``+nosolve`` the exact
 endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb);
 ``+solvedom`` adds Dominoes' endings to the solved ones; ``+lines`` plays Dominoes' playouts, and
-weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`.
+weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`; ``+wary`` reads the
+others' doubles as evidence (:meth:`ExpertBot.wary_edges`).
 
 >>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
 (0.3, ['play'])
@@ -59,6 +60,8 @@ weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`.
 (False, True)
 >>> make_expert("expert:2+rules").fitted, make_expert("expert+solvedom").solve_dominoes
 (False, True)
+>>> make_expert("expert+wary").wary, make_expert("expert").wary
+(True, False)
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ from barbu.bots.pimc import hand_value
 from barbu.bots.policy import CardRule, heuristic_card, heuristic_playout, line_card
 from barbu.bots.sampling import sample_state
 from barbu.bots.strong import StrongBot, _contract_scores
+from barbu.engine.doubling import double_targets, redouble_targets, split_doubles
 from barbu.engine.game import PASS
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
@@ -109,11 +113,16 @@ class ExpertBot(StrongBot):
     fitted_temper = 1.0
     solve_floor = 16  # solved deals an exact ending looks at, whatever the budget
     node_cost = 2  # steps a state of the exact search costs (7.5 µs against a playout step's 4)
+    # +wary: a double is read as "its maker expects to beat its target by double_margin", with
+    # this share of doubles made whatever the cards, on a scale of this share of the spread of the
+    # pair's difference over the deals drawn (chosen, not tuned).
+    wary_noise = 0.1
+    wary_scale = 0.5
 
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
                  fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False,
-                 lines: bool = False) -> None:
+                 lines: bool = False, wary: bool = False) -> None:
         super().__init__(seed)
         if replayable:
             self.make_replayable()
@@ -130,6 +139,7 @@ class ExpertBot(StrongBot):
         self.solve_dominoes = solve_dominoes
         self.fitted = fitted
         self.lines = lines
+        self.wary = wary
         # The rules of thumb where there is no fitted policy (or none is wanted): Dominoes by its
         # lines under +lines, the rules of strong otherwise.
         self.rule: CardRule = line_card if lines else heuristic_card
@@ -151,7 +161,8 @@ class ExpertBot(StrongBot):
         if _KIND.get(obs.phase) not in self.parts:
             return super().act(obs)  # strong's own decision
         if obs.phase in (Phase.DOUBLE, Phase.REDOUBLE):
-            return self.double_for(obs, self._weighted_edges(obs))
+            edges = self.wary_edges(obs) if self.wary else self._weighted_edges(obs)
+            return self.double_for(obs, edges)
         if self.solve_end and _small_ending(obs, self.solve_dominoes):
             values = self.solve(obs, list(obs.legal))
         else:
@@ -282,19 +293,103 @@ class ExpertBot(StrongBot):
         n = obs.game.players
         edge = [0.0] * n
         total = 0.0
-        steps = sum(obs.hand_sizes) + 8
-        work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
-        spent, worlds = 0.0, 0
-        while (worlds < floor or spent < work) and (worlds == 0 or time.process_time() < deadline):
-            world, w = self.world(obs)
-            self.playout(world, self.rng)
-            scores = _contract_scores(world, obs.hand_no)
+        for w, scores in self._played_out(obs):
             for t in range(n):
                 edge[t] += w * (scores[obs.seat] - scores[t])
             total += w
-            worlds += 1
-            spent += self.world_cost + steps
         return [e / total for e in edge]
+
+    def _played_out(self, obs: Observation) -> list[tuple[float, tuple[int, ...]]]:
+        """Deals drawn and played out to the end of the hand, as (weight, contract scores), as
+        many as the budget pays for."""
+        steps = sum(obs.hand_sizes) + 8
+        work, deadline, floor = self._work(obs), self._clock(), self.floor(obs)
+        out: list[tuple[float, tuple[int, ...]]] = []
+        spent = 0.0
+        while (len(out) < floor or spent < work) and (not out or time.process_time() < deadline):
+            world, w = self.world(obs)
+            self.playout(world, self.rng)
+            out.append((w, _contract_scores(world, obs.hand_no)))
+            spent += self.world_cost + steps
+        return out
+
+    def wary_edges(self, obs: Observation) -> list[float]:
+        """What doubling (or redoubling) each player is worth, reading the others' doubles as
+        evidence (``+wary``).
+
+        A player who doubled (or did not double) someone this hand told what he expects of the
+        pair: each deal is weighted, besides its plays, by how likely it makes every such choice,
+        a double being likely where the playout has its maker ahead of its target by more than
+        ``double_margin`` (a soft step, :func:`_says`). A double of mine can be answered by its
+        target's redouble, and will be where he expects to come out ahead, so in the doubling
+        round a deal counts my difference with him once more by how likely that answer is. A
+        player who doubles knowing the cards (or just his own) does so where it pays; a search
+        that took each double as a coin toss would redouble him exactly when it should not.
+        """
+        n = obs.game.players
+        me = obs.seat
+        worlds = self._played_out(obs)
+        spread = [[_spread([sc[t] - sc[s] for _, sc in worlds]) * self.wary_scale
+                   for s in range(n)] for t in range(n)]
+        choices = _doubling_choices(obs)
+        weights = []
+        for w, sc in worlds:
+            for t, s, made in choices:
+                p = _says(sc[t] - sc[s] - self.double_margin, spread[t][s], self.wary_noise)
+                w *= p if made else 1.0 - p
+            weights.append(w)
+        total = math.fsum(weights)
+        edge = [0.0] * n
+        for w, (_, sc) in zip(weights, worlds, strict=True):
+            for t in range(n):
+                if t == me:
+                    continue
+                d = sc[me] - sc[t]
+                answer = (_says(-d - self.double_margin, spread[t][me], self.wary_noise)
+                          if obs.phase == Phase.DOUBLE else 0.0)
+                edge[t] += w * d * (1.0 + answer)
+        return [e / total for e in edge]
+
+
+def _doubling_choices(obs: Observation) -> list[tuple[int, int, bool]]:
+    """The choices the others made so far in this hand's doubling, as (maker, target, made):
+    every double or redouble they could have made, and whether they did; a compulsory double of
+    the declarer tells nothing and is left out."""
+    n = obs.game.players
+    declarer = obs.declarer
+    doubles, redoubles = split_doubles(obs.doubles, declarer, n)
+    positive = obs.contract is not None and obs.contract.positive
+    out: list[tuple[int, int, bool]] = []
+    made = [0] * n
+    for k in range(1, n):  # the doubling round, from the declarer's left
+        t = (declarer + k) % n
+        if obs.phase == Phase.DOUBLE and t == obs.seat:
+            return out
+        for s in range(n):
+            if double_targets(t, declarer, positive, made) >> s & 1 and t != obs.seat and not (
+                    s == declarer and t in obs.compulsory):
+                out.append((t, s, bool(doubles[t] >> s & 1)))
+        made[t] = doubles[t]
+    for t in [declarer] + [(declarer + k) % n for k in range(1, n)]:  # the redoubles, in turn
+        if t == obs.seat:
+            break
+        for s in range(n):
+            if redouble_targets(t, doubles) >> s & 1:
+                out.append((t, s, bool(redoubles[t] >> s & 1)))
+    return out
+
+
+def _says(lead: float, scale: float, noise: float) -> float:
+    """How likely a player is to make a bet that leads by ``lead`` points on this deal: a
+    logistic step of width ``scale``, with a share ``noise`` of bets made or not whatever."""
+    z = max(-30.0, min(30.0, lead / scale))
+    return noise + (1.0 - 2.0 * noise) / (1.0 + math.exp(-z))
+
+
+def _spread(xs: Sequence[float]) -> float:
+    """Standard deviation, at least one point."""
+    m = math.fsum(xs) / len(xs)
+    return max(1.0, math.sqrt(math.fsum((x - m) ** 2 for x in xs) / len(xs)))
 
 
 def _small_ending(obs: Observation, dominoes: bool = False) -> bool:
@@ -333,7 +428,7 @@ def _weighted_se(xs: Sequence[float], ws: Sequence[float]) -> float:
 
 def make_expert(name: str, seed: int | None = None) -> ExpertBot:
     """The bot a level name asks for: ``expert``, ``expert:SECONDS``, then ``+PART``…, ``+flat``,
-    ``+nosolve``, ``+rules``, ``+solvedom`` or ``+lines``.
+    ``+nosolve``, ``+rules``, ``+solvedom``, ``+lines`` or ``+wary``.
 
     >>> make_expert("expert:2+double+bid").parts == {"double", "bid"}
     True
@@ -346,11 +441,12 @@ def make_expert(name: str, seed: int | None = None) -> ExpertBot:
         budget = float(seconds) if seconds else None
     except ValueError:
         raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
-    flags = {"flat", "nosolve", "rules", "solvedom", "lines"}
+    flags = {"flat", "nosolve", "rules", "solvedom", "lines", "wary"}
     parts = [e for e in extras if e not in flags] or list(PARTS)
     return ExpertBot(seed, budget=budget, parts=parts, infer="flat" not in extras,
                      solve_end="nosolve" not in extras, fitted="rules" not in extras,
-                     solve_dominoes="solvedom" in extras, lines="lines" in extras)
+                     solve_dominoes="solvedom" in extras, lines="lines" in extras,
+                     wary="wary" in extras)
 
 
 register("expert", ExpertBot)
