@@ -78,20 +78,20 @@ run solvedom-dominoes-classic --bots expert+solvedom,strong,strong,strong --cont
 # The split and the curve again under the family rules at four players (there are no doubles):
 # the card play over deals, the curve on one set of deals (its 1 s point included so that the
 # points pair deal by deal), the choice of challenge over whole games (28 hands), and last the
-# curve's 3 s point, the longest run.
+# curve's 3 s point (about 50 minutes).
 run part-play-family4 --bots expert:1+play,strong,strong,strong "${family4[@]}" --deals 300 --seed 41
 curve_family4() {  # SECONDS: one point of the family curve
     run "curve-$1-family4" --bots "expert:$1,strong,strong,strong" "${family4[@]}" --deals 200 --seed 31
 }
 for t in 0.1 0.3 1; do curve_family4 "$t"; done
 run part-contract-family4 --bots expert:1+bid,strong,strong,strong "${family4[@]}" --games 40 --seed 41
-# A trial for the doubles (+wary: the others' doubles read as evidence, and a double of mine
-# expecting an informed answer): its doubles alone against strong, on part-double-classic's deals,
-# then the match against os-mcts, which doubles knowing every card, on mcts-classic's deals; each
-# pairs deal by deal with that run.
-run wary-double-classic --bots expert:1+double+wary,strong,strong,strong --deals 300 --seed 41
-[ -n "$openspiel" ] && run wary-mcts-classic --bots expert:1.5+wary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
 curve_family4 3
+# A trial for the doubles (+wary: the others' doubles read as evidence, and a double of mine
+# expecting an informed answer): the match against os-mcts, which doubles knowing every card, on
+# mcts-classic's deals, then its doubles alone against strong, on part-double-classic's deals;
+# each pairs deal by deal with that run.
+[ -n "$openspiel" ] && run wary-mcts-classic --bots expert:1.5+wary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
+run wary-double-classic --bots expert:1+double+wary,strong,strong,strong --deals 300 --seed 41
 # Every Dominoes deal of the classic headline with its endings solved: with the headline's other
 # deals, the headline of expert+solvedom (scripts/paired-journals.py --merged), as if the whole run
 # were played again. Its first 71 deals are played again too: a journal's header fixes --deals,
