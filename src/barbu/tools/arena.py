@@ -631,11 +631,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="comma-separated bot levels, one per seat "
                         f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
-                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]: "
-                        "expert with its own budget, in seconds of work, a decision, thinking only for "
-                        "those decisions, without inference, without exact endings, with rule-of-thumb "
-                        "playouts, solving Dominoes' endings too, or playing and weighing Dominoes "
-                        "by its lines), "
+                        "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]"
+                        "[+wary]: expert with its own budget, in seconds of work, a decision, thinking "
+                        "only for those decisions, without inference, without exact endings, with "
+                        "rule-of-thumb playouts, solving Dominoes' endings too, playing and weighing "
+                        "Dominoes by its lines, or reading the others' doubles as evidence), "
                    "e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
