@@ -57,7 +57,8 @@ def main() -> int:
         parts = split(path, args.bot)
         for who, label in (("bot", f"bot {args.bot}"), ("rest", "the others")):
             place, other = parts[f"{who}-place"], parts[f"{who}-other"]
-            print(f"{path.stem[:14]:14} {label:10} {len(place) + len(other):5d}   {len(place):8d} {_mean(place)}"
+            hands = len(place) + len(other)
+            print(f"{path.stem[:14]:14} {label:10} {hands:5d}   {len(place):8d} {_mean(place)}"
                   f"   {len(other):10d} {_mean(other)} {_mean(place + other)}")
     return 0
 
