@@ -278,10 +278,33 @@ def test_a_double_of_mine_counts_the_answer_it_would_get(monkeypatch: pytest.Mon
     assert edges[0] > 15.0  # 30 and 0 against seat 0: 15, more if he answers where he loses
 
 
-def test_wary_plays_a_whole_hand_legally() -> None:
+def test_in_the_play_every_doubling_choice_is_seen() -> None:
+    state = _doubling("no-tricks", "double 0,2", "double none", "double 1", "redouble 1", "redouble none")
+    assert state.current == 2 and state.phase == Phase.REDOUBLE
+    state.apply(state.game.parse_action("redouble 1"))
+    assert state.phase == Phase.PLAY
+    seen = _doubling_choices(state.observe(3))
+    assert (0, 1, True) in seen and (1, 3, False) in seen and (2, 1, True) in seen
+    assert not any(t == 3 for t, _, _ in seen)  # his own bets are not evidence to him
+
+
+def test_wary_weighs_the_play_by_the_doubles_it_read(monkeypatch: pytest.MonkeyPatch) -> None:
     state = _doubling("no-hearts")
     bots = {s: make_expert("expert:0.02+wary", seed=s) for s in range(4)}
+    read: list[float] = []
+    real = ExpertBot._doubles_likelihood
+
+    def spy(self: ExpertBot, *args: object) -> tuple[float, float]:
+        got = real(self, *args)  # type: ignore[arg-type]
+        read.append(got[0])
+        return got
+
+    monkeypatch.setattr(ExpertBot, "_doubles_likelihood", spy)
     while not state.history:
         seat = state.current
         state.apply(bots[seat].act(state.observe(seat)))
     assert state.history[0].contract == "no-hearts"
+    # Each seat weighed its doubles, so its card decisions read them: likelihoods, not all alike.
+    assert read and all(0.0 < x <= 1.0 for x in read) and len(set(read)) > 1
+    # Without +wary nothing is read, and the doubles are strong's.
+    assert make_expert("expert:0.02")._doubles_to_read(state.observe(0)) is None

@@ -85,6 +85,7 @@ from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
 PARTS = ("bid", "double", "play")
+Choice = tuple[int, int, bool]  # a doubling choice seen: maker, target, and whether he bet
 _KIND = {Phase.CHOOSE: "bid", Phase.TRUMP: "bid", Phase.START_RANK: "bid",
          Phase.DOUBLE: "double", Phase.REDOUBLE: "double", Phase.PLAY: "play"}
 _STEADY = random.Random(0)  # the policy is asked without noise: its rng is never drawn from
@@ -140,6 +141,9 @@ class ExpertBot(StrongBot):
         self.fitted = fitted
         self.lines = lines
         self.wary = wary
+        # +wary: the spread of each pair's difference, from this hand's doubling decision (its
+        # number first), to read the doubles by during the play.
+        self._spreads: tuple[int, list[list[float]]] | None = None
         # The rules of thumb where there is no fitted policy (or none is wanted): Dominoes by its
         # lines under +lines, the rules of strong otherwise.
         self.rule: CardRule = line_card if lines else heuristic_card
@@ -245,9 +249,14 @@ class ExpertBot(StrongBot):
         means: dict[int, float] = {}
         twins: dict[int, int] = {}
         spent = 0.0
+        read = self._doubles_to_read(obs)
         while len(alive) > 1 and (len(weights) < floor or spent < work) and (
                 not weights or time.process_time() < deadline):
             world, w = self.world(obs)
+            if read:
+                like, extra = self._doubles_likelihood(obs, world, *read)
+                w *= like
+                spent += extra
             got, cost = evaluate(world, alive)
             weights.append(w)
             for action in alive:
@@ -325,19 +334,17 @@ class ExpertBot(StrongBot):
         round a deal counts my difference with him once more by how likely that answer is. A
         player who doubles knowing the cards (or just his own) does so where it pays; a search
         that took each double as a coin toss would redouble him exactly when it should not.
+        The same reading weighs the deals of every card decision of the hand that follows
+        (:meth:`_doubles_to_read`).
         """
         n = obs.game.players
         me = obs.seat
         worlds = self._played_out(obs)
         spread = [[_spread([sc[t] - sc[s] for _, sc in worlds]) * self.wary_scale
                    for s in range(n)] for t in range(n)]
+        self._spreads = (obs.hand_no, spread)
         choices = _doubling_choices(obs)
-        weights = []
-        for w, sc in worlds:
-            for t, s, made in choices:
-                p = _says(sc[t] - sc[s] - self.double_margin, spread[t][s], self.wary_noise)
-                w *= p if made else 1.0 - p
-            weights.append(w)
+        weights = [w * self._choices_likelihood(sc, choices, spread) for w, sc in worlds]
         total = math.fsum(weights)
         edge = [0.0] * n
         for w, (_, sc) in zip(weights, worlds, strict=True):
@@ -351,7 +358,35 @@ class ExpertBot(StrongBot):
         return [e / total for e in edge]
 
 
-def _doubling_choices(obs: Observation) -> list[tuple[int, int, bool]]:
+    def _choices_likelihood(self, scores: Sequence[int], choices: list[Choice],
+                            spread: list[list[float]]) -> float:
+        """How likely a deal that ends in ``scores`` makes the doubling ``choices`` seen."""
+        like = 1.0
+        for t, s, made in choices:
+            p = _says(scores[t] - scores[s] - self.double_margin, spread[t][s], self.wary_noise)
+            like *= p if made else 1.0 - p
+        return like
+
+    def _doubles_to_read(self, obs: Observation) -> tuple[list[Choice], list[list[float]]] | None:
+        """Under ``+wary``, in the play of a hand whose doubling this seat weighed: the others'
+        doubling choices and the pairs' spreads, to weigh each deal of a card decision by."""
+        spreads = self._spreads
+        if not self.wary or obs.phase != Phase.PLAY or spreads is None or spreads[0] != obs.hand_no:
+            return None
+        choices = _doubling_choices(obs)
+        return (choices, spreads[1]) if choices else None
+
+    def _doubles_likelihood(self, obs: Observation, world: State, choices: list[Choice],
+                            spread: list[list[float]]) -> tuple[float, float]:
+        """The doubling choices' likelihood on a deal (one playout of it to the end, as in the
+        doubling decision), and the steps that playout cost."""
+        trial = world.copy()
+        self.playout(trial, self.rng)
+        scores = _contract_scores(trial, obs.hand_no)
+        return self._choices_likelihood(scores, choices, spread), sum(obs.hand_sizes) + 8
+
+
+def _doubling_choices(obs: Observation) -> list[Choice]:
     """The choices the others made so far in this hand's doubling, as (maker, target, made):
     every double or redouble they could have made, and whether they did; a compulsory double of
     the declarer tells nothing and is left out."""
@@ -359,7 +394,7 @@ def _doubling_choices(obs: Observation) -> list[tuple[int, int, bool]]:
     declarer = obs.declarer
     doubles, redoubles = split_doubles(obs.doubles, declarer, n)
     positive = obs.contract is not None and obs.contract.positive
-    out: list[tuple[int, int, bool]] = []
+    out: list[Choice] = []
     made = [0] * n
     for k in range(1, n):  # the doubling round, from the declarer's left
         t = (declarer + k) % n
@@ -371,8 +406,10 @@ def _doubling_choices(obs: Observation) -> list[tuple[int, int, bool]]:
                 out.append((t, s, bool(doubles[t] >> s & 1)))
         made[t] = doubles[t]
     for t in [declarer] + [(declarer + k) % n for k in range(1, n)]:  # the redoubles, in turn
-        if t == obs.seat:
+        if obs.phase == Phase.REDOUBLE and t == obs.seat:
             break
+        if t == obs.seat:
+            continue
         for s in range(n):
             if redouble_targets(t, doubles) >> s & 1:
                 out.append((t, s, bool(redoubles[t] >> s & 1)))
