@@ -4,13 +4,14 @@ view-only rule are tested with every level in test_bots.py)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from tests.engine_helpers import dominoes_ending
 
 from barbu.bots import levels, make_bot
 from barbu.bots.endgame import DOMINO_LEFT, Solver
-from barbu.bots.expert import ExpertBot, _doubling_choices, _play_likelihood, _says, make_expert
+from barbu.bots.expert import Evaluated, ExpertBot, _doubling_choices, _play_likelihood, _says, make_expert
 from barbu.bots.fitted import fitted_card
 from barbu.bots.policy import heuristic_card
 from barbu.engine.contracts import Kind
@@ -133,12 +134,12 @@ def test_a_card_dropped_as_the_best_ones_twin_ends_with_its_final_mean() -> None
     a, b, c = obs.legal[:3]
     drawn = 0
 
-    def evaluate(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+    def evaluate(world: State, alive: list[int]) -> Evaluated:
         nonlocal drawn
         drawn += 1
         late = drawn > 16
         value = {a: -3.0 if late else 0.0, b: -3.0 if late else 0.0, c: -3.0 if drawn % 2 else 2.0}
-        return {x: value[x] for x in alive}, 1.0
+        return {x: value[x] for x in alive}, 1.0, None
 
     means = bot._compare(obs, [a, b, c], 16, 40.0, evaluate)
     assert drawn == 40 and means[b] == means[a] < means[c]
@@ -292,17 +293,20 @@ def test_wary_weighs_the_play_by_the_doubles_it_read(monkeypatch: pytest.MonkeyP
     state = _doubling("no-hearts")
     bots = {s: make_expert("expert:0.02+wary", seed=s) for s in range(4)}
     read: list[float] = []
-    real = ExpertBot._doubles_likelihood
+    real = ExpertBot._choices_likelihood
 
-    def spy(self: ExpertBot, *args: object) -> tuple[float, float]:
-        got = real(self, *args)  # type: ignore[arg-type]
-        read.append(got[0])
+    def spy(self: ExpertBot, *args: Any) -> float:
+        got = real(self, *args)
+        if self._doubles_to_read(now[0]) is not None:
+            read.append(got)
         return got
 
-    monkeypatch.setattr(ExpertBot, "_doubles_likelihood", spy)
+    monkeypatch.setattr(ExpertBot, "_choices_likelihood", spy)
+    now: list[Observation] = []
     while not state.history:
         seat = state.current
-        state.apply(bots[seat].act(state.observe(seat)))
+        now[:] = [state.observe(seat)]
+        state.apply(bots[seat].act(now[0]))
     assert state.history[0].contract == "no-hearts"
     # Each seat weighed its doubles, so its card decisions read them: likelihoods, not all alike.
     assert read and all(0.0 < x <= 1.0 for x in read) and len(set(read)) > 1

@@ -86,6 +86,9 @@ from barbu.engine.state import Phase, State
 
 PARTS = ("bid", "double", "play")
 Choice = tuple[int, int, bool]  # a doubling choice seen: maker, target, and whether he bet
+# A deal's candidates evaluated: their values, the work it cost, and the contract scores one of
+# them ended on when it was played out (None for an exact ending).
+Evaluated = tuple[dict[int, float], float, tuple[int, ...] | None]
 _KIND = {Phase.CHOOSE: "bid", Phase.TRUMP: "bid", Phase.START_RANK: "bid",
          Phase.DOUBLE: "double", Phase.REDOUBLE: "double", Phase.PLAY: "play"}
 _STEADY = random.Random(0)  # the policy is asked without noise: its rng is never drawn from
@@ -216,32 +219,35 @@ class ExpertBot(StrongBot):
         """
         steps = sum(obs.hand_sizes) + 8
 
-        def playouts(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+        def playouts(world: State, alive: list[int]) -> Evaluated:
             out = {}
+            ends = None
             for action in alive:
                 trial = world.copy()
                 trial._do(action)
                 self.playout(trial, self.rng)
                 out[action] = hand_value(trial, obs.seat, obs.hand_no)
-            return out, self.world_cost + steps * len(alive)
+                ends = ends or _contract_scores(trial, obs.hand_no)
+            return out, self.world_cost + steps * len(alive), ends
 
         return self._compare(obs, candidates, self.floor(obs), self._work(obs), playouts)
 
     def solve(self, obs: Observation, candidates: list[int]) -> dict[int, float]:
         """Weighted mean over sampled deals of each candidate's exact value (:mod:`barbu.bots.endgame`)."""
 
-        def solved(world: State, alive: list[int]) -> tuple[dict[int, float], float]:
+        def solved(world: State, alive: list[int]) -> Evaluated:
             solver = Solver(world)
             got = solver.card_values(world, obs.seat, alive)
-            return got, self.world_cost + self.node_cost * solver.nodes
+            return got, self.world_cost + self.node_cost * solver.nodes, None
 
         # No playout runs here, so the budget is counted at the rules of thumb's rate.
         return self._compare(obs, candidates, self.solve_floor, self.budget * self.steps_per_second, solved)
 
     def _compare(self, obs: Observation, candidates: list[int], floor: int, work: float,
-                 evaluate: Callable[[State, list[int]], tuple[dict[int, float], float]]) -> dict[int, float]:
-        """Draw deals and ``evaluate`` the candidates still in the running on each (values, and
-        the work that cost) until the floor and the work are done, or the safety stop."""
+                 evaluate: Callable[[State, list[int]], Evaluated]) -> dict[int, float]:
+        """Draw deals and ``evaluate`` the candidates still in the running on each (values, the
+        work that cost, and the contract scores one of them ended on, if it played out) until the
+        floor and the work are done, or the safety stop."""
         deadline = self._clock()
         alive = list(candidates)
         weights: list[float] = []
@@ -253,11 +259,12 @@ class ExpertBot(StrongBot):
         while len(alive) > 1 and (len(weights) < floor or spent < work) and (
                 not weights or time.process_time() < deadline):
             world, w = self.world(obs)
+            got, cost, ends = evaluate(world, alive)
             if read:
-                like, extra = self._doubles_likelihood(obs, world, *read)
-                w *= like
-                spent += extra
-            got, cost = evaluate(world, alive)
+                if ends is None:  # an exact ending: one playout more to read the doubles by
+                    ends = self._played_to_end(world, obs.hand_no)
+                    cost += sum(obs.hand_sizes) + 8
+                w *= self._choices_likelihood(ends, *read)
             weights.append(w)
             for action in alive:
                 values[action].append(got[action])
@@ -376,14 +383,11 @@ class ExpertBot(StrongBot):
         choices = _doubling_choices(obs)
         return (choices, spreads[1]) if choices else None
 
-    def _doubles_likelihood(self, obs: Observation, world: State, choices: list[Choice],
-                            spread: list[list[float]]) -> tuple[float, float]:
-        """The doubling choices' likelihood on a deal (one playout of it to the end, as in the
-        doubling decision), and the steps that playout cost."""
+    def _played_to_end(self, world: State, hand_no: int) -> tuple[int, ...]:
+        """The contract scores a playout of the deal ends on (the deal itself untouched)."""
         trial = world.copy()
         self.playout(trial, self.rng)
-        scores = _contract_scores(trial, obs.hand_no)
-        return self._choices_likelihood(scores, choices, spread), sum(obs.hand_sizes) + 8
+        return _contract_scores(trial, hand_no)
 
 
 def _doubling_choices(obs: Observation) -> list[Choice]:
