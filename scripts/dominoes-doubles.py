@@ -3,13 +3,14 @@
     .venv/bin/python scripts/dominoes-doubles.py A.journal [B.journal ...] [--bot I]
 
 A journal keeps each hand's scores, not its doubles; but in Dominoes a player who is in no doubled
-pair scores exactly one of the finishing places' points (45, 20, 5, −5), so a score off those four
-shows that a double or redouble moved points to or from him. (A doubled pair whose two players
-finish level, or a settlement that lands on a place's points, reads as undoubled: the split is a
-lower bound on the doubled hands.) For bot I (default 0) and for the other bots together the
-script prints, over the run's Dominoes hands, how many scores were a place's and their mean, how
-many were not and their mean, and the mean of all. Every level is read the same way, so the one
-run's split compares bots that met the same deals.
+pair scores exactly one of the finishing places' points (45, 20, 5, −5 by default), so a score off
+those shows that a double or redouble moved points to or from him. The converse does not hold: a
+settlement can land on another place's points (second, doubled with the first: 20 − 25 = −5;
+with the last: 20 + 25 = 45), and such a hand reads as undoubled. So the doubled count is a lower
+bound, and a loose one for a player who often finishes second or third in a doubled pair. For bot
+I (default 0) and for the other bots together (their seats' hands, three a hand at four players)
+the script prints, over the run's Dominoes hands, how many scores were a place's and their mean,
+how many were not and their mean, and the mean of all.
 """
 
 from __future__ import annotations
@@ -52,13 +53,13 @@ def main() -> int:
     p.add_argument("journals", type=Path, nargs="+")
     p.add_argument("--bot", type=int, default=0, help="the bot (by its place in --bots) to single out")
     args = p.parse_args()
-    print("journal        bots       hands   place: n    mean   doubled: n    mean     all")
+    print("journal        bots       seat-hands  place: n    mean   doubled: n    mean     all")
     for path in args.journals:
         parts = split(path, args.bot)
         for who, label in (("bot", f"bot {args.bot}"), ("rest", "the others")):
             place, other = parts[f"{who}-place"], parts[f"{who}-other"]
             hands = len(place) + len(other)
-            print(f"{path.stem[:14]:14} {label:10} {hands:5d}   {len(place):8d} {_mean(place)}"
+            print(f"{path.stem[:14]:14} {label:10} {hands:10d}  {len(place):8d} {_mean(place)}"
                   f"   {len(other):10d} {_mean(other)} {_mean(place + other)}")
     return 0
 

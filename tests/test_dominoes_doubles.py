@@ -21,6 +21,7 @@ def test_every_dominoes_score_is_counted_once_and_places_are_places(tmp_path: Pa
     parts = load_script("dominoes-doubles").split(journal, 0)
     assert len(parts["bot-place"]) + len(parts["bot-other"]) == 3 * 4  # one seat, four rotations
     assert len(parts["rest-place"]) + len(parts["rest-other"]) == 3 * 4 * 3
+    assert parts["bot-other"] and parts["rest-other"]  # these deals have doubles (strong's, basic's)
     assert set(parts["bot-place"] + parts["rest-place"]) <= {45, 20, 5, -5}
     assert not set(parts["bot-other"] + parts["rest-other"]) & {45, 20, 5, -5}
     # Doubles move points between players: the four scores of a hand add up to 65 all the same.

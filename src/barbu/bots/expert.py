@@ -117,11 +117,12 @@ class ExpertBot(StrongBot):
     fitted_temper = 1.0
     solve_floor = 16  # solved deals an exact ending looks at, whatever the budget
     node_cost = 2  # steps a state of the exact search costs (7.5 µs against a playout step's 4)
-    # +wary: a double is read as "its maker expects to beat its target by double_margin", with
-    # this share of doubles made whatever the cards, on a scale of this share of the spread of the
-    # pair's difference over the deals drawn (chosen, not tuned).
+    # +wary: a double is read as "its maker expects to beat its target by double_margin", on a
+    # scale of wary_scale times the spread of the pair's difference over the deals drawn, with
+    # this share of bets made, and as many refused, whatever the cards (chosen, not tuned).
     wary_noise = 0.1
     wary_scale = 0.5
+    wary_deals = 32  # deals that measure the spreads when this hand's doubling was not weighed
 
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
@@ -144,9 +145,11 @@ class ExpertBot(StrongBot):
         self.fitted = fitted
         self.lines = lines
         self.wary = wary
-        # +wary: the spread of each pair's difference, from this hand's doubling decision (its
-        # number first), to read the doubles by during the play.
-        self._spreads: tuple[int, list[list[float]]] | None = None
+        # +wary: the spread of each pair's difference, from this hand's doubling decision (the
+        # hand's number and declarer first), to read the doubles by during the play. The arena
+        # and the terminal give each game its own bots, so that is key enough; a bot made afresh
+        # for each decision measures the spreads again (_doubles_to_read).
+        self._spreads: tuple[tuple[int, int], list[list[float]]] | None = None
         # The rules of thumb where there is no fitted policy (or none is wanted): Dominoes by its
         # lines under +lines, the rules of strong otherwise.
         self.rule: CardRule = line_card if lines else heuristic_card
@@ -347,9 +350,8 @@ class ExpertBot(StrongBot):
         n = obs.game.players
         me = obs.seat
         worlds = self._played_out(obs)
-        spread = [[_spread([sc[t] - sc[s] for _, sc in worlds]) * self.wary_scale
-                   for s in range(n)] for t in range(n)]
-        self._spreads = (obs.hand_no, spread)
+        spread = self._pair_spreads([sc for _, sc in worlds], n)
+        self._spreads = ((obs.hand_no, obs.declarer), spread)
         choices = _doubling_choices(obs)
         weights = [w * self._choices_likelihood(sc, choices, spread) for w, sc in worlds]
         total = math.fsum(weights)
@@ -375,13 +377,29 @@ class ExpertBot(StrongBot):
         return like
 
     def _doubles_to_read(self, obs: Observation) -> tuple[list[Choice], list[list[float]]] | None:
-        """Under ``+wary``, in the play of a hand whose doubling this seat weighed: the others'
-        doubling choices and the pairs' spreads, to weigh each deal of a card decision by."""
-        spreads = self._spreads
-        if not self.wary or obs.phase != Phase.PLAY or spreads is None or spreads[0] != obs.hand_no:
+        """Under ``+wary``, in the play: the others' doubling choices and the pairs' spreads, to
+        weigh each deal of a card decision by (None when there is nothing to read).
+
+        The spreads are those of this hand's doubling decision; a seat that had none (a declarer
+        nobody doubled, a double that was its only choice) measures them on its first card
+        decision, over a few deals (:attr:`wary_deals`, some 1% of a budget, not counted).
+        """
+        if not self.wary or obs.phase != Phase.PLAY:
             return None
         choices = _doubling_choices(obs)
-        return (choices, spreads[1]) if choices else None
+        if not choices:
+            return None
+        key = (obs.hand_no, obs.declarer)
+        if self._spreads is None or self._spreads[0] != key:
+            ends = [self._played_to_end(self.world(obs)[0], obs.hand_no) for _ in range(self.wary_deals)]
+            self._spreads = (key, self._pair_spreads(ends, obs.game.players))
+        return choices, self._spreads[1]
+
+    def _pair_spreads(self, ends: Sequence[Sequence[int]], n: int) -> list[list[float]]:
+        """The step width of each pair's doubles: ``wary_scale`` times the spread of the pair's
+        difference over the deals' ends."""
+        return [[_spread([sc[t] - sc[s] for sc in ends]) * self.wary_scale for s in range(n)]
+                for t in range(n)]
 
     def _played_to_end(self, world: State, hand_no: int) -> tuple[int, ...]:
         """The contract scores a playout of the deal ends on (the deal itself untouched)."""
