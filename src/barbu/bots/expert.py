@@ -31,8 +31,8 @@ and adds from the field:
   of played out. A solved deal costs more, so fewer are drawn: :attr:`ExpertBot.solve_floor`
   (unless the safety stop comes first), then what the budget pays for. ``+solvedom`` solves
   Dominoes' endings too (:data:`barbu.bots.endgame.DOMINO_LEFT` cards still held): a trial,
-  +2.2 a hand in Dominoes against ``strong`` (docs/RESULTS.md), not the default until the
-  headline runs are measured with it.
+  +0.8 ± 1.4 a hand over the headline's 142 Dominoes deals, not separable from zero
+  (docs/RESULTS.md), so not the default.
 
 Every decision first gets as many deals as ``strong`` gives it, with nothing dropped
 (:meth:`ExpertBot.floor`), unless the safety stop comes first; the budget buys deals beyond
