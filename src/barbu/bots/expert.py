@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -79,7 +80,13 @@ from barbu.bots.pimc import hand_value
 from barbu.bots.policy import CardRule, heuristic_card, heuristic_playout, line_card
 from barbu.bots.sampling import sample_state
 from barbu.bots.strong import StrongBot, _contract_scores
-from barbu.engine.doubling import double_targets, redouble_targets, split_doubles
+from barbu.engine.doubling import (
+    double_targets,
+    doubling_turns,
+    redouble_targets,
+    redoubling_turns,
+    split_doubles,
+)
 from barbu.engine.game import PASS
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
@@ -230,7 +237,8 @@ class ExpertBot(StrongBot):
                 trial._do(action)
                 self.playout(trial, self.rng)
                 out[action] = hand_value(trial, obs.seat, obs.hand_no)
-                ends = ends or _contract_scores(trial, obs.hand_no)
+                if self.wary and ends is None:  # only +wary reads the doubles by a deal's end
+                    ends = _contract_scores(trial, obs.hand_no)
             return out, self.world_cost + steps * len(alive), ends
 
         return self._compare(obs, candidates, self.floor(obs), self._work(obs), playouts)
@@ -418,8 +426,7 @@ def _doubling_choices(obs: Observation) -> list[Choice]:
     positive = obs.contract is not None and obs.contract.positive
     out: list[Choice] = []
     made = [0] * n
-    for k in range(1, n):  # the doubling round, from the declarer's left
-        t = (declarer + k) % n
+    for t in reversed(doubling_turns(declarer, n)):  # the doubling round, from the declarer's left
         if obs.phase == Phase.DOUBLE and t == obs.seat:
             return out
         for s in range(n):
@@ -427,7 +434,7 @@ def _doubling_choices(obs: Observation) -> list[Choice]:
                     s == declarer and t in obs.compulsory):
                 out.append((t, s, bool(doubles[t] >> s & 1)))
         made[t] = doubles[t]
-    for t in [declarer] + [(declarer + k) % n for k in range(1, n)]:  # the redoubles, in turn
+    for t in reversed(redoubling_turns(declarer, doubles)):  # the redoubles, the declarer first
         if obs.phase == Phase.REDOUBLE and t == obs.seat:
             break
         if t == obs.seat:
@@ -447,8 +454,7 @@ def _says(lead: float, scale: float, noise: float) -> float:
 
 def _spread(xs: Sequence[float]) -> float:
     """Standard deviation, at least one point."""
-    m = math.fsum(xs) / len(xs)
-    return max(1.0, math.sqrt(math.fsum((x - m) ** 2 for x in xs) / len(xs)))
+    return max(1.0, statistics.pstdev(xs))
 
 
 def _small_ending(obs: Observation, dominoes: bool = False) -> bool:
