@@ -30,6 +30,27 @@ def test_the_cheating_level_is_offered_only_to_the_arena() -> None:
     assert make_bot("os-mcts").cheats and not make_bot("os-ismcts").cheats
 
 
+def test_a_search_takes_its_simulation_count_from_its_name() -> None:
+    bot = make_bot("os-mcts:200", seed=1)
+    assert isinstance(bot, MctsBot) and bot.simulations == 200 and bot.name == "os-mcts:200"
+    assert make_bot("os-ismcts:50").simulations == 50  # type: ignore[attr-defined]
+    assert MctsBot.simulations == 6  # the level's own count is left alone
+    for bad in ("os-mcts:0", "os-mcts:", "os-mcts:1.5", "os-ismcts:many"):
+        with pytest.raises(ValueError, match="whole number above zero"):
+            make_bot(bad)
+
+
+def test_the_simulation_count_reaches_openspiels_bot() -> None:
+    state = deal_state(Game.classic(), seed=3, k=0)
+    while len(state.legal_actions()) == 1:  # a forced action is answered without a search
+        state.apply(state.legal_actions()[0])
+    bot = make_bot("os-mcts:37", seed=1)
+    bot.show(state)
+    bot.act(state.observe(state.current))
+    (search,) = bot._bots.values()  # type: ignore[attr-defined]
+    assert search.max_simulations == 37
+
+
 def test_listing_the_levels_does_not_load_openspiel() -> None:
     code = "import sys, barbu.bots; barbu.bots.levels(); print('pyspiel' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
@@ -73,3 +94,16 @@ def test_os_mcts_reads_the_true_deal() -> None:
     # os-ismcts starts from a deal drawn from the seat's view: its own cards, the rest redrawn.
     drawn = IsmctsBot(seed=1).deal(state.observe(seat))
     assert drawn[seat] == state.dealt[seat] and drawn != state.dealt
+
+
+def test_the_arena_seats_a_search_with_its_count_and_refuses_a_bad_one() -> None:
+    import argparse
+
+    from barbu.tools.arena import ArenaError, add_arguments, config_of
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    cfg = config_of(parser.parse_args(["--bots", "os-mcts:200,basic,basic,basic", "--deals", "1"]))
+    assert cfg.bots[0] == "os-mcts:200"
+    with pytest.raises(ArenaError, match="whole number above zero, not 'x'"):
+        config_of(parser.parse_args(["--bots", "os-mcts:x,basic,basic,basic", "--deals", "1"]))

@@ -82,13 +82,15 @@ def levels_named(text: str) -> tuple[str, ...]:
 
 POLICY = "policy:"  # the level of a trained network: policy:PATH (barbu.bots.learned)
 EXPERT = ("expert:", "expert+")  # expert with a budget or parts: expert:0.3+play (barbu.bots.expert)
+SEARCHES = ("os-ismcts:", "os-mcts:")  # OpenSpiel's searches with their own simulation count: os-mcts:200
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """A new bot of the level ``name``; ValueError for an unknown level.
 
     ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned);
-    ``expert:SECONDS+PART`` an expert with its own budget or parts (barbu.bots.expert).
+    ``expert:SECONDS+PART`` an expert with its own budget or parts (barbu.bots.expert);
+    ``os-mcts:N`` and ``os-ismcts:N`` OpenSpiel's searches with N simulations a decision.
     """
     if name.startswith(POLICY):
         from barbu.bots.learned import policy_bot
@@ -98,11 +100,27 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         from barbu.bots.expert import make_expert
 
         return make_expert(name, seed)
+    if name.startswith(SEARCHES):
+        return _search(name, seed)
     _load_all()
     try:
         return _FACTORIES[level_named(name)](seed)
     except KeyError:
         raise ValueError(f"unknown bot level {name!r} (one of {', '.join(_FACTORIES)})") from None
+
+
+def _search(name: str, seed: int | None) -> Bot:
+    """An OpenSpiel search with its simulation count given: ``os-mcts:200``."""
+    level, _, count = name.partition(":")
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(f"a search's simulations are a whole number above zero, not {count!r}")
+    bot = make_bot(level, seed)  # pyspiel loaded by now, or ValueError: not installed
+    from barbu.bots.openspiel import SpielBot
+
+    assert isinstance(bot, SpielBot)
+    bot.simulations = int(count)
+    bot.name = name
+    return bot
 
 
 def _load_all() -> None:

@@ -66,7 +66,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from barbu.bots import EXPERT, POLICY, Bot, level_label, levels, levels_named, make_bot
+from barbu.bots import EXPERT, POLICY, SEARCHES, Bot, level_label, levels, levels_named, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -635,8 +635,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "[+wary]: expert with its own budget, in seconds of work, a decision, thinking "
                         "only for those decisions, without inference, without exact endings, with "
                         "rule-of-thumb playouts, solving Dominoes' endings too, playing and weighing "
-                        "Dominoes by its lines, or reading the others' doubles as evidence), "
-                   "e.g. strong,basic,basic,basic")
+                        "Dominoes by its lines, or reading the others' doubles as evidence; "
+                        "os-mcts:N or os-ismcts:N: OpenSpiel's search with N simulations a decision, "
+                        "800 and 400 by default), e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
     p.add_argument("--players", type=int, default=None,
@@ -679,7 +680,7 @@ def config_of(args: argparse.Namespace) -> Config:
     for b in bots:
         if b.startswith(POLICY):
             _check_policy(b)
-        elif b.startswith(EXPERT):
+        elif b.startswith(EXPERT) or b.startswith(SEARCHES):
             try:
                 make_bot(b)
             except ValueError as e:
@@ -687,7 +688,7 @@ def config_of(args: argparse.Namespace) -> Config:
         elif b not in known:
             raise ArenaError(f"unknown bot level {b!r} (one of "
                              f"{', '.join(level_label(n) for n in known)}, "
-                             f"{POLICY}PATH, or expert:SECONDS+PART)")
+                             f"{POLICY}PATH, expert:SECONDS+PART, or os-mcts:SIMULATIONS)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
