@@ -317,6 +317,26 @@ def test_wary_weighs_the_play_by_the_doubles_it_read(monkeypatch: pytest.MonkeyP
     assert len(set(read)) > 1
 
 
+def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plain_expert() -> None:
+    # Seat 1 doubled the declarer: +warybets reads it where it bets (its redouble, its edges), and
+    # in the play draws and weighs exactly the deals the plain expert does, so that a hand where
+    # both bet alike plays alike, card for card.
+    state = _doubling("trumps", "trump H", "double 0", "double none", "double none")
+    obs = state.observe(0)
+    assert obs.phase == Phase.REDOUBLE
+    # Replayable: the work budget, not the CPU clock's safety stop, ends each decision.
+    bets = make_expert("expert:0.02+warybets", seed=3).make_replayable()
+    plain = make_expert("expert:0.02", seed=3).make_replayable()
+    assert bets.wary_edges(obs) != plain._weighted_edges(obs)
+    state.apply(state.game.parse_action("redouble none"))
+    for _ in range(6):
+        obs = state.observe(state.current)
+        assert bets._doubles_to_read(obs) is None
+        card = bets.act(obs)
+        assert card == plain.act(obs) and bets.rng.getstate() == plain.rng.getstate()
+        state.apply(card)
+
+
 def test_a_declarer_nobody_doubled_reads_that_too() -> None:
     # Trumps, nobody doubles: the declarer never decides a double, yet "nobody bet against me" is
     # evidence; its first card decision measures the spreads it needs.

@@ -52,7 +52,8 @@ A level name may carry a budget and a part: ``expert:0.3`` gets 0.3 s of work a 
 endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb);
 ``+solvedom`` adds Dominoes' endings to the solved ones; ``+lines`` plays Dominoes' playouts, and
 weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`; ``+wary`` reads the
-others' doubles as evidence (:meth:`ExpertBot.wary_edges`).
+others' doubles as evidence (:meth:`ExpertBot.wary_edges`), ``+warybets`` only for its own
+doubles and redoubles, not for the card play.
 
 >>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
 (0.3, ['play'])
@@ -61,6 +62,8 @@ others' doubles as evidence (:meth:`ExpertBot.wary_edges`).
 >>> make_expert("expert:2+rules").fitted, make_expert("expert+solvedom").solve_dominoes
 (False, True)
 >>> make_expert("expert+wary").wary, make_expert("expert").wary
+(True, False)
+>>> make_expert("expert+warybets").wary, make_expert("expert+warybets").wary_play
 (True, False)
 """
 
@@ -134,7 +137,7 @@ class ExpertBot(StrongBot):
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
                  fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False,
-                 lines: bool = False, wary: bool = False) -> None:
+                 lines: bool = False, wary: bool = False, wary_play: bool = True) -> None:
         super().__init__(seed)
         if replayable:
             self.make_replayable()
@@ -152,6 +155,8 @@ class ExpertBot(StrongBot):
         self.fitted = fitted
         self.lines = lines
         self.wary = wary
+        # +warybets: the doubles read for the doubling decisions only, the card play as without.
+        self.wary_play = wary and wary_play
         # +wary: the spread of each pair's difference, from this hand's doubling decision (the
         # hand's number and declarer first), to read the doubles by during the play. The arena
         # and the terminal give each game its own bots, so that is key enough; a bot made afresh
@@ -237,7 +242,7 @@ class ExpertBot(StrongBot):
                 trial._do(action)
                 self.playout(trial, self.rng)
                 out[action] = hand_value(trial, obs.seat, obs.hand_no)
-                if self.wary and ends is None:  # only +wary reads the doubles by a deal's end
+                if self.wary_play and ends is None:  # only +wary reads the doubles by a deal's end
                     ends = _contract_scores(trial, obs.hand_no)
             return out, self.world_cost + steps * len(alive), ends
 
@@ -392,7 +397,7 @@ class ExpertBot(StrongBot):
         nobody doubled, a double that was its only choice) measures them on its first card
         decision, over a few deals (:attr:`wary_deals`, some 1% of a budget, not counted).
         """
-        if not self.wary or obs.phase != Phase.PLAY:
+        if not self.wary_play or obs.phase != Phase.PLAY:
             return None
         choices = _doubling_choices(obs)
         if not choices:
@@ -493,7 +498,7 @@ def _weighted_se(xs: Sequence[float], ws: Sequence[float]) -> float:
 
 def make_expert(name: str, seed: int | None = None) -> ExpertBot:
     """The bot a level name asks for: ``expert``, ``expert:SECONDS``, then ``+PART``…, ``+flat``,
-    ``+nosolve``, ``+rules``, ``+solvedom``, ``+lines`` or ``+wary``.
+    ``+nosolve``, ``+rules``, ``+solvedom``, ``+lines``, ``+wary`` or ``+warybets``.
 
     >>> make_expert("expert:2+double+bid").parts == {"double", "bid"}
     True
@@ -506,12 +511,12 @@ def make_expert(name: str, seed: int | None = None) -> ExpertBot:
         budget = float(seconds) if seconds else None
     except ValueError:
         raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
-    flags = {"flat", "nosolve", "rules", "solvedom", "lines", "wary"}
+    flags = {"flat", "nosolve", "rules", "solvedom", "lines", "wary", "warybets"}
     parts = [e for e in extras if e not in flags] or list(PARTS)
     return ExpertBot(seed, budget=budget, parts=parts, infer="flat" not in extras,
                      solve_end="nosolve" not in extras, fitted="rules" not in extras,
                      solve_dominoes="solvedom" in extras, lines="lines" in extras,
-                     wary="wary" in extras)
+                     wary="wary" in extras or "warybets" in extras, wary_play="warybets" not in extras)
 
 
 register("expert", ExpertBot)
