@@ -102,4 +102,10 @@ run solvedom-dominoes-classic-all --bots expert+solvedom,strong,strong,strong --
 # deals: 200 simulations took 99 ms against the expert's 109). 200 deals, seed 51: its first 100
 # are mcts-classic's.
 [ -n "$openspiel" ] && run mcts-0.1-classic --bots expert:0.4,os-mcts:220,os-mcts:220,os-mcts:220 --deals 200 --seed 51
+# A trial for the bets alone (+warybets: +wary's reading of the doubles for the expert's own
+# doubles and redoubles, none for its card play): the Dominoes and Trumps deals of mcts-classic,
+# where it lost; a hand bet alike plays alike, so each pairs deal by deal with that run.
+for c in dominoes trumps; do
+    [ -n "$openspiel" ] && run "warybets-mcts-$c" --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --contract "$c" --deals 14 --seed 51
+done
 exit 0
