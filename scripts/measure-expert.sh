@@ -108,4 +108,9 @@ run solvedom-dominoes-classic-all --bots expert+solvedom,strong,strong,strong --
 for c in dominoes trumps; do
     [ -n "$openspiel" ] && run "warybets-mcts-$c" --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --contract "$c" --deals 14 --seed 51
 done
+# Then the other five contracts' deals of the match (15, 15, 14, 14 and 14 of them), so that the
+# seven runs together are mcts-classic played again with +warybets, deal by deal.
+for c in no-tricks:15 no-queens:15 no-hearts:14 no-last-two:14 no-king:14; do
+    [ -n "$openspiel" ] && run "warybets-mcts-${c%:*}" --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --contract "${c%:*}" --deals "${c#*:}" --seed 51
+done
 exit 0
