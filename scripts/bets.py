@@ -2,14 +2,18 @@
 
     .venv/bin/python scripts/bets.py RECORDS_DIR [--bot I]
 
-Reads the game records `barbu arena` writes (``deal*-rot*.json``, one a board and rotation; a
-record names each seat's bot as ``I:level``). For every hand of bot I (default 0) and every pair
-it was in with a double, the pair is put in a row by contract, by the bot's part in the hand
-(declarer or not), by who made the double (the bot, or the other player) and by whether it was
-redoubled; the row counts the pairs and the points the settlements moved to the bot (the
-difference of the two contract scores, twice when redoubled). A journal keeps no doubles, so this
-needs the records; ``scripts/dominoes-doubles.py`` reads what a journal allows. Classic rules
-only: the family rules have no doubles.
+Reads the game records `barbu arena --out RECORDS_DIR` writes (``deal*-rot*.json`` and
+``game*-rot*.json``, one a board and rotation; a record names each seat's bot as ``I:level``).
+A run made with ``--no-records`` can be played again with them: the same arguments and seed give
+the same cards, bids and bets, unless the expert's CPU-time safety stop cut a decision short.
+For every hand of bot I (default 0) and every pair it was in with a double, the pair is put in
+a row by contract, by the bot's part in the hand (declarer or not), by who made the double (the
+bot, or the other player) and by whether it was redoubled; the row counts the pairs and the
+points the settlements moved to the bot (the difference of the two contract scores, twice when
+redoubled). A journal keeps no doubles, so this needs the records; ``scripts/dominoes-doubles.py``
+reads what a journal allows. Classic rules only: the family rules have no doubles. The other
+player of a row's pairs is the declarer, or another defender, as the contract allows (in Trumps
+and Dominoes only the declarer is doubled).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def main() -> int:
     args = p.parse_args()
     paths = sorted(args.records.glob("deal*-rot*.json")) + sorted(args.records.glob("game*-rot*.json"))
     if not paths:
-        raise SystemExit(f"{args.records}: no arena records (deal*-rot*.json) here")
+        raise SystemExit(f"{args.records}: no arena records (deal*-rot*.json, game*-rot*.json) here")
     hands = 0
     rows: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for path in paths:
@@ -76,7 +80,7 @@ def main() -> int:
             if b.mine:
                 who = "bot doubled" + (", was redoubled" if b.redoubled else "")
             else:
-                who = "bot was doubled" + (", redoubled" if b.redoubled else "")
+                who = "bot was doubled" + (", redoubled back" if b.redoubled else "")
             rows[(b.contract, "declarer" if b.declarer else "not declarer", who)].append(b.moved)
     print(f"bot {args.bot}: {hands} hands in {len(paths)} records; points the bets moved to it")
     print(f"{'contract':12} {'bot is':13} {'bet':28} {'pairs':>5} {'moved':>7} {'a pair':>7}")

@@ -48,3 +48,32 @@ def test_a_family_run_or_an_empty_folder_is_refused(tmp_path: Path,
     run_match(Config(("basic", "random", "random"), "family", seed=3, out=str(tmp_path)), deals=1, games=0)
     with pytest.raises(SystemExit, match="family rules have no doubles"):
         load_script("bets").main()
+
+
+def test_one_hands_pairs_read_by_who_bet_and_who_redoubled() -> None:
+    # No Queens, seat 0 declares. Seat 2 doubles 0, 1 and 3; seat 3 doubles 0 and 1; the declarer
+    # redoubles 3, then seat 1 redoubles 2. From bot 2's seat (the record's third player).
+    from barbu.engine.game import Game
+    from barbu.engine.record import to_record
+    from barbu.engine.state import State
+
+    state = State(Game.classic(), seed=4, first_declarer=0)
+    assert state.deal_random()
+    for seat, text in ((0, "no-queens"), (1, "double none"), (2, "double 0,1,3"), (3, "double 0,1"),
+                       (0, "redouble 3"), (1, "redouble 2")):
+        assert state.current == seat
+        state.apply(state.game.parse_action(text))
+    while not state.history:
+        state.apply(state.legal_actions()[0])
+    record = to_record(state, ["0:x", "1:x", "2:expert", "3:x"])
+    bets = load_script("bets")
+    hands, got = bets.bets_of(record, 2)
+    c = state.history[0].contract_scores
+    assert hands == 1 and sorted(got) == sorted([
+        bets.Bet("no-queens", False, True, False, c[2] - c[0]),  # 2 doubled the declarer
+        bets.Bet("no-queens", False, True, True, 2 * (c[2] - c[1])),  # 2 doubled 1, 1 redoubled
+        bets.Bet("no-queens", False, True, False, c[2] - c[3])])
+    assert sum(b.moved for b in got) == state.history[0].scores[2] - c[2]
+    _, got = bets.bets_of(record, 0)  # the declarer: doubled by 2 and by 3, redoubled 3 back
+    assert sorted(got) == sorted([bets.Bet("no-queens", True, False, False, c[0] - c[2]),
+                                  bets.Bet("no-queens", True, False, True, 2 * (c[0] - c[3]))])

@@ -317,7 +317,8 @@ def test_wary_weighs_the_play_by_the_doubles_it_read(monkeypatch: pytest.MonkeyP
     assert len(set(read)) > 1
 
 
-def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plain_expert() -> None:
+def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plain_expert(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # Seat 1 doubled the declarer: +warybets reads it where it bets (its redouble, its edges), and
     # in the play draws and weighs exactly the deals the plain expert does, so that a hand where
     # both bet alike plays alike, card for card.
@@ -327,7 +328,22 @@ def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plai
     # Replayable: the work budget, not the CPU clock's safety stop, ends each decision.
     bets = make_expert("expert:0.02+warybets", seed=3).make_replayable()
     plain = make_expert("expert:0.02", seed=3).make_replayable()
-    assert bets.wary_edges(obs) != plain._weighted_edges(obs)
+    twin = make_expert("expert:0.02+warybets", seed=3).make_replayable()
+    read = twin.wary_edges(obs)
+    assert read != make_expert("expert:0.02", seed=3).make_replayable()._weighted_edges(obs)
+    readers: list[ExpertBot] = []
+    real = ExpertBot.wary_edges
+
+    def spy(self: ExpertBot, o: Observation) -> list[float]:
+        readers.append(self)
+        return real(self, o)
+
+    monkeypatch.setattr(ExpertBot, "wary_edges", spy)
+    # Its redouble is the one the reading gives; the plain expert's comes from its own edges.
+    assert bets.act(obs) == bets.double_for(obs, read)
+    plain.act(obs)
+    assert readers == [bets]
+    assert bets.rng.getstate() == plain.rng.getstate() == twin.rng.getstate()
     state.apply(state.game.parse_action("redouble none"))
     for _ in range(6):
         obs = state.observe(state.current)
@@ -335,6 +351,12 @@ def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plai
         card = bets.act(obs)
         assert card == plain.act(obs) and bets.rng.getstate() == plain.rng.getstate()
         state.apply(card)
+
+
+@pytest.mark.parametrize("name", ["expert+wary+warybets", "expert+play+warybets"])
+def test_warybets_is_refused_where_it_would_change_nothing(name: str) -> None:
+    with pytest.raises(ValueError, match="needs the double part and goes without"):
+        make_expert(name)
 
 
 def test_a_declarer_nobody_doubled_reads_that_too() -> None:

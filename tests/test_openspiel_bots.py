@@ -34,7 +34,7 @@ def test_a_search_takes_its_simulation_count_from_its_name() -> None:
     bot = make_bot("os-mcts:200", seed=1)
     assert isinstance(bot, MctsBot) and bot.simulations == 200 and bot.name == "os-mcts:200"
     assert make_bot("os-ismcts:50").simulations == 50  # type: ignore[attr-defined]
-    assert MctsBot.simulations == 6  # the level's own count is left alone
+    assert MctsBot.simulations == 6  # the level's own count (800, set to 6 here) is left alone
     for bad in ("os-mcts:0", "os-mcts:", "os-mcts:1.5", "os-ismcts:many"):
         with pytest.raises(ValueError, match="whole number above zero"):
             make_bot(bad)

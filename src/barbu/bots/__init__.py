@@ -114,7 +114,10 @@ def _search(name: str, seed: int | None) -> Bot:
     level, _, count = name.partition(":")
     if not count.isdigit() or int(count) < 1:
         raise ValueError(f"a search's simulations are a whole number above zero, not {count!r}")
-    bot = make_bot(level, seed)  # pyspiel loaded by now, or ValueError: not installed
+    try:
+        bot = make_bot(level, seed)  # pyspiel loaded by now
+    except ValueError:
+        raise ValueError(f"{name!r} needs OpenSpiel (pyspiel is not installed)") from None
     from barbu.bots.openspiel import SpielBot
 
     assert isinstance(bot, SpielBot)

@@ -137,7 +137,7 @@ class ExpertBot(StrongBot):
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
                  fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False,
-                 lines: bool = False, wary: bool = False, wary_play: bool = True) -> None:
+                 lines: bool = False, wary: bool = False, bets_only: bool = False) -> None:
         super().__init__(seed)
         if replayable:
             self.make_replayable()
@@ -155,10 +155,12 @@ class ExpertBot(StrongBot):
         self.fitted = fitted
         self.lines = lines
         self.wary = wary
-        # +warybets: the doubles read for the doubling decisions only, the card play as without.
-        self.wary_play = wary and wary_play
+        # +warybets (wary and bets_only): the doubles read for the doubling decisions only, the
+        # card play as without +wary.
+        self.wary_play = wary and not bets_only
         # +wary: the spread of each pair's difference, from this hand's doubling decision (the
-        # hand's number and declarer first), to read the doubles by during the play. The arena
+        # hand's number and declarer first), to read the doubles by during the play (kept but
+        # never read under +warybets, whose play reads nothing). The arena
         # and the terminal give each game its own bots, so that is key enough; a bot made afresh
         # for each decision measures the spreads again (_doubles_to_read).
         self._spreads: tuple[tuple[int, int], list[list[float]]] | None = None
@@ -242,7 +244,7 @@ class ExpertBot(StrongBot):
                 trial._do(action)
                 self.playout(trial, self.rng)
                 out[action] = hand_value(trial, obs.seat, obs.hand_no)
-                if self.wary_play and ends is None:  # only +wary reads the doubles by a deal's end
+                if self.wary_play and ends is None:  # +wary (not +warybets) reads the doubles by a deal's end
                     ends = _contract_scores(trial, obs.hand_no)
             return out, self.world_cost + steps * len(alive), ends
 
@@ -357,8 +359,8 @@ class ExpertBot(StrongBot):
         round a deal counts my difference with him once more by how likely that answer is. A
         player who doubles knowing the cards (or just his own) does so where it pays; a search
         that took each double as a coin toss would redouble him exactly when it should not.
-        The same reading weighs the deals of every card decision of the hand that follows
-        (:meth:`_doubles_to_read`).
+        Under ``+wary`` (not ``+warybets``) the same reading weighs the deals of every card
+        decision of the hand that follows (:meth:`_doubles_to_read`).
         """
         n = obs.game.players
         me = obs.seat
@@ -391,7 +393,8 @@ class ExpertBot(StrongBot):
 
     def _doubles_to_read(self, obs: Observation) -> tuple[list[Choice], list[list[float]]] | None:
         """Under ``+wary``, in the play: the others' doubling choices and the pairs' spreads, to
-        weigh each deal of a card decision by (None when there is nothing to read).
+        weigh each deal of a card decision by (None when there is nothing to read, and always
+        under ``+warybets``).
 
         The spreads are those of this hand's doubling decision; a seat that had none (a declarer
         nobody doubled, a double that was its only choice) measures them on its first card
@@ -513,10 +516,13 @@ def make_expert(name: str, seed: int | None = None) -> ExpertBot:
         raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
     flags = {"flat", "nosolve", "rules", "solvedom", "lines", "wary", "warybets"}
     parts = [e for e in extras if e not in flags] or list(PARTS)
+    if "warybets" in extras and ("wary" in extras or "double" not in parts):
+        raise ValueError(f"{name!r}: +warybets is +wary for the doubles alone; it needs the double "
+                         "part and goes without +wary")
     return ExpertBot(seed, budget=budget, parts=parts, infer="flat" not in extras,
                      solve_end="nosolve" not in extras, fitted="rules" not in extras,
                      solve_dominoes="solvedom" in extras, lines="lines" in extras,
-                     wary="wary" in extras or "warybets" in extras, wary_play="warybets" not in extras)
+                     wary="wary" in extras or "warybets" in extras, bets_only="warybets" in extras)
 
 
 register("expert", ExpertBot)

@@ -632,10 +632,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
                         "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]"
-                        "[+wary]: expert with its own budget, in seconds of work, a decision, thinking "
-                        "only for those decisions, without inference, without exact endings, with "
-                        "rule-of-thumb playouts, solving Dominoes' endings too, playing and weighing "
-                        "Dominoes by its lines, or reading the others' doubles as evidence; "
+                        "[+wary|+warybets]: expert with its own budget, in seconds of work, a "
+                        "decision, thinking only for those decisions, without inference, without "
+                        "exact endings, with rule-of-thumb playouts, solving Dominoes' endings too, "
+                        "playing and weighing Dominoes by its lines, or reading the others' doubles "
+                        "as evidence, for its own doubles alone with +warybets; "
                         "os-mcts:N or os-ismcts:N: OpenSpiel's search with N simulations a decision, "
                         "800 and 400 by default), e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
@@ -688,7 +689,7 @@ def config_of(args: argparse.Namespace) -> Config:
         elif b not in known:
             raise ArenaError(f"unknown bot level {b!r} (one of "
                              f"{', '.join(level_label(n) for n in known)}, "
-                             f"{POLICY}PATH, expert:SECONDS+PART, or os-mcts:SIMULATIONS)")
+                             f"{POLICY}PATH, expert:SECONDS+PART, os-mcts:N or os-ismcts:N)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
