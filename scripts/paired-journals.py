@@ -1,11 +1,13 @@
 """Two arena runs on the same deals, compared deal by deal: how much more the first bot gained in one.
 
-    .venv/bin/python scripts/paired-journals.py A.journal B.journal [--bot I] [--merged]
+    .venv/bin/python scripts/paired-journals.py A.journal [A2.journal ...] B.journal [--bot I] [--merged]
 
 Both journals must be of deal mode with the same rule set, seed and players (so that deal k is the
 same cards in each); their line-ups may differ, which is the point (``expert:1`` in one,
 ``expert:0.1`` in the other). A run of one contract (``--contract``) pairs with a run of them all:
-its board k is deal 7k + i of the full match, and the deals are matched by that number. For every
+its board k is deal 7k + i of the full match, and the deals are matched by that number; several A
+journals (one run for each contract, say) are read as one run, and a deal held by two of them is
+refused. For every
 deal whose rotations both journals hold complete, the
 edge of bot I (default 0) is its mean per hand minus the mean of the other bots' means, as
 ``barbu arena`` prints it, signed so that positive is better; the script prints each run's mean
@@ -56,17 +58,24 @@ def edges(path: Path, bot: int) -> dict[int, float]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("a", type=Path)
-    p.add_argument("b", type=Path)
+    p.add_argument("a", type=Path, nargs="+", help="the first run's journal (or several, read as one run)")
+    p.add_argument("b", type=Path, help="the second run's journal")
     p.add_argument("--bot", type=int, default=0, help="the bot compared, by its place in --bots (default 0)")
     p.add_argument("--merged", action="store_true",
                    help="also print B's whole result with A's deals in place of B's own")
     args = p.parse_args()
-    ha, hb = header_of(args.a), header_of(args.b)
-    differ = [k for k in SAME if ha.get(k) != hb.get(k)]
-    if differ:
-        p.error(f"the journals are not of the same deals: {', '.join(differ)} differ")
-    a, b = edges(args.a, args.bot), edges(args.b, args.bot)
+    ha, hb = header_of(args.a[0]), header_of(args.b)
+    for h in [header_of(path) for path in args.a[1:]] + [hb]:
+        differ = [k for k in SAME if ha.get(k) != h.get(k)]
+        if differ:
+            p.error(f"the journals are not of the same deals: {', '.join(differ)} differ")
+    a: dict[int, float] = {}
+    for path in args.a:
+        more = edges(path, args.bot)
+        if a.keys() & more.keys():
+            p.error(f"{path} holds deals another A journal holds: {sorted(a.keys() & more.keys())[:5]}")
+        a.update(more)
+    b = edges(args.b, args.bot)
     both = sorted(a.keys() & b.keys())
     if len(both) < 2:
         p.error("fewer than two deals are complete in both journals")

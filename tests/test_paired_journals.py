@@ -75,3 +75,26 @@ def test_merged_puts_a_runs_deals_in_place_of_the_full_runs_own(tmp_path: Path) 
     assert out.stdout.splitlines()[3] == (
         f"B with A's 2 deals in place: edge {merged.mean:+.2f} ± {merged.half:.2f}  "
         f"[{merged.low:+.2f}, {merged.high:+.2f}] over 10 deals")
+
+
+def test_several_runs_of_one_contract_are_read_as_one_run(tmp_path: Path) -> None:
+    full, hearts, tricks = tmp_path / "full.journal", tmp_path / "h.journal", tmp_path / "t.journal"
+    bots = ("basic", "random", "random", "random")
+    run_match(Config(("random",) * 4, seed=6), deals=10, games=0, journal=str(full))
+    run_match(Config(bots, seed=6, contract="no-hearts"), deals=2, games=0, journal=str(hearts))
+    run_match(Config(bots, seed=6, contract="no-tricks"), deals=2, games=0, journal=str(tricks))
+    a = _edges(hearts, 0) | _edges(tricks, 0)
+    b = _edges(full, 0)
+    assert sorted(a) == [0, 2, 7, 9]  # No Tricks is the first contract, No Hearts the third
+    out = subprocess.run([sys.executable, str(SCRIPT), str(hearts), str(tricks), str(full), "--merged"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    diff = interval([a[k] - b[k] for k in sorted(a)])
+    merged = interval([a.get(k, b[k]) for k in range(10)])
+    lines = out.stdout.splitlines()
+    assert lines[0] == "4 deals in both; bot 0: basic in A, random in B"
+    assert lines[2] == f"A minus B: {diff.mean:+.2f} ± {diff.half:.2f}  [{diff.low:+.2f}, {diff.high:+.2f}]"
+    assert lines[3].startswith(f"B with A's 4 deals in place: edge {merged.mean:+.2f} ± ")
+    twice = subprocess.run([sys.executable, str(SCRIPT), str(hearts), str(hearts), str(full)],
+                           capture_output=True, text=True)
+    assert twice.returncode == 2 and "holds deals another A journal holds: [2, 9]" in twice.stderr
