@@ -28,8 +28,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from barbu.tools.arena import DEAL, Config, TaskResult, board_means, compare, interval
-from barbu.tools.journal import read_entries
+from barbu.tools.arena import deal_edge, interval, journal_deals
 
 SAME = ("ruleset", "players", "options", "seed")  # what makes deal k the same cards in two runs
 
@@ -43,17 +42,8 @@ def header_of(path: Path) -> dict[str, Any]:
 def edges(path: Path, bot: int) -> dict[int, float]:
     """Bot ``bot``'s edge on every deal of the journal whose rotations are all there, by the
     deal's number in the full match."""
-    header = header_of(path)
-    cfg = Config(tuple(header["bots"]), header["ruleset"], tuple(header["options"]), header["seed"],
-                 contract=header.get("contract"))
-    boards: dict[int, list[TaskResult]] = {}
-    for entry in read_entries(path, header):
-        if entry["kind"] == DEAL:
-            boards.setdefault(entry["board"], []).append(TaskResult.from_json(entry))
-    # The arena's own edge and sign, one board at a time.
-    return {cfg.deal_number(board): compare([board_means(results, cfg.players)[None]], cfg.bots, cfg.sign)
-            ["per_bot"][bot]["edge"].mean
-            for board, results in boards.items() if len(results) == cfg.players}
+    cfg, deals = journal_deals(path)
+    return {k: deal_edge(cfg, results, bot) for k, results in deals.items()}
 
 
 def main() -> int:

@@ -795,6 +795,32 @@ def journal_header(cfg: Config, deals: int, games: int) -> dict[str, Any]:
             "deals": deals, "games": games, **({"contract": cfg.contract} if cfg.contract else {})}
 
 
+def journal_deals(path: str | Path) -> tuple[Config, dict[int, list[TaskResult]]]:
+    """A deal-mode journal, read without taking it (a run may be writing it): its match, and the
+    deals it holds complete (every rotation), by each deal's number in the full match (a
+    ``--contract`` run's board k is deal 7k + i)."""
+    try:
+        with Path(path).open(encoding="utf-8") as f:
+            header: dict[str, Any] = json.loads(f.readline())
+        cfg = Config(tuple(header["bots"]), header["ruleset"], tuple(header["options"]), header["seed"],
+                     contract=header.get("contract"))
+        found = [TaskResult.from_json(e) for e in read_entries(path, header) if e["kind"] == DEAL]
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        raise JournalError(f"journal {path} is not an arena journal: {e!r}") from None
+    boards: dict[int, list[TaskResult]] = {}
+    for res in found:
+        boards.setdefault(res.board, []).append(res)
+    return cfg, {cfg.deal_number(b): rs for b, rs in boards.items() if len(rs) == cfg.players}
+
+
+def deal_edge(cfg: Config, results: Sequence[TaskResult], bot: int, contract: str | None = None) -> float:
+    """Bot ``bot``'s edge on one deal (all its rotations), signed as the arena prints it
+    (positive better); over the hands of ``contract`` only, when given."""
+    row = board_means(results, cfg.players)[contract]
+    edge: float = compare([row], cfg.bots, cfg.sign)["per_bot"][bot]["edge"].mean
+    return edge
+
+
 def journaled(journal: Journal, tasks: Sequence[Task]) -> dict[Task, TaskResult]:
     """The results a journal holds, by task."""
     wanted = set(tasks)
