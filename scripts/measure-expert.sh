@@ -114,6 +114,7 @@ for c in no-tricks:15 no-queens:15 no-hearts:14 no-last-two:14 no-king:14; do
     [ -n "$openspiel" ] && run "warybets-mcts-${c%:*}" --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --contract "${c%:*}" --deals "${c#*:}" --seed 51
 done
 # A second match of +warybets against MCTS at its own 800 simulations, on 100 new deals (seed 52),
-# fixed before the run: with the seven runs above (mcts-classic's deals played again) it makes 200.
+# fixed before the run: with the seven runs above (mcts-classic's deals played again) it makes 200,
+# read as one match by scripts/pooled-journals.py (the eight journals, seeds 51 and 52).
 [ -n "$openspiel" ] && run warybets-mcts-classic-52 --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --deals 100 --seed 52
 exit 0
