@@ -26,12 +26,13 @@ SAME = ("bots", "ruleset", "options")  # what makes several runs one match on mo
 Deal = tuple[int, int]  # seed, the deal's number in the full match
 
 
-def pooled(paths: list[Path], bot: int) -> tuple[Config, dict[Deal, float], dict[str, dict[Deal, float]]]:
-    """The line-up, bot ``bot``'s edge on every complete deal of the journals, and the same by
-    contract; a journal of another match, or a deal held twice, raises ValueError."""
+def pooled(paths: list[Path], bot: int) -> tuple[Config, dict[Deal, float], dict[Deal, str]]:
+    """The line-up, bot ``bot``'s edge on every complete deal of the journals, and each deal's
+    contract (a deal is one hand); a journal of another match, or a deal held twice, raises
+    ValueError."""
     first: Config | None = None
     edges: dict[Deal, float] = {}
-    by_contract: dict[str, dict[Deal, float]] = {}
+    contracts: dict[Deal, str] = {}
     for path in paths:
         cfg, deals = journal_deals(path)
         if first is None:
@@ -44,10 +45,9 @@ def pooled(paths: list[Path], bot: int) -> tuple[Config, dict[Deal, float], dict
             raise ValueError(f"{path} holds deals of seed {cfg.seed} another journal holds: {twice[:5]}")
         for k, results in deals.items():
             edges[cfg.seed, k] = deal_edge(cfg, results, bot)
-            contract = results[0].hands[0][0]
-            by_contract.setdefault(contract, {})[cfg.seed, k] = deal_edge(cfg, results, bot, contract)
+            contracts[cfg.seed, k] = results[0].hands[0][0]
     assert first is not None
-    return first, edges, by_contract
+    return first, edges, contracts
 
 
 def _line(label: str, iv: Interval) -> str:
@@ -61,7 +61,7 @@ def main() -> int:
     p.add_argument("--bot", type=int, default=0, help="the bot whose edge is read, by its place in --bots")
     args = p.parse_args()
     try:
-        cfg, edges, by_contract = pooled(args.journals, args.bot)
+        cfg, edges, contracts = pooled(args.journals, args.bot)
     except (ValueError, JournalError) as e:
         p.error(str(e))
     if len(edges) < 2:
@@ -70,9 +70,10 @@ def main() -> int:
     for seed in sorted({s for s, _ in edges}):
         print(_line(f"seed {seed}", interval([e for (s, _), e in sorted(edges.items()) if s == seed])))
     print(_line("all", interval([edges[k] for k in sorted(edges)])))
-    order = [c.id for c in cfg.game.contracts]
-    for contract in sorted(by_contract, key=order.index):
-        print(_line(contract, interval([by_contract[contract][k] for k in sorted(by_contract[contract])])))
+    for contract in [c.id for c in cfg.game.contracts]:
+        own = [edges[k] for k in sorted(edges) if contracts[k] == contract]
+        if own:
+            print(_line(contract, interval(own)))
     return 0
 
 

@@ -813,10 +813,10 @@ def journal_deals(path: str | Path) -> tuple[Config, dict[int, list[TaskResult]]
     return cfg, {cfg.deal_number(b): rs for b, rs in boards.items() if len(rs) == cfg.players}
 
 
-def deal_edge(cfg: Config, results: Sequence[TaskResult], bot: int, contract: str | None = None) -> float:
+def deal_edge(cfg: Config, results: Sequence[TaskResult], bot: int) -> float:
     """Bot ``bot``'s edge on one deal (all its rotations), signed as the arena prints it
-    (positive better); over the hands of ``contract`` only, when given."""
-    row = board_means(results, cfg.players)[contract]
+    (positive better)."""
+    row = board_means(results, cfg.players)[None]
     edge: float = compare([row], cfg.bots, cfg.sign)["per_bot"][bot]["edge"].mean
     return edge
 
