@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -450,7 +451,9 @@ def test_a_spectator_sees_seat_one_at_the_bottom_and_no_hand(server: str, deskto
     assert len(sides) == 5 and sides[0][0] == "0" and "side-bottom" in sides[0][1]
     assert page.locator("#me").is_hidden() and not page.locator("#hand .card").count()
     label = page.locator("#others .seat[data-seat='1']").get_attribute("aria-label")
-    assert label.startswith("Computer 2, computer (random), ") and "cards" in label
+    assert label.startswith("Computer 2, computer (random), ")
+    # The bots play on while the page loads, so the seat may hold any number of cards, one included.
+    assert re.search(r", \d+ cards?\b", label), label
     page.close()
 
 
