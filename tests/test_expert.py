@@ -254,7 +254,7 @@ def test_a_double_against_me_makes_the_deals_where_its_maker_wins_likelier(
     # likely by the play: on one seat 1 beats me by 20, on the other I beat him by 20; seats 2 and
     # 3 end level with me on both.
     worlds = [(1.0, (0, 20, 0, 0)), (1.0, (20, 0, 20, 20))]
-    bot = ExpertBot(seed=1, wary=True)
+    bot = ExpertBot(seed=1)
     monkeypatch.setattr(bot, "_played_out", lambda obs: worlds)
     state = _doubling("trumps", "trump H", "double 0", "double none", "double none")
     obs = state.observe(0)
@@ -270,7 +270,7 @@ def test_a_double_against_me_makes_the_deals_where_its_maker_wins_likelier(
 def test_a_double_of_mine_counts_the_answer_it_would_get(monkeypatch: pytest.MonkeyPatch) -> None:
     # Seat 1 is first to speak: nothing to read yet, so the deals keep their weights; but a double
     # of seat 3 is worth less than the plain mean, since seat 3 redoubles where he wins.
-    bot = ExpertBot(seed=1, wary=True)
+    bot = ExpertBot(seed=1)
     monkeypatch.setattr(bot, "_played_out", lambda obs: [(1.0, (0, 30, 0, 0)), (1.0, (0, 0, 0, 10))])
     obs = _doubling("no-tricks").observe(1)
     assert obs.phase == Phase.DOUBLE and _doubling_choices(obs) == []
@@ -305,32 +305,34 @@ def test_wary_weighs_the_play_by_the_doubles_it_read(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(ExpertBot, "_choices_likelihood", spy)
     now: list[Observation] = []
-    plain = make_expert("expert:0.02")
+    plain = make_expert("expert:0.02+nowary")
+    default = make_expert("expert:0.02")
     while not state.history:
         seat = state.current
         now[:] = [state.observe(seat)]
         if now[0].phase == Phase.PLAY:
-            assert plain._doubles_to_read(now[0]) is None  # without +wary nothing is read
+            # Without +wary nothing is read in the play, by default or with +nowary.
+            assert plain._doubles_to_read(now[0]) is None is default._doubles_to_read(now[0])
         state.apply(bots[seat].act(now[0]))
     assert state.history[0].contract == "no-hearts"
     # Each seat's card decisions read the doubles: deals of unequal likelihood.
     assert len(set(read)) > 1
 
 
-def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plain_expert(
+def test_by_default_the_doubles_are_read_for_the_bets_and_the_cards_are_played_as_without(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Seat 1 doubled the declarer: +warybets reads it where it bets (its redouble, its edges), and
-    # in the play draws and weighs exactly the deals the plain expert does, so that a hand where
-    # both bet alike plays alike, card for card.
+    # Seat 1 doubled the declarer: the expert reads it where it bets (its redouble, its edges), and
+    # in the play draws and weighs exactly the deals the expert without the reading (+nowary)
+    # does, so that a hand where both bet alike plays alike, card for card.
     state = _doubling("trumps", "trump H", "double 0", "double none", "double none")
     obs = state.observe(0)
     assert obs.phase == Phase.REDOUBLE
     # Replayable: the work budget, not the CPU clock's safety stop, ends each decision.
-    bets = make_expert("expert:0.02+warybets", seed=3).make_replayable()
-    plain = make_expert("expert:0.02", seed=3).make_replayable()
-    twin = make_expert("expert:0.02+warybets", seed=3).make_replayable()
+    bets = make_expert("expert:0.02", seed=3).make_replayable()
+    plain = make_expert("expert:0.02+nowary", seed=3).make_replayable()
+    twin = make_expert("expert:0.02+warybets", seed=3).make_replayable()  # the default, named
     read = twin.wary_edges(obs)
-    assert read != make_expert("expert:0.02", seed=3).make_replayable()._weighted_edges(obs)
+    assert read != make_expert("expert:0.02+nowary", seed=3).make_replayable()._weighted_edges(obs)
     readers: list[ExpertBot] = []
     real = ExpertBot.wary_edges
 
@@ -339,7 +341,7 @@ def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plai
         return real(self, o)
 
     monkeypatch.setattr(ExpertBot, "wary_edges", spy)
-    # Its redouble is the one the reading gives; the plain expert's comes from its own edges.
+    # Its redouble is the one the reading gives; +nowary's comes from its own edges.
     assert bets.act(obs) == bets.double_for(obs, read)
     plain.act(obs)
     assert readers == [bets]
@@ -353,22 +355,27 @@ def test_warybets_reads_the_doubles_for_its_bets_and_plays_its_cards_as_the_plai
         state.apply(card)
 
 
-@pytest.mark.parametrize("name", ["expert+wary+warybets", "expert+play+warybets"])
-def test_warybets_is_refused_where_it_would_change_nothing(name: str) -> None:
-    with pytest.raises(ValueError, match="needs the double part and goes without"):
+def test_where_nobody_doubles_reading_the_doubles_changes_nothing() -> None:
+    # The family rules have no doubles: the expert with and without the reading plays the same
+    # hand, card for card (so the family figures measured before the default hold for it).
+    state = State(Game.family(4), seed=8)
+    assert state.deal_random()
+    bots = [make_expert("expert:0.02", seed=s).make_replayable() for s in range(4)]
+    plain = [make_expert("expert:0.02+nowary", seed=s).make_replayable() for s in range(4)]
+    while not state.history:
+        obs = state.observe(state.current)
+        action = bots[obs.seat].act(obs)
+        assert action == plain[obs.seat].act(obs)
+        state.apply(action)
+
+
+@pytest.mark.parametrize(
+    "name", ["expert+wary+warybets", "expert+nowary+wary", "expert:1+play+nowary+warybets"])
+def test_two_readings_of_the_doubles_are_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="three readings of the others' doubles; give one"):
         make_expert(name)
 
 
-def test_a_declarer_nobody_doubled_reads_that_too() -> None:
-    # Trumps, nobody doubles: the declarer never decides a double, yet "nobody bet against me" is
-    # evidence; its first card decision measures the spreads it needs.
-    state = _doubling("trumps", "trump H", "double none", "double none", "double none")
-    obs = state.observe(0)
-    assert obs.phase == Phase.PLAY
-    bot = make_expert("expert:0.02+wary", seed=2)
-    read = bot._doubles_to_read(obs)
-    assert read is not None
-    choices, spreads = read
-    assert choices == [(1, 0, False), (2, 0, False), (3, 0, False)]
-    assert all(spreads[t][0] >= bot.wary_scale for t in (1, 2, 3))  # at least a point, halved
-    assert bot._doubles_to_read(obs) == read  # measured once a hand
+def test_an_unknown_reading_is_refused() -> None:
+    with pytest.raises(ValueError, match="the doubles are read for bets or all or none, not 'some'"):
+        ExpertBot(reads="some")  # type: ignore[arg-type]

@@ -51,9 +51,11 @@ A level name may carry a budget and a part: ``expert:0.3`` gets 0.3 s of work a 
 (``bid``, ``double``, ``play``); ``+flat`` turns the inference off, ``+nosolve`` the exact
 endings, ``+rules`` the fitted policy (playouts and likelihoods by the rules of thumb);
 ``+solvedom`` adds Dominoes' endings to the solved ones; ``+lines`` plays Dominoes' playouts, and
-weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`; ``+wary`` reads the
-others' doubles as evidence (:meth:`ExpertBot.wary_edges`), ``+warybets`` only for its own
-doubles and redoubles, not for the card play.
+weighs the others' Dominoes plays, by :func:`barbu.bots.policy.line_card`. The others' doubles
+are read as evidence of the deal (:meth:`ExpertBot.wary_edges`) for the expert's own doubles and
+redoubles, not for its card play (the default, also spelled ``+warybets``); ``+wary`` reads them
+for the card play too, ``+nowary`` not at all (the expert measured before that default, which lost
+to OpenSpiel's MCTS where the default beats it: docs/RESULTS.md).
 
 >>> make_expert("expert:0.3+play+flat").budget, sorted(make_expert("expert:0.3+play").parts)
 (0.3, ['play'])
@@ -61,10 +63,10 @@ doubles and redoubles, not for the card play.
 (False, True)
 >>> make_expert("expert:2+rules").fitted, make_expert("expert+solvedom").solve_dominoes
 (False, True)
->>> make_expert("expert+wary").wary, make_expert("expert").wary
-(True, False)
->>> make_expert("expert+warybets").wary, make_expert("expert+warybets").wary_play
-(True, False)
+>>> [(b.wary, b.wary_play) for b in map(make_expert, ["expert", "expert+wary", "expert+nowary"])]
+[(True, False), (True, True), (False, False)]
+>>> make_expert("expert+warybets").reads == make_expert("expert").reads == "bets"
+True
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Literal
 
 from barbu.bots import register
 from barbu.bots.endgame import Solver, small
@@ -95,6 +98,9 @@ from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
 PARTS = ("bid", "double", "play")
+# What the expert reads the others' doubles for: its own bets, its card play too, or nothing.
+Reads = Literal["bets", "all", "none"]
+READS: tuple[Reads, ...] = ("bets", "all", "none")
 Choice = tuple[int, int, bool]  # a doubling choice seen: maker, target, and whether he bet
 # A deal's candidates evaluated: their values, the work it cost, and the contract scores one of
 # them ended on when it was played out (None for an exact ending).
@@ -137,7 +143,7 @@ class ExpertBot(StrongBot):
     def __init__(self, seed: int | None = None, budget: float | None = None,
                  parts: Sequence[str] = PARTS, infer: bool = True, solve_end: bool = True,
                  fitted: bool = True, replayable: bool = False, solve_dominoes: bool = False,
-                 lines: bool = False, wary: bool = False, bets_only: bool = False) -> None:
+                 lines: bool = False, reads: Reads = "bets") -> None:
         super().__init__(seed)
         if replayable:
             self.make_replayable()
@@ -154,13 +160,16 @@ class ExpertBot(StrongBot):
         self.solve_dominoes = solve_dominoes
         self.fitted = fitted
         self.lines = lines
-        self.wary = wary
-        # +warybets (wary and bets_only): the doubles read for the doubling decisions only, the
-        # card play as without +wary.
-        self.wary_play = wary and not bets_only
+        if reads not in READS:
+            raise ValueError(f"the doubles are read for {' or '.join(READS)}, not {reads!r}")
+        self.reads = reads
+        # What reading the doubles is for: the doubling decisions ("bets", the default), the card
+        # play too ("all", +wary), or nothing ("none", +nowary, the expert measured before).
+        self.wary = reads != "none"
+        self.wary_play = reads == "all"
         # +wary: the spread of each pair's difference, from this hand's doubling decision (the
         # hand's number and declarer first), to read the doubles by during the play (kept but
-        # never read under +warybets, whose play reads nothing). The arena
+        # never read by default, when the play reads nothing). The arena
         # and the terminal give each game its own bots, so that is key enough; a bot made afresh
         # for each decision measures the spreads again (_doubles_to_read).
         self._spreads: tuple[tuple[int, int], list[list[float]]] | None = None
@@ -244,7 +253,7 @@ class ExpertBot(StrongBot):
                 trial._do(action)
                 self.playout(trial, self.rng)
                 out[action] = hand_value(trial, obs.seat, obs.hand_no)
-                if self.wary_play and ends is None:  # +wary (not +warybets) reads the doubles by a deal's end
+                if self.wary_play and ends is None:  # +wary: the doubles, read by a deal's end
                     ends = _contract_scores(trial, obs.hand_no)
             return out, self.world_cost + steps * len(alive), ends
 
@@ -349,7 +358,7 @@ class ExpertBot(StrongBot):
 
     def wary_edges(self, obs: Observation) -> list[float]:
         """What doubling (or redoubling) each player is worth, reading the others' doubles as
-        evidence (``+wary``).
+        evidence (unless ``+nowary``).
 
         A player who doubled (or did not double) someone this hand told what he expects of the
         pair: each deal is weighted, besides its plays, by how likely it makes every such choice,
@@ -359,7 +368,7 @@ class ExpertBot(StrongBot):
         round a deal counts my difference with him once more by how likely that answer is. A
         player who doubles knowing the cards (or just his own) does so where it pays; a search
         that took each double as a coin toss would redouble him exactly when it should not.
-        Under ``+wary`` (not ``+warybets``) the same reading weighs the deals of every card
+        Under ``+wary`` (not by default) the same reading weighs the deals of every card
         decision of the hand that follows (:meth:`_doubles_to_read`).
         """
         n = obs.game.players
@@ -394,7 +403,7 @@ class ExpertBot(StrongBot):
     def _doubles_to_read(self, obs: Observation) -> tuple[list[Choice], list[list[float]]] | None:
         """Under ``+wary``, in the play: the others' doubling choices and the pairs' spreads, to
         weigh each deal of a card decision by (None when there is nothing to read, and always
-        under ``+warybets``).
+        without ``+wary``).
 
         The spreads are those of this hand's doubling decision; a seat that had none (a declarer
         nobody doubled, a double that was its only choice) measures them on its first card
@@ -501,7 +510,8 @@ def _weighted_se(xs: Sequence[float], ws: Sequence[float]) -> float:
 
 def make_expert(name: str, seed: int | None = None) -> ExpertBot:
     """The bot a level name asks for: ``expert``, ``expert:SECONDS``, then ``+PART``…, ``+flat``,
-    ``+nosolve``, ``+rules``, ``+solvedom``, ``+lines``, ``+wary`` or ``+warybets``.
+    ``+nosolve``, ``+rules``, ``+solvedom``, ``+lines``, and one reading of the doubles:
+    ``+warybets`` (the default, named), ``+wary`` or ``+nowary``.
 
     >>> make_expert("expert:2+double+bid").parts == {"double", "bid"}
     True
@@ -514,15 +524,17 @@ def make_expert(name: str, seed: int | None = None) -> ExpertBot:
         budget = float(seconds) if seconds else None
     except ValueError:
         raise ValueError(f"an expert budget is a number of seconds, not {seconds!r}") from None
-    flags = {"flat", "nosolve", "rules", "solvedom", "lines", "wary", "warybets"}
+    readings: dict[str, Reads] = {"warybets": "bets", "wary": "all", "nowary": "none"}
+    flags = {"flat", "nosolve", "rules", "solvedom", "lines", *readings}
     parts = [e for e in extras if e not in flags] or list(PARTS)
-    if "warybets" in extras and ("wary" in extras or "double" not in parts):
-        raise ValueError(f"{name!r}: +warybets is +wary for the doubles alone; it needs the double "
-                         "part and goes without +wary")
+    chosen = [readings[e] for e in extras if e in readings]
+    if len(chosen) > 1:
+        raise ValueError(f"{name!r}: +warybets, +wary and +nowary are three readings of the "
+                         "others' doubles; give one at most")
+    reads = chosen[0] if chosen else "bets"
     return ExpertBot(seed, budget=budget, parts=parts, infer="flat" not in extras,
                      solve_end="nosolve" not in extras, fitted="rules" not in extras,
-                     solve_dominoes="solvedom" in extras, lines="lines" in extras,
-                     wary="wary" in extras or "warybets" in extras, bets_only="warybets" in extras)
+                     solve_dominoes="solvedom" in extras, lines="lines" in extras, reads=reads)
 
 
 register("expert", ExpertBot)

@@ -632,11 +632,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
                         f"{POLICY}PATH: a network trained by examples/train_policy.py, or "
                         "expert:SECONDS[+bid|+double|+play][+flat][+nosolve][+rules][+solvedom][+lines]"
-                        "[+wary|+warybets]: expert with its own budget, in seconds of work, a "
+                        "[+wary|+nowary]: expert with its own budget, in seconds of work, a "
                         "decision, thinking only for those decisions, without inference, without "
                         "exact endings, with rule-of-thumb playouts, solving Dominoes' endings too, "
-                        "playing and weighing Dominoes by its lines, or reading the others' doubles "
-                        "as evidence, for its own doubles alone with +warybets; "
+                        "playing and weighing Dominoes by its lines, reading the others' doubles "
+                        "for its card play as well as for its own bets (+wary), or not at all "
+                        "(+nowary; +warybets names the default); "
                         "os-mcts:N or os-ismcts:N: OpenSpiel's search with N simulations a decision, "
                         "800 and 400 by default), e.g. strong,basic,basic,basic")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
