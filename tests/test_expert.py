@@ -379,3 +379,18 @@ def test_two_readings_of_the_doubles_are_refused(name: str) -> None:
 def test_an_unknown_reading_is_refused() -> None:
     with pytest.raises(ValueError, match="the doubles are read for bets or all or none, not 'some'"):
         ExpertBot(reads="some")  # type: ignore[arg-type]
+
+
+def test_a_declarer_nobody_doubled_reads_that_too() -> None:
+    # Trumps, nobody doubles: the declarer never decides a double, yet "nobody bet against me" is
+    # evidence; its first card decision measures the spreads it needs.
+    state = _doubling("trumps", "trump H", "double none", "double none", "double none")
+    obs = state.observe(0)
+    assert obs.phase == Phase.PLAY
+    bot = make_expert("expert:0.02+wary", seed=2)
+    read = bot._doubles_to_read(obs)
+    assert read is not None
+    choices, spreads = read
+    assert choices == [(1, 0, False), (2, 0, False), (3, 0, False)]
+    assert all(spreads[t][0] >= bot.wary_scale for t in (1, 2, 3))  # at least a point, halved
+    assert bot._doubles_to_read(obs) == read  # measured once a hand
