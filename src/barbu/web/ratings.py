@@ -69,7 +69,7 @@ FAMILY_ANCHORS = {
     "strong": Skill(44.5, 5.0),
 }
 # `expert` has not been calibrated in whole games yet (scripts/calibrate-ratings.py costs hours of
-# expert play): it beats `strong` on duplicate deals (+5.5 classic, +8.1 family points a hand,
+# expert play): it beats `strong` on duplicate deals (+5.0 classic, +8.1 family points a hand,
 # docs/RESULTS.md), but a whole game's places are another measure, so until it is calibrated it
 # stands at `strong`'s anchor. That understates it: losing to it costs a person a little more, and
 # beating it earns a little less, than a calibrated anchor would.
