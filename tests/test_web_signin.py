@@ -6,6 +6,10 @@ clock is the test's, so that a delay passes without waiting for it.
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -13,12 +17,13 @@ from typing import Any, Literal
 import pytest
 from argon2 import PasswordHasher, extract_parameters
 from starlette.testclient import TestClient
+from tests.test_web_migrations import OLD
 from tests.test_web_ws import app_for, server_of
-from tests.web_helpers import fresh_db, query
+from tests.web_helpers import fresh_db, query, sqlite_only
 
 from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles
-from barbu.web.store import open_store
+from barbu.web.players import Policy, Profiles, device_id, new_key
+from barbu.web.store import MIGRATIONS, SCHEMA_VERSION, Store, _statements, open_store
 
 PASSWORD = "correct horse battery"
 
@@ -273,3 +278,82 @@ def test_every_refused_signin_costs_one_argon2_verification(client: TestClient, 
     assert len(hasher.verified) == 1
     real = query(server_of(client).profiles.store, "SELECT password FROM players WHERE password != ''")[0][0]
     assert extract_parameters(hasher.verified[0]) == extract_parameters(str(real))  # the same work
+
+
+class Held(Counting):
+    """A hasher whose verifications wait until the test lets them go: sign-ins that run at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = threading.Event()
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        self.verified.append(hash if isinstance(hash, str) else hash.decode())
+        self.go.wait(timeout=30)
+        return PasswordHasher.verify(self, hash, password)
+
+
+def test_guesses_sent_at_once_are_counted_before_they_are_checked(tmp_path: Path) -> None:
+    store = open_store(fresh_db(tmp_path))
+    try:
+        people = Profiles(store, wall=Clock())
+        hasher = people.hasher = Held()
+        refused: list[int] = []
+
+        def guess(i: int) -> None:
+            try:
+                people.plan_signin("Owner", f"guess {i}", "10.6.6.6")
+            except TableError as e:
+                refused.append(e.status)
+        threads = [threading.Thread(target=guess, args=(i,)) for i in range(10)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 30
+        while len(hasher.verified) + len(refused) < 10 and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling: the ten have either reached argon2 or been turned away
+        hasher.go.set()
+        for t in threads:
+            t.join()
+        assert len(hasher.verified) == people.policy.throttle.free  # the others waited, not raced through
+        assert sorted(refused) == [403] * 3 + [429] * 7
+    finally:
+        store.close()
+
+
+def test_a_device_is_seen_when_it_opens_the_lobby_or_its_profile(client: TestClient) -> None:
+    auth = profile(client, "Seen", password=None)
+    wall = clock(client)
+    for url in ("/api/mine", "/api/me/devices"):
+        wall.now += 1000
+        res = client.post(url, headers=auth, json={"seats": []}) if url == "/api/mine" else \
+            client.get(url, headers=auth)
+        assert res.status_code == 200
+        assert client.get("/api/me/devices", headers=auth).json()["devices"][0]["seen"] == wall.now
+    wall.now += 10  # noted at most every few minutes: not a write per request
+    assert client.get("/api/me/devices", headers=auth).json()["devices"][0]["seen"] == wall.now - 10
+
+
+@sqlite_only
+def test_keys_made_before_the_list_of_devices_still_open_their_profile(tmp_path: Path) -> None:
+    """A database of the layout before devices (profiles and ratings, 3) with a key in it, migrated."""
+    path = tmp_path / "layout3.db"
+    shutil.copy(OLD / "0.2.0.sqlite", path)
+    db = sqlite3.connect(path, isolation_level=None)
+    for step in range(int(db.execute("PRAGMA user_version").fetchone()[0]), 3):
+        for statement in _statements(MIGRATIONS[step]):
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 3")
+    secret, (salt, digest) = new_key()
+    db.execute("INSERT INTO players (id, name, name_key, created) VALUES ('pOld', 'Old', 'old', 1.0e9)")
+    db.execute("INSERT INTO player_keys (player_id, salt, hash, created) VALUES ('pOld', ?, ?, 1.0e9)",
+               (salt, digest))
+    db.close()
+    store = Store(str(path))
+    try:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        people = Profiles(store)
+        row, key_hash = people.identify(f"pOld:{secret}")
+        assert people.devices(row, key_hash) == [{"id": device_id(digest), "made": 1.0e9, "seen": 1.0e9,
+                                                  "how": "earlier", "this": True}]
+    finally:
+        store.close()

@@ -1036,12 +1036,13 @@ def profile_routes(server: Server) -> list[Route]:
 
     async def others(request: Request) -> Response:
         row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
-        await server.store_player(PlayerBatch(row.id, keep_only=key_hash))
+        await server.store_player(server.profiles.plan_sign_out_others(row, key_hash))
         return JSONResponse({"devices": server.profiles.devices(row, key_hash)})
 
     async def mine(request: Request) -> Response:
         body = await _json_body(request)
-        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        asked = request.headers.get(PROFILE_HEADER)
+        player = None if asked is None or asked == "" else (await seen(request))[0]  # the lobby's visit
         held = body.get("seats") if isinstance(body, dict) else "?"
         return JSONResponse({"tables": server.tables.yours(player, held)})
 

@@ -564,7 +564,7 @@ def _write_player(db: Conn, b: PlayerBatch) -> None:
         db.execute("DELETE FROM player_keys WHERE player_id = %s AND hash = %s", (b.player_id, gone))
     if b.seen is not None:
         db.execute("UPDATE player_keys SET seen = %s WHERE player_id = %s AND hash = %s",
-                   (now, b.player_id, b.seen))
+                   (b.seen[1], b.player_id, b.seen[0]))
     for salt, digest in b.keys:
         db.execute("INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
                    "VALUES (%s, %s, %s, %s, %s, %s)", (b.player_id, salt, digest, now, b.how, now))

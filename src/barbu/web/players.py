@@ -101,9 +101,10 @@ class Profiles:
     def plan_seen(self, player: PlayerRow, key_hash: str) -> PlayerBatch | None:
         """A batch noting that this device was seen now, unless that was noted a short while ago."""
         last = next((d.seen for d in self.store.devices_of(player.id) if d.hash == key_hash), None)
-        if last is None or self.wall() - last < self.policy.seen_every:
+        now = self.wall()
+        if last is None or abs(now - last) < self.policy.seen_every:
             return None
-        return PlayerBatch(player.id, seen=key_hash)
+        return PlayerBatch(player.id, seen=(key_hash, now))
 
     def plan_revoke(self, player: PlayerRow, device: object) -> PlayerBatch:
         """Sign one device out (by the id the list shows); TableError ``no-device`` (404)."""
@@ -111,6 +112,10 @@ class Profiles:
         if not found:
             raise TableError("no-device", "this profile has no such device (signed out already?)", 404)
         return PlayerBatch(player.id, drop_keys=found)
+
+    def plan_sign_out_others(self, player: PlayerRow, key_hash: str) -> PlayerBatch:
+        """Sign out every device of the profile but the one asking ("sign out everywhere else")."""
+        return PlayerBatch(player.id, keep_only=key_hash)
 
     # -- changes, planned then stored by the caller ------------------------------------
 
@@ -172,10 +177,8 @@ class Profiles:
         row = self.store.player_named(key)
         known = row is not None and self._holds(row, device)
         with self.lock:
-            self.throttle.check(key, client, known)
+            self.throttle.admit(key, client, known)
         if not self._verify(row.password if row is not None else "", password) or row is None:
-            with self.lock:
-                self.throttle.failed(key, client)
             raise TableError("bad-signin", "this name and password do not match a profile", 403)
         with self.lock:
             self.throttle.succeeded(key, client)

@@ -87,6 +87,12 @@ class Rate:
         times.append(self.clock())
         self.table.put(key, times)
 
+    def undo(self, key: str) -> None:
+        """Take back the last event of ``key`` (one that turned out not to count)."""
+        times = self.table.get(key)
+        if times:
+            times.pop()
+
 
 @dataclass(frozen=True)
 class ThrottlePolicy:
@@ -111,7 +117,12 @@ class Streak:
 
 
 class Throttle:
-    """Counts failed sign-ins and says who must wait; every table is bounded and expires."""
+    """Counts failed sign-ins and says who must wait; every table is bounded and expires.
+
+    A sign-in is counted as failed when it is let through (:meth:`admit`), before its password is
+    checked, and taken back if it succeeds: guesses sent at once cannot all slip past the count.
+    Not thread-safe by itself: its owner holds a lock around each call.
+    """
 
     def __init__(self, policy: ThrottlePolicy, clock: Callable[[], float]) -> None:
         p = self.policy = policy
@@ -120,10 +131,14 @@ class Throttle:
         self.names: Expiring[Streak] = Expiring(p.cap, p.window, clock)  # by name, all addresses
         self.addresses = Rate(p.per_address, p.window, p.cap, clock)  # by address, all names
 
-    def check(self, name: str, address: str, known_device: bool) -> None:
-        """TableError ``too-many-attempts`` (429) when this sign-in must wait; the same words for any name."""
-        if known_device:
-            return
+    def admit(self, name: str, address: str, known_device: bool) -> None:
+        """Let a sign-in through, counted as failed until :meth:`succeeded` says otherwise; TableError
+        ``too-many-attempts`` (429) when it must wait, in the same words for any name."""
+        if not known_device:
+            self._check(name, address)
+        self._failed(name, address)
+
+    def _check(self, name: str, address: str) -> None:
         p = self.policy
         waits = [self.addresses.wait(address),
                  self._wait(self.pairs.get(f"{name}\n{address}"), p.free, p.max_delay),
@@ -140,7 +155,7 @@ class Throttle:
         delay = min(longest, self.policy.base_delay * 2.0 ** min(streak.count - free, 60))
         return max(0.0, streak.last + delay - self.clock())
 
-    def failed(self, name: str, address: str) -> None:
+    def _failed(self, name: str, address: str) -> None:
         now = self.clock()
         for table, key in ((self.pairs, f"{name}\n{address}"), (self.names, name)):
             streak = table.get(key) or Streak(0, now)
@@ -148,8 +163,12 @@ class Throttle:
         self.addresses.hit(address)
 
     def succeeded(self, name: str, address: str) -> None:
-        """The owner got in from here: their own typos no longer count (a crowd's still do)."""
+        """The owner got in from here: this try and their own typos no longer count (a crowd's still do)."""
         self.pairs.pop(f"{name}\n{address}")
+        streak = self.names.get(name)
+        if streak is not None:
+            self.names.put(name, Streak(max(0, streak.count - 1), streak.last))
+        self.addresses.undo(address)
 
     def sizes(self) -> dict[str, int]:
         return {"pairs": len(self.pairs), "names": len(self.names), "addresses": len(self.addresses.table)}

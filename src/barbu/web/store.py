@@ -304,7 +304,7 @@ class PlayerBatch:
     live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
     drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
     keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
-    seen: str | None = None  # the hash of a key seen now
+    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
 
     def __bool__(self) -> bool:
         return True
@@ -742,7 +742,7 @@ def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
         db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash = ?", (b.player_id, gone))
     if b.seen is not None:
         db.execute("UPDATE player_keys SET seen = ? WHERE player_id = ? AND hash = ?",
-                   (now, b.player_id, b.seen))
+                   (b.seen[1], b.player_id, b.seen[0]))
     for salt, digest in b.keys:
         db.execute("INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
                    "VALUES (?, ?, ?, ?, ?, ?)",
