@@ -22,7 +22,7 @@ from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db, query, sqlite_only
 
 from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles, device_id, new_key
+from barbu.web.players import Policy, Profiles, new_key
 from barbu.web.store import MIGRATIONS, SCHEMA_VERSION, Store, _statements, open_store
 
 PASSWORD = "correct horse battery"
@@ -336,6 +336,8 @@ def test_a_device_is_seen_when_it_opens_the_lobby_or_its_profile(client: TestCli
 @sqlite_only
 def test_keys_made_before_the_list_of_devices_still_open_their_profile(tmp_path: Path) -> None:
     """A database of the layout before devices (profiles and ratings, 3) with a key in it, migrated."""
+    from barbu.web.players import device_id  # here: the code before it runs the other tests
+
     path = tmp_path / "layout3.db"
     shutil.copy(OLD / "0.2.0.sqlite", path)
     db = sqlite3.connect(path, isolation_level=None)
