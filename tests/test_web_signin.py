@@ -314,7 +314,7 @@ def test_guesses_sent_at_once_are_counted_before_they_are_checked(tmp_path: Path
         hasher.go.set()
         for t in threads:
             t.join()
-        assert sorted(refused) == [403] * 3 + [429] * 7  # 3 free failures; the others waited, not raced through
+        assert sorted(refused) == [403] * 3 + [429] * 7  # 3 free failures; the rest waited, no race
         assert len(hasher.verified) == people.policy.throttle.free
     finally:
         store.close()
