@@ -140,6 +140,8 @@ def test_the_owners_known_device_gets_through_a_crowd_of_strangers(client: TestC
     assert signin(client, "10.99.0.1", "Owner", auth=auth) == 200  # …the browser holding the profile does not
     clock(client).now += server_of(client).profiles.policy.throttle.name_max_delay
     assert signin(client, "10.99.0.1", "Owner") == 200
+    # The device's key is no licence to guess: from its address it waits as anyone does.
+    assert [signin(client, "10.99.0.2", "Owner", "guess", auth=auth) for _ in range(4)] == [403] * 3 + [429]
 
 
 def test_refusals_say_the_same_for_every_name(client: TestClient) -> None:

@@ -4,7 +4,7 @@ Following OWASP's Authentication Cheat Sheet, failed sign-ins slow guessing down
 a name: a stranger's failures delay that stranger, never the name's owner. Failures are counted
 per (name, address) with a delay that doubles past a few of them, per address across every name
 (credential stuffing), and per name across every address (a spread-out attack), where the delay
-is short and a device that already holds a key of the profile is never held back.
+is short and a device that already holds a key of the profile is not held back.
 """
 
 from __future__ import annotations
@@ -134,15 +134,15 @@ class Throttle:
     def admit(self, name: str, address: str, known_device: bool) -> None:
         """Let a sign-in through, counted as failed until :meth:`succeeded` says otherwise; TableError
         ``too-many-attempts`` (429) when it must wait, in the same words for any name."""
-        if not known_device:
-            self._check(name, address)
+        self._check(name, address, known_device)
         self._failed(name, address)
 
-    def _check(self, name: str, address: str) -> None:
+    def _check(self, name: str, address: str, known_device: bool) -> None:
         p = self.policy
         waits = [self.addresses.wait(address),
-                 self._wait(self.pairs.get(f"{name}\n{address}"), p.free, p.max_delay),
-                 self._wait(self.names.get(name), p.name_free, p.name_max_delay)]
+                 self._wait(self.pairs.get(f"{name}\n{address}"), p.free, p.max_delay)]
+        if not known_device:  # a stolen key still guesses no faster than anyone from its address
+            waits.append(self._wait(self.names.get(name), p.name_free, p.name_max_delay))
         wait = max(waits)
         if wait > 0:
             minutes = max(1, math.ceil(wait / 60))
