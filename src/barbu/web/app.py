@@ -49,6 +49,7 @@ from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
+from barbu.web.signin import Rate, ThrottlePolicy
 from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
 from barbu.web.tables import (
     AutoMove,
@@ -106,8 +107,9 @@ class Config:
     quiet_after: float = 86400.0  # the same for a table with a person at it
     sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
     profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
-    signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
-    signin_window: float = 900.0  # seconds
+    signin_failures: int = 3  # failed sign-ins per name and client before each next one waits (1 s, doubling)
+    signin_per_client: int = 20  # failed sign-ins from one client, all names together, in signin_window
+    signin_window: float = 900.0  # seconds a failed sign-in is remembered
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
     analysis_budget: float = 0.5  # the expert's seconds a decision in an analysis (barbu analyze --seconds)
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
@@ -191,15 +193,17 @@ class Server:
         self.book: SheetBook | None = None  # the score keeper's sheets
         self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
         self.people: Profiles | None = None  # the player profiles
-        self.profiles_made: dict[str, deque[float]] = {}  # when each client made its recent profiles
+        self.profiles_made: Rate | None = None  # when each client made its recent profiles
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
 
     def open(self) -> None:
         self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="barbu-db")
         c = self.config
-        policy = Policy(max_failures=c.signin_failures, failure_window=c.signin_window)
-        self.people = Profiles(self.store, policy)
+        throttle = ThrottlePolicy(free=c.signin_failures, per_address=c.signin_per_client,
+                                  window=c.signin_window)
+        self.people = Profiles(self.store, Policy(throttle=throttle))
+        self.profiles_made = Rate(c.profiles_per_minute, 60.0, throttle.cap, time.monotonic)
         if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
             from barbu.web.relay import ClusterLobby, FreshSheetBook
 
@@ -367,13 +371,12 @@ class Server:
 
     def count_profile(self, client: str) -> None:
         """TableError (429) past the profiles one client may make in a minute; else counts this one."""
-        recent = self.profiles_made.setdefault(client, deque())
-        _forget_older(recent)
+        assert self.profiles_made is not None, "the server is not open"
         n = self.config.profiles_per_minute
-        if len(recent) >= n:
+        if self.profiles_made.full(client):
             raise TableError("too-many-profiles", f"you have made {plural(n, 'profile')} in the last minute: "
                              "please wait a little", 429, args={"n": n})
-        recent.append(time.monotonic())
+        self.profiles_made.hit(client)
 
     @property
     def sheets(self) -> SheetBook:
@@ -965,6 +968,14 @@ def profile_routes(server: Server) -> list[Route]:
     def me(request: Request) -> PlayerRow:
         return server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
 
+    async def seen(request: Request) -> tuple[PlayerRow, str]:
+        """The profile asking and its device's key hash, the device noted as seen now."""
+        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        batch = server.profiles.plan_seen(row, key_hash)
+        if batch is not None:
+            await server.store_player(batch)
+        return row, key_hash
+
     def signed(row: PlayerRow, secret: str, status: int = 200) -> JSONResponse:
         """A device's new way in: shown once, kept by the browser, never stored by the server."""
         return JSONResponse({"profile": public(row), "credential": f"{row.id}:{secret}"}, status_code=status)
@@ -980,7 +991,7 @@ def profile_routes(server: Server) -> list[Route]:
         return signed(row, secret, 201)
 
     async def show(request: Request) -> Response:
-        return JSONResponse({"profile": public(me(request))})
+        return JSONResponse({"profile": public((await seen(request))[0])})
 
     async def transfer(request: Request) -> Response:
         code, until, batch = server.profiles.plan_transfer(me(request))
@@ -995,11 +1006,12 @@ def profile_routes(server: Server) -> list[Route]:
         return signed(row, secret)
 
     async def password(request: Request) -> Response:
-        row, body = me(request), await _json_body(request)
+        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        body = await _json_body(request)
         if not isinstance(body, dict) or "password" not in body:
             raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it)",
                              args={"min": 8, "max": 128})
-        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"])
+        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"], key_hash)
         await server.store_player(batch)
         return JSONResponse({"profile": public(me(request))})
 
@@ -1008,13 +1020,29 @@ def profile_routes(server: Server) -> list[Route]:
         if not isinstance(body, dict):
             raise TableError("bad-signin", "this name and password do not match a profile", 403)
         row, secret, batch = await asyncio.to_thread(server.profiles.plan_signin, body.get("name"),
-                                                     body.get("password"), client_of(request))
+                                                     body.get("password"), client_of(request),
+                                                     request.headers.get(PROFILE_HEADER))
         await server.store_player(batch)
         return signed(row, secret)
 
+    async def devices(request: Request) -> Response:
+        row, key_hash = await seen(request)
+        return JSONResponse({"devices": server.profiles.devices(row, key_hash)})
+
+    async def revoke(request: Request) -> Response:
+        row = me(request)
+        await server.store_player(server.profiles.plan_revoke(row, request.path_params["device"]))
+        return Response(status_code=204)
+
+    async def others(request: Request) -> Response:
+        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        await server.store_player(server.profiles.plan_sign_out_others(row, key_hash))
+        return JSONResponse({"devices": server.profiles.devices(row, key_hash)})
+
     async def mine(request: Request) -> Response:
         body = await _json_body(request)
-        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        asked = request.headers.get(PROFILE_HEADER)
+        player = None if asked is None or asked == "" else (await seen(request))[0]  # the lobby's visit
         held = body.get("seats") if isinstance(body, dict) else "?"
         return JSONResponse({"tables": server.tables.yours(player, held)})
 
@@ -1025,5 +1053,8 @@ def profile_routes(server: Server) -> list[Route]:
         Route("/api/me", _refusals(show), methods=["GET"]),
         Route("/api/me/transfer", _refusals(transfer), methods=["POST"]),
         Route("/api/me/password", _refusals(password), methods=["POST"]),
+        Route("/api/me/devices", _refusals(devices), methods=["GET"]),
+        Route("/api/me/devices/others", _refusals(others), methods=["DELETE"]),
+        Route("/api/me/devices/{device}", _refusals(revoke), methods=["DELETE"]),
         Route("/api/mine", _refusals(mine), methods=["POST"]),
     ]

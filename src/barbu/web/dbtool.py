@@ -30,7 +30,7 @@ MOVED = {
     "sheets": ("id", "created", "token", "doc", "version", "updated"),
     "sheet_entries": ("sheet_id", "entry", "version", "op", "at"),
     "players": ("id", "name", "name_key", "created", "password"),
-    "player_keys": ("player_id", "salt", "hash", "created"),
+    "player_keys": ("player_id", "salt", "hash", "created", "how", "seen"),
     "transfers": ("code_hash", "player_id", "expires"),
     "ratings": ("player_id", "ruleset", "mu", "sigma", "games", "updated"),
     "rated_games": ("table_id", "ruleset", "at"),

@@ -26,6 +26,7 @@ import psycopg.errors
 from barbu.web.ratings import PERSON, Skill, rate_game
 from barbu.web.store import (
     Batch,
+    DeviceRow,
     Event,
     GameResult,
     HistoryRow,
@@ -146,7 +147,14 @@ CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 # (``n`` in rating_history is SQLite's rowid: the order rows were written, the tie-break of a history.)
 
 # The steps, in order: a database at version k (the one row of barbu_schema) runs the steps after k.
-MIGRATIONS = (_SCHEMA_1,)
+# Devices: how each key of a profile came and when it was last seen (store.py's _DEVICES).
+_DEVICES = """
+ALTER TABLE player_keys ADD COLUMN how TEXT NOT NULL DEFAULT '';
+ALTER TABLE player_keys ADD COLUMN seen DOUBLE PRECISION NOT NULL DEFAULT 0;
+CREATE INDEX transfers_by_player ON transfers(player_id, expires);
+"""
+
+MIGRATIONS = (_SCHEMA_1, _DEVICES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
@@ -414,6 +422,11 @@ class PgStore:
         return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
                          tuple((str(k[0]), str(k[1])) for k in keys))
 
+    def devices_of(self, player_id: str) -> list[DeviceRow]:
+        rows = self._rows("SELECT hash, created, seen, how FROM player_keys WHERE player_id = %s "
+                          "ORDER BY created, hash COLLATE \"C\"", (player_id,))
+        return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
+
     # -- ratings ---------------------------------------------------------------------------
 
     def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]:
@@ -545,9 +558,21 @@ def _write_player(db: Conn, b: PlayerBatch) -> None:
                    (b.player_id, b.create[0], b.create[1], now))
     if b.password is not None:
         db.execute("UPDATE players SET password = %s WHERE id = %s", (b.password, b.player_id))
+    if b.keep_only is not None:
+        db.execute("DELETE FROM player_keys WHERE player_id = %s AND hash <> %s", (b.player_id, b.keep_only))
+    for gone in b.drop_keys:
+        db.execute("DELETE FROM player_keys WHERE player_id = %s AND hash = %s", (b.player_id, gone))
+    if b.seen is not None:
+        db.execute("UPDATE player_keys SET seen = %s WHERE player_id = %s AND hash = %s",
+                   (b.seen[1], b.player_id, b.seen[0]))
     for salt, digest in b.keys:
-        db.execute("INSERT INTO player_keys (player_id, salt, hash, created) VALUES (%s, %s, %s, %s)",
-                   (b.player_id, salt, digest, now))
+        db.execute("INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
+                   "VALUES (%s, %s, %s, %s, %s, %s)", (b.player_id, salt, digest, now, b.how, now))
+    if b.keys and b.max_keys:  # the least recently seen beyond the cap are signed out
+        db.execute("DELETE FROM player_keys WHERE player_id = %s AND hash NOT IN (SELECT hash "
+                   "FROM player_keys WHERE player_id = %s "
+                   "ORDER BY GREATEST(seen, created) DESC, hash COLLATE \"C\" LIMIT %s)",
+                   (b.player_id, b.player_id, b.max_keys))
     db.execute("DELETE FROM transfers WHERE expires < %s", (now,))
     # Deleted only if still there: a code used twice at once opens the profile once.
     if b.used_transfer is not None and \
@@ -556,6 +581,10 @@ def _write_player(db: Conn, b: PlayerBatch) -> None:
     if b.transfer is not None:
         db.execute("INSERT INTO transfers (code_hash, player_id, expires) VALUES (%s, %s, %s)",
                    (b.transfer[0], b.player_id, b.transfer[1]))
+    if b.transfer is not None and b.live_codes:  # a new code replaces the oldest beyond the cap
+        db.execute("DELETE FROM transfers WHERE player_id = %s AND code_hash NOT IN (SELECT code_hash FROM "
+                   "transfers WHERE player_id = %s ORDER BY expires DESC, code_hash COLLATE \"C\" LIMIT %s)",
+                   (b.player_id, b.player_id, b.live_codes))
 
 
 def _write_rating(db: Conn, table_id: str, result: GameResult) -> None:

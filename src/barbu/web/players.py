@@ -4,7 +4,8 @@ A profile needs no password: the server makes a random 128-bit secret, the brows
 (localStorage) and sends ``ID:SECRET`` with each request that needs it. Only a salted SHA-256 of
 each secret is stored, which is enough for random secrets (nothing to guess from a dictionary). A
 short-lived, one-time transfer code gives another device its own secret; a password, for those
-who want one, is hashed with argon2 and failed sign-ins are rate limited per name and per client.
+who want one, is hashed with argon2 and failed sign-ins are slowed down (barbu.web.signin). Each
+device is listed and can be signed out; changing the password signs out every other one.
 The profile's ``id`` never changes: whatever later hangs on a player (ratings) hangs on it.
 """
 
@@ -15,15 +16,15 @@ import hmac
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from barbu.web.errors import TableError
-from barbu.web.store import PlayerBatch, PlayerRow, TableStore
+from barbu.web.signin import Rate, Throttle, ThrottlePolicy
+from barbu.web.store import DeviceRow, PlayerBatch, PlayerRow, TableStore
 from barbu.web.tables import clean_name, name_key
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
@@ -33,11 +34,15 @@ MAX_CODE = 40
 
 @dataclass(frozen=True)
 class Policy:
-    """How long a transfer code lasts and how many failed sign-ins are allowed, per name and client."""
+    """How long a transfer code lasts, how many a profile may have, its devices, and the sign-in throttle."""
 
     transfer_seconds: float = 600.0
-    max_failures: int = 5
-    failure_window: float = 900.0
+    live_codes: int = 5  # transfer codes of one profile that work at once: a new one replaces the oldest
+    codes_per_window: int = 10  # transfer codes one profile may ask for in code_window
+    code_window: float = 600.0
+    max_devices: int = 20  # devices of one profile: a new one signs out the one least recently seen
+    seen_every: float = 300.0  # seconds between two stores of when a device was last seen
+    throttle: ThrottlePolicy = field(default_factory=ThrottlePolicy)
 
 
 def digest(salt: str, secret: str) -> str:
@@ -56,29 +61,61 @@ class Profiles:
     def __init__(self, store: TableStore, policy: Policy | None = None,
                  wall: Callable[[], float] = time.time) -> None:
         self.store = store
-        self.policy = policy or Policy()
+        self.policy = p = policy or Policy()
         self.wall = wall
         self.hasher = PasswordHasher()
-        self.failures: dict[str, deque[float]] = {}  # failed sign-ins by "name:KEY" and "client:ADDR"
+        self.dummy = ""  # a hash of nothing anyone knows: what a sign-in without a real one is checked with
+        self.throttle = Throttle(p.throttle, lambda: self.wall())
+        self.codes = Rate(p.codes_per_window, p.code_window, p.throttle.cap, lambda: self.wall())
         self.lock = threading.Lock()  # sign-ins are checked in worker threads (argon2 is slow on purpose)
 
     # -- who is asking ---------------------------------------------------------------
 
     def authenticate(self, credential: object) -> PlayerRow:
         """The profile of ``ID:SECRET``; TableError ``bad-profile`` (403) for anything else."""
+        return self.identify(credential)[0]
+
+    def identify(self, credential: object) -> tuple[PlayerRow, str]:
+        """The profile of ``ID:SECRET`` and the stored hash of that device's key (403 ``bad-profile``)."""
         refused = TableError("bad-profile", "this browser's profile is not known here: make a new one or "
                              "sign in", 403)
         if not isinstance(credential, str) or len(credential) > MAX_CREDENTIAL or ":" not in credential:
             raise refused
         player_id, secret = credential.split(":", 1)
         row = self.store.load_player(player_id) if player_id else None
-        if row is None or not any(hmac.compare_digest(digest(salt, secret), h) for salt, h in row.keys):
+        if row is None:
             raise refused
-        return row
+        for salt, h in row.keys:
+            if hmac.compare_digest(digest(salt, secret), h):
+                return row, h
+        raise refused
 
     def optional(self, credential: object) -> PlayerRow | None:
         """The profile asked with, or None when none was sent (a wrong one is still refused)."""
         return None if credential is None or credential == "" else self.authenticate(credential)
+
+    def devices(self, player: PlayerRow, current: str) -> list[dict[str, object]]:
+        """The profile's devices, as its owner is shown them (an id for each, never its hash)."""
+        return [device_view(d, current) for d in self.store.devices_of(player.id)]
+
+    def plan_seen(self, player: PlayerRow, key_hash: str) -> PlayerBatch | None:
+        """A batch noting that this device was seen now, unless that was noted a short while ago."""
+        last = next((d.seen for d in self.store.devices_of(player.id) if d.hash == key_hash), None)
+        now = self.wall()
+        if last is None or abs(now - last) < self.policy.seen_every:
+            return None
+        return PlayerBatch(player.id, seen=(key_hash, now))
+
+    def plan_revoke(self, player: PlayerRow, device: object) -> PlayerBatch:
+        """Sign one device out (by the id the list shows); TableError ``no-device`` (404)."""
+        found = [d.hash for d in self.store.devices_of(player.id) if device_id(d.hash) == device]
+        if not found:
+            raise TableError("no-device", "this profile has no such device (signed out already?)", 404)
+        return PlayerBatch(player.id, drop_keys=found)
+
+    def plan_sign_out_others(self, player: PlayerRow, key_hash: str) -> PlayerBatch:
+        """Sign out every device of the profile but the one asking ("sign out everywhere else")."""
+        return PlayerBatch(player.id, keep_only=key_hash)
 
     # -- changes, planned then stored by the caller ------------------------------------
 
@@ -90,13 +127,23 @@ class Profiles:
                              "yours", 409, args={"name": clean})
         player_id = "p" + secrets.token_urlsafe(9)
         secret, key = new_key()
-        return player_id, secret, PlayerBatch(player_id, create=(clean, name_key(clean)), keys=[key])
+        return player_id, secret, PlayerBatch(player_id, create=(clean, name_key(clean)), keys=[key],
+                                              how="made", max_keys=self.policy.max_devices)
 
     def plan_transfer(self, player: PlayerRow) -> tuple[str, float, PlayerBatch]:
-        """A one-time code that gives another device this profile, and until when it works."""
+        """A one-time code that gives another device this profile, and until when it works (429 too often)."""
+        p = self.policy
+        with self.lock:
+            if self.codes.full(player.id):
+                minutes = max(1, round(p.code_window / 60))
+                raise TableError("too-many-codes", f"{p.codes_per_window} transfer codes were asked for in "
+                                 f"{minutes} minutes: use one of them, or wait", 429,
+                                 args={"n": p.codes_per_window, "minutes": minutes})
+            self.codes.hit(player.id)
         code = secrets.token_urlsafe(12)
-        until = self.wall() + self.policy.transfer_seconds
-        return code, until, PlayerBatch(player.id, transfer=(_code_hash(code), until))
+        until = self.wall() + p.transfer_seconds
+        batch = PlayerBatch(player.id, transfer=(_code_hash(code), until), live_codes=p.live_codes)
+        return code, until, batch
 
     def plan_claim(self, code: object) -> tuple[PlayerRow, str, PlayerBatch]:
         """The profile a transfer code opens, a new device secret for it, and the batch using the code up."""
@@ -109,60 +156,70 @@ class Profiles:
         if row is None:
             raise refused
         secret, key = new_key()
-        return row, secret, PlayerBatch(row.id, keys=[key], used_transfer=_code_hash(code))
+        return row, secret, PlayerBatch(row.id, keys=[key], used_transfer=_code_hash(code), how="transfer",
+                                        max_keys=self.policy.max_devices)
 
-    def plan_password(self, player: PlayerRow, password: object) -> PlayerBatch:
-        """Set (or with ``None``, remove) the profile's password; argon2 runs here: not on the event loop."""
+    def plan_password(self, player: PlayerRow, password: object, keep: str = "") -> PlayerBatch:
+        """Set (or with ``None``, remove) the profile's password and sign out every device but ``keep``
+        (the hash of the one asking); argon2 runs here: not on the event loop."""
         if password is None:
-            return PlayerBatch(player.id, password="")
+            return PlayerBatch(player.id, password="", keep_only=keep)
         if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise TableError("bad-password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
                              args={"min": MIN_PASSWORD, "max": MAX_PASSWORD})
-        return PlayerBatch(player.id, password=self.hasher.hash(password))
+        return PlayerBatch(player.id, password=self.hasher.hash(password), keep_only=keep)
 
-    def plan_signin(self, name: object, password: object, client: str) -> tuple[PlayerRow, str, PlayerBatch]:
-        """Sign in by name and password: a new device secret; failures counted (429 past the limit)."""
-        clean = clean_name(name)
-        keys = ("name:" + name_key(clean), "client:" + client)
-        self._check_attempts(keys)
-        row = self.store.player_named(name_key(clean))
-        if row is None or not self._verify(row.password, password):
-            self._failed(keys)
+    def plan_signin(self, name: object, password: object, client: str,
+                    device: object = None) -> tuple[PlayerRow, str, PlayerBatch]:
+        """Sign in by name and password: a new device secret. Failures are slowed down (429), except for
+        ``device``, a credential of this very profile (its owner's browser); the same answer for any name."""
+        key = name_key(clean_name(name))
+        row = self.store.player_named(key)
+        known = row is not None and self._holds(row, device)
+        with self.lock:
+            self.throttle.admit(key, client, known)
+        if not self._verify(row.password if row is not None else "", password) or row is None:
             raise TableError("bad-signin", "this name and password do not match a profile", 403)
-        secret, key = new_key()
-        return row, secret, PlayerBatch(row.id, keys=[key])
+        with self.lock:
+            self.throttle.succeeded(key, client)
+        secret, new = new_key()
+        return row, secret, PlayerBatch(row.id, keys=[new], how="password", max_keys=self.policy.max_devices)
+
+    def _holds(self, row: PlayerRow, device: object) -> bool:
+        try:
+            return device is not None and self.identify(device)[0].id == row.id
+        except TableError:
+            return False
 
     def _verify(self, stored: str, password: object) -> bool:
-        if not stored or not isinstance(password, str) or len(password) > MAX_PASSWORD:
-            return False
+        """Whether ``password`` opens ``stored``; without either, the same work against a dummy hash,
+        so that how long a refusal takes says nothing of the name."""
+        real = bool(stored) and isinstance(password, str) and len(password) <= MAX_PASSWORD
         try:
-            return self.hasher.verify(stored, password)
+            return self.hasher.verify(stored if real else self._dummy(),
+                                      password if real and isinstance(password, str) else "") and real
         except (VerificationError, InvalidHashError):
             return False
 
-    # -- rate limiting of failed sign-ins ----------------------------------------------
-
-    def _recent(self, key: str) -> deque[float]:
-        times = self.failures.setdefault(key, deque())
-        while times and self.wall() - times[0] >= self.policy.failure_window:
-            times.popleft()
-        return times
-
-    def _check_attempts(self, keys: tuple[str, ...]) -> None:
+    def _dummy(self) -> str:
         with self.lock:
-            if any(len(self._recent(k)) >= self.policy.max_failures for k in keys):
-                minutes = max(1, round(self.policy.failure_window / 60))
-                raise TableError("too-many-attempts", f"too many failed sign-ins: try again in {minutes} "
-                                 "minutes", 429, args={"minutes": minutes})
-
-    def _failed(self, keys: tuple[str, ...]) -> None:
-        with self.lock:
-            for k in keys:
-                self._recent(k).append(self.wall())
+            if not self.dummy:
+                self.dummy = self.hasher.hash(secrets.token_urlsafe(16))
+            return self.dummy
 
 
 def _code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
+
+
+def device_id(key_hash: str) -> str:
+    """The name a device goes by in its list: derived from its key's hash, which it does not reveal."""
+    return hashlib.sha256(("device:" + key_hash).encode()).hexdigest()[:16]
+
+
+def device_view(d: DeviceRow, current: str) -> dict[str, object]:
+    return {"id": device_id(d.hash), "made": d.created, "seen": d.seen or d.created,
+            "how": d.how or "earlier", "this": d.hash == current}
 
 
 def public(row: PlayerRow) -> dict[str, object]:

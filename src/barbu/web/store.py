@@ -136,8 +136,16 @@ CREATE INDEX rating_history_by_player ON rating_history(player_id, at);
 CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 """
 
+# Devices: how each key of a profile came (made, transfer, password; "" before this step) and when
+# it was last seen, for the list its owner may sign devices out of.
+_DEVICES = """
+ALTER TABLE player_keys ADD COLUMN how TEXT NOT NULL DEFAULT '';
+ALTER TABLE player_keys ADD COLUMN seen REAL NOT NULL DEFAULT 0;
+CREATE INDEX transfers_by_player ON transfers(player_id, expires);
+"""
+
 # The migrations, in order: a database at version k (PRAGMA user_version) runs the steps after k.
-MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS)
+MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS, _DEVICES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -291,6 +299,12 @@ class PlayerBatch:
     password: str | None = None  # the password's argon2 hash ("" removes it)
     transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
     used_transfer: str | None = None  # the hash of a transfer code now used up
+    how: str = ""  # how the new keys came: "made", "transfer" or "password"
+    max_keys: int = 0  # keys the profile keeps at most, the least recently seen dropped (0: no cap)
+    live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
+    drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
+    keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
+    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
 
     def __bool__(self) -> bool:
         return True
@@ -305,6 +319,16 @@ class PlayerRow:
     name_key: str
     password: str  # argon2 hash, or "" for a profile without a password
     keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    """One device's key of a profile: its hash, when it was made and last seen, and how it came."""
+
+    hash: str
+    created: float
+    seen: float  # 0 until first noted
+    how: str  # "made", "transfer", "password", or "" for a key older than the list of devices
 
 
 @dataclass(frozen=True)
@@ -347,6 +371,7 @@ class TableStore(Protocol):
     def sheet_history(self, sheet_id: str) -> list[dict[str, Any]]: ...
     def load_player(self, player_id: str) -> PlayerRow | None: ...
     def player_named(self, name_key: str) -> PlayerRow | None: ...
+    def devices_of(self, player_id: str) -> list[DeviceRow]: ...
     def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]: ...
     def ratings_of(self, player_id: str) -> list[RatingRow]: ...
     def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]: ...
@@ -548,6 +573,12 @@ class Store:
         return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
                          tuple((str(k[0]), str(k[1])) for k in keys))
 
+    def devices_of(self, player_id: str) -> list[DeviceRow]:
+        with self.lock:
+            rows = self.db.execute("SELECT hash, created, seen, how FROM player_keys WHERE player_id = ? "
+                                   "ORDER BY created, hash", (player_id,)).fetchall()
+        return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
+
     # -- ratings ---------------------------------------------------------------------------
 
     def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]:
@@ -705,9 +736,21 @@ def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
                    (b.player_id, b.create[0], b.create[1], now))
     if b.password is not None:
         db.execute("UPDATE players SET password = ? WHERE id = ?", (b.password, b.player_id))
+    if b.keep_only is not None:
+        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash != ?", (b.player_id, b.keep_only))
+    for gone in b.drop_keys:
+        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash = ?", (b.player_id, gone))
+    if b.seen is not None:
+        db.execute("UPDATE player_keys SET seen = ? WHERE player_id = ? AND hash = ?",
+                   (b.seen[1], b.player_id, b.seen[0]))
     for salt, digest in b.keys:
-        db.execute("INSERT INTO player_keys (player_id, salt, hash, created) VALUES (?, ?, ?, ?)",
-                   (b.player_id, salt, digest, now))
+        db.execute("INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
+                   "VALUES (?, ?, ?, ?, ?, ?)",
+                   (b.player_id, salt, digest, now, b.how, now))
+    if b.keys and b.max_keys:  # the least recently seen beyond the cap are signed out
+        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash NOT IN (SELECT hash "
+                   "FROM player_keys WHERE player_id = ? ORDER BY MAX(seen, created) DESC, hash LIMIT ?)",
+                   (b.player_id, b.player_id, b.max_keys))
     db.execute("DELETE FROM transfers WHERE expires < ?", (now,))
     # Deleted only if still there: a code used twice at once opens the profile once.
     if b.used_transfer is not None and \
@@ -716,6 +759,10 @@ def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
     if b.transfer is not None:
         db.execute("INSERT INTO transfers (code_hash, player_id, expires) VALUES (?, ?, ?)",
                    (b.transfer[0], b.player_id, b.transfer[1]))
+    if b.transfer is not None and b.live_codes:  # a new code replaces the oldest beyond the cap
+        db.execute("DELETE FROM transfers WHERE player_id = ? AND code_hash NOT IN (SELECT code_hash FROM "
+                   "transfers WHERE player_id = ? ORDER BY expires DESC, code_hash LIMIT ?)",
+                   (b.player_id, b.player_id, b.live_codes))
 
 
 def _write_rating(db: sqlite3.Connection, table_id: str, result: GameResult) -> None:

@@ -170,8 +170,13 @@ const Friends = (() => {
       h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),
         h("button", { type: "button", id: "transfer-button", onclick: transfer }, t("profile.show-code")),
         h("div", { id: "transfer-box", "aria-live": "polite" })),
+      h("section", { class: "part", "aria-labelledby": "devices-title" }, h("h2", { id: "devices-title" }, t("profile.devices")),
+        h("p", { class: "help" }, t("profile.devices-help")),
+        h("div", { id: "device-list", "aria-live": "polite" }, h("p", { class: "muted" }, t("profile.devices-loading"))),
+        h("button", { type: "button", id: "others-button", onclick: signOutOthers }, t("profile.sign-out-others"))),
       h("section", { class: "part" }, h("h2", {}, t("profile.password-title")),
         h("p", { class: "help" }, t(p.password ? "profile.password-set" : "profile.password-help")),
+        h("p", { class: "help" }, t("profile.password-signs-out")),
         form("password-form", field("new-password", t("profile.new-password"),
           { type: "password", minlength: 8, maxlength: 128, autocomplete: "new-password" }),
         t("profile.password-button"), async () => {
@@ -183,6 +188,56 @@ const Friends = (() => {
       h("section", { class: "part" }, h("h2", {}, t("profile.forget-title")), h("p", { class: "help" }, t("profile.forget-help")),
         h("button", { type: "button", id: "forget-button", onclick: () => { forget(); say(t("profile.forgotten")); renderProfile(); } },
           t("profile.forget"))));
+    devices();
+  }
+
+  // The devices that hold this profile: how each came, when it was made and last seen; any other
+  // one can be signed out (this one is forgotten below instead).
+  async function devices() {
+    const box = $("device-list");
+    try {
+      showDevices((await api("/api/me/devices")).devices);
+    } catch (e) {
+      if (box) fill(box, h("p", { class: "muted" }, e.message));
+    }
+  }
+
+  function showDevices(list) {
+    const box = $("device-list");
+    if (!box) return;
+    fill(box, h("ul", { class: "devices" }, list.map((d) => h("li", { "data-device": d.id, "data-how": d.how },
+      h("span", { class: "d-how" }, t(`profile.how-${d.how}`)),
+      d.this ? h("span", { class: "badge this-device" }, t("profile.this-device")) : null,
+      h("span", { class: "muted d-when" }, t("profile.device-made", { when: I18N.date(d.made, { time: true }) }),
+        " · ", t("profile.device-seen", { when: ago(d.seen) })),
+      d.this ? null : h("button", { type: "button", class: "revoke", onclick: () => revoke(d.id) }, t("profile.sign-out"))))));
+    $("others-button").hidden = list.length < 2;
+  }
+
+  async function drop(path) {
+    const res = await fetch(path, { method: "DELETE", headers: headers() });
+    const data = res.status === 204 ? {} : await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
+    return data;
+  }
+
+  async function revoke(id) {
+    try {
+      await drop(`/api/me/devices/${encodeURIComponent(id)}`);
+      say(t("profile.signed-out"));
+      await devices();
+    } catch (e) {
+      say(e.message, true);
+    }
+  }
+
+  async function signOutOthers() {
+    try {
+      showDevices((await drop("/api/me/devices/others")).devices);
+      say(t("profile.signed-out-others"));
+    } catch (e) {
+      say(e.message, true);
+    }
   }
 
   async function transfer() {
