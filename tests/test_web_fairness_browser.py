@@ -91,7 +91,7 @@ def test_a_guest_ties_the_seat_to_the_profile_made_during_the_game(server: str, 
     no_serious_violation(page, "profile-guest-seats")
     button.click()
     page.wait_for_function("() => document.querySelector('#profile-said').textContent.includes('now counts')")
-    page.wait_for_selector("#guest-seats p.muted")
+    page.wait_for_selector("#guest-seats p.help")
     mine = page.evaluate("fetch('/api/mine', {method: 'POST', headers: Object.assign({'Content-Type': "
                          "'application/json'}, Friends.headers()), body: '{}'}).then(r => r.json())")
     assert [(t["id"], t["holders"][t["seat"]]) for t in mine["tables"]] == [(table_id, "profile")]

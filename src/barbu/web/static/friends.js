@@ -194,7 +194,7 @@ const Friends = (() => {
     try {
       const { tables } = await api("/api/mine", { seats: held() });
       const guest = tables.filter((x) => (x.holders || [])[x.seat] === "guest" && !x.over && !x.damaged);
-      if (!guest.length) { fill(box, h("p", { class: "muted" }, t("profile.guest-none"))); return; }
+      if (!guest.length) { fill(box, h("p", { class: "help" }, t("profile.guest-none"))); return; }
       fill(box, h("ul", { class: "mine" }, guest.map((x) => h("li", { "data-table": x.id },
         h("span", { class: "t-names" }, x.names.map((n) => localName(n)).join(", ")), " ",
         h("button", { type: "button", class: "tie", onclick: async (ev) => {
@@ -206,7 +206,7 @@ const Friends = (() => {
           } catch (e) { say(e.message, true); ev.target.disabled = false; }
         } }, t("profile.tie", { name: p.name }))))));
     } catch (e) {
-      fill(box, h("p", { class: "muted" }, t("lobby.cannot-list", { why: e.message })));
+      fill(box, h("p", { class: "help" }, t("lobby.cannot-list", { why: e.message })));
     }
   }
 
