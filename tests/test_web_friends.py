@@ -322,12 +322,12 @@ def test_a_free_seat_a_computer_holds_keeps_its_link_for_the_creator(tmp_path: P
     table = Table.create(store, Setup.parse({"name": "Ann", "seats": SEATS}))
     host = Recorder(table)
     table.attach(host, table.seats[0].row.token)
-    link = table.seats[1].row.token
-    table.takeover(host, 1)  # nobody came yet: a computer plays seat 2 meanwhile
+    link = table.seats[2].row.token  # the open seat: an invited friend's is never handed over
+    table.takeover(host, 2)  # nobody came yet: a computer plays seat 3 meanwhile
     last = [m for m in host.messages if m["type"] == "invites"][-1]
-    assert last["seats"][0]["link"].endswith(link) and table.seats[1].is_bot
-    table.run(table.plan_reissue(host, 1))
-    assert table.seats[1].row.token != link and table.seat_of_token(link) is None
+    assert last["seats"][1]["link"].endswith(link) and table.seats[2].is_bot
+    table.run(table.plan_reissue(host, 2))
+    assert table.seats[2].row.token != link and table.seat_of_token(link) is None
     store.close()
 
 

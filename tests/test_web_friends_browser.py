@@ -80,7 +80,7 @@ def test_a_friends_seat_is_refused_to_a_stranger_and_taken_with_its_link(server:
     first_link = ann.locator("#invites input.link").input_value()
     assert f"/table/{table_id}#t=" in first_link
     ann.click("#invites a.button.primary")
-    ann.wait_for_selector("#hand .card")
+    ann.wait_for_selector("#start-now")  # nothing is dealt while the friend's seat is free
     ann.click("#btn-invite")
     ann.wait_for_selector("#invite-links li[data-seat='1'] button.reissue")
     shoot(ann, "invite-links")
@@ -110,7 +110,9 @@ def test_a_friends_seat_is_refused_to_a_stranger_and_taken_with_its_link(server:
     ben.fill("#seat-name", "Ben")
     ben.click("#name-form button")
     ben.wait_for_selector("#hand .card")
-    ann.wait_for_function("() => document.querySelector('#live').textContent.includes('Ben has joined')")
+    # Said in the toast (the live region goes on to the first hand, dealt as the friend came).
+    ann.wait_for_function("() => document.querySelector('#toast').textContent.includes('Ben has joined')")
+    ann.wait_for_selector("#hand .card")
     ann.click("#btn-invite")
     assert "taken by Ben" in ann.inner_text("#invite-links li[data-seat='1']")
     for ctx in (ann_ctx, eve_ctx, ben_ctx):

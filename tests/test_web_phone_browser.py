@@ -91,7 +91,7 @@ def at_table(chrome: Any, server: str, link: str, size: dict[str, int], lang: st
     context.add_init_script(f"localStorage.setItem('barbu.lang', '{lang}');")
     page = context.new_page()
     page.goto(server + link)
-    page.wait_for_selector("#hand .card, #sheet tr.hand-row")
+    page.wait_for_selector("#hand .card, #sheet tr.hand-row, #start-now")  # a friend's table waits for them
     return page
 
 

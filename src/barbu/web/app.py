@@ -44,6 +44,7 @@ from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web import ladder
 from barbu.web import sheets as sheetmod
+from barbu.web.clientid import CLIENT_HEADER, client_key
 from barbu.web.errors import TableError
 from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
@@ -614,6 +615,7 @@ def build_app(config: Config) -> Starlette:
     async def create_table(request: Request) -> Response:
         setup = Setup.parse(await _json_body(request))
         setup.player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        setup.client = client_key(request.headers.get(CLIENT_HEADER))
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players", args={"variant": "seed"})
@@ -631,14 +633,29 @@ def build_app(config: Config) -> Starlette:
         body = await _json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
         player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        browser = client_key(request.headers.get(CLIENT_HEADER))
         seat, token = -1, ""
 
         def plan() -> Change:
             nonlocal seat, token
-            change, seat, token = table.plan_join(name, player)
+            change, seat, token = table.plan_join(name, player, browser)
             return change
         await server.change(table, plan)
         return JSONResponse({"seat": seat, "token": token, "link": f"/table/{table.id}#t={token}"})
+
+    async def tie_seat(request: Request) -> Response:
+        """A guest's seat (its token) tied to the profile of the request: rated and listed for it."""
+        table = server.tables.get(request.path_params["table_id"])
+        player = server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
+        token = request.headers.get("x-barbu-token")
+        seat = -1
+
+        def plan() -> Change:
+            nonlocal seat
+            change, seat = table.plan_tie(token, player)
+            return change
+        await server.change(table, plan)
+        return JSONResponse({"seat": seat, "table": table.meta()["seats"][seat]})
 
     async def record(request: Request) -> Response:
         table = server.tables.get(request.path_params["table_id"])
@@ -677,6 +694,7 @@ def build_app(config: Config) -> Starlette:
         Route("/api/tables", _refusals(create_table), methods=["POST"]),
         Route("/api/tables/{table_id}", _refusals(table_info)),
         Route("/api/tables/{table_id}/join", _refusals(join_table), methods=["POST"]),
+        Route("/api/tables/{table_id}/tie", _refusals(tie_seat), methods=["POST"]),
         Route("/api/tables/{table_id}/record", _refusals(record)),
         WebSocketRoute("/ws/{table_id}", ws_endpoint),
         Route("/profile", page),
@@ -806,8 +824,9 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             raise TableError("already-joined", "you are already at this table")
         try:
             player = server.profiles.optional(msg.get("profile"))
+            browser = client_key(msg.get("client"))
             await server.change(table, lambda: table.plan_attach(conn, msg.get("token"), msg.get("name"),
-                                                                 msg.get("pace", False), player))
+                                                                 msg.get("pace", False), player, browser))
         except TableError as e:
             # A refused hello does not count, but for one: its token opens a free seat and only the
             # name is missing, so a person holding the invitation is typing it at the page's prompt.
@@ -816,7 +835,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         conn.greeted = True
         server.kick(table)  # a seat taken on its turn starts its turn clock
         return True
-    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch"):
+    if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch",
+                    "start"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -835,6 +855,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_invites(conn))
     elif kind == "reissue":
         await server.change(table, lambda: table.plan_reissue(conn, msg.get("seat")))
+    elif kind == "start":  # the creator's: the invited seats nobody took become computers', and it deals
+        await server.change(table, lambda: table.plan_start(conn, msg.get("level")))
     elif kind == "rematch":
         op = msg.get("op")
         await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))

@@ -1,16 +1,18 @@
 """The ladder of the web server: what a finished game is rated as, the leaderboards and each player's page.
 
-A game is rated when at least one of its seats is tied to a profile. Each seat is then an entrant:
-a profile as itself; a seat of a person without a profile as a newcomer at the default skill, who
-is not kept; a seat a computer held from the start as the fixed anchor of its level. A person's seat
-handed to a computer during the game stays its person's: what the computer did there counts for
-them, as the places of the game do. The places come from the engine (:meth:`Game.places`) and every
+A game is rated when at least one of its seats is tied to a profile whose person played it. Each
+seat is then an entrant: a profile as itself; a seat of a person without a profile as a newcomer at
+the default skill, who is not kept; a seat a computer held from the start as the fixed anchor of its
+level. A person's seat is its person's only if they made most of its decisions themselves
+(:func:`played_by_person`); one a computer mostly played (handed over, or after the turn clock ran
+out) is that computer's anchor, so nobody is rated for a game a computer played for them.
+The places come from the engine (:meth:`Game.places`) and every
 score from its hand records: nothing is counted here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from barbu.engine.game import Game
@@ -24,20 +26,45 @@ MAX_GAMES = 500  # rated games a player's page shows (the newest)
 MAX_NAME = 100
 
 
-def entrant(row: SeatRow) -> str:
-    """Who a seat is for the ratings ("" for a person without a profile)."""
+def entrant(row: SeatRow, decided: Mapping[str, int] | None = None) -> str:
+    """Who a seat is for the ratings ("" for a person without a profile).
+
+    ``decided`` counts the seat's decisions by who made them ("" its person, else a computer's
+    level): a person's seat whose decisions a computer made at least as often as its person did
+    is that computer's (the one that made most of them) for the ratings.
+    """
+    if row.token and decided is not None and not played_by_person(decided):
+        computers = [k for k in decided if k]
+        return COMPUTER + max(computers, key=lambda k: (decided[k], k)) if computers else ""
     if row.player:
         return PERSON + row.player
-    if row.token:  # a person's seat (a computer's has no link), perhaps handed to a computer
+    if row.token:  # a person's seat (a computer's has no link)
         return ""
     return COMPUTER + row.level
 
 
-def game_result(game: Game, state: State, rows: Sequence[SeatRow]) -> GameResult | None:
-    """What a finished game is rated as; None when it is not over or no seat is tied to a profile."""
+def played_by_person(decided: Mapping[str, int]) -> bool:
+    """Whether a seat's person made most of its decisions (more than the computers standing in did).
+
+    A decision is an action chosen among two or more legal ones: a contract (with its trump suit or
+    starting rank), a double or redouble, a card; a forced pass or a single legal card is none.
+    """
+    own = decided.get("", 0)
+    return own > sum(decided.values()) - own
+
+
+def game_result(game: Game, state: State, rows: Sequence[SeatRow],
+                decisions: Mapping[int, Mapping[str, int]] | None = None) -> GameResult | None:
+    """What a finished game is rated as; None when it is not over or no seat is its profile's player's.
+
+    ``decisions`` (seat -> who decided -> how many) makes a person's seat that a computer mostly
+    played that computer's; without it (a game replayed from before they were counted) every seat
+    counts as its holder's.
+    """
     if not state.is_over or len(state.history) != game.num_hands:
         return None
-    entrants = [entrant(r) for r in sorted(rows, key=lambda r: r.seat)]
+    entrants = [entrant(r, None if decisions is None else decisions.get(r.seat, {}))
+                for r in sorted(rows, key=lambda r: r.seat)]
     seen: set[str] = set()
     for s, e in enumerate(entrants):
         if e.startswith(PERSON) and e in seen:

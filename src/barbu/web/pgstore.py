@@ -146,7 +146,6 @@ CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 """
 # (``n`` in rating_history is SQLite's rowid: the order rows were written, the tie-break of a history.)
 
-# The steps, in order: a database at version k (the one row of barbu_schema) runs the steps after k.
 # Devices: how each key of a profile came and when it was last seen (store.py's _DEVICES).
 _DEVICES = """
 ALTER TABLE player_keys ADD COLUMN how TEXT NOT NULL DEFAULT '';
@@ -154,7 +153,13 @@ ALTER TABLE player_keys ADD COLUMN seen DOUBLE PRECISION NOT NULL DEFAULT 0;
 CREATE INDEX transfers_by_player ON transfers(player_id, expires);
 """
 
-MIGRATIONS = (_SCHEMA_1, _DEVICES)
+# The browser that took each seat (a digest of its client id), so that it holds one seat of a table.
+_CLIENTS = """
+ALTER TABLE seats ADD COLUMN client TEXT NOT NULL DEFAULT ''
+"""
+
+# The steps, in order: a database at version k (the one row of barbu_schema) runs the steps after k.
+MIGRATIONS = (_SCHEMA_1, _DEVICES, _CLIENTS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
@@ -353,10 +358,10 @@ class PgStore:
         return float(row[0]), of if isinstance(of, str) else None
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
-        rows = self._rows("SELECT seat, name, token, kind, level, claimed, player, access "
+        rows = self._rows("SELECT seat, name, token, kind, level, claimed, player, access, client "
                           "FROM seats WHERE table_id = %s ORDER BY seat", (table_id,))
         return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
-                        str(r[7])) for r in rows]
+                        str(r[7]), str(r[8])) for r in rows]
 
     def table_flags(self, table_id: str) -> tuple[bool, int]:
         """Whether a table is private, and its creator's seat (-1: none)."""
@@ -525,13 +530,15 @@ def _write_table(db: Conn, batch: Batch) -> None:
                    (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
         for s in batch.seats:
             db.execute("INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, "
-                       "access) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                       (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access))
+                       "access, client) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                       (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access,
+                        s.client))
         return
     for r in batch.seats:
         db.execute("UPDATE seats SET name = %s, token = %s, kind = %s, level = %s, claimed = %s, "
-                   "player = %s, access = %s WHERE table_id = %s AND seat = %s",
-                   (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, tid, r.seat))
+                   "player = %s, access = %s, client = %s WHERE table_id = %s AND seat = %s",
+                   (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, r.client, tid,
+                    r.seat))
 
 
 def _write_sheet(db: Conn, b: SheetBatch) -> None:

@@ -144,8 +144,13 @@ ALTER TABLE player_keys ADD COLUMN seen REAL NOT NULL DEFAULT 0;
 CREATE INDEX transfers_by_player ON transfers(player_id, expires);
 """
 
+# The browser that took each seat (a digest of its client id), so that it holds one seat of a table.
+_CLIENTS = """
+ALTER TABLE seats ADD COLUMN client TEXT NOT NULL DEFAULT '';
+"""
+
 # The migrations, in order: a database at version k (PRAGMA user_version) runs the steps after k.
-MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS, _DEVICES)
+MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS, _DEVICES, _CLIENTS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -191,6 +196,7 @@ class SeatRow:
     claimed: bool  # a person has taken the seat (by its link or from the lobby)
     player: str = ""  # the profile the seat is tied to ("" for none)
     access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
+    client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
 
 
 @dataclass(frozen=True)
@@ -491,10 +497,10 @@ class Store:
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
         with self.lock:
-            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed, player, access "
+            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed, player, access, client "
                                    "FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
         return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
-                        str(r[7])) for r in rows]
+                        str(r[7]), str(r[8])) for r in rows]
 
     def table_flags(self, table_id: str) -> tuple[bool, int]:
         """Whether a table is private, and its creator's seat (-1: none, as for every older table)."""
@@ -656,16 +662,16 @@ class Store:
             db.execute("INSERT INTO tables (id, created, setup, private, creator) VALUES (?, ?, ?, ?, ?)",
                        (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
             db.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access)
-                 for s in batch.seats])
+                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access, "
+                "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access,
+                  s.client) for s in batch.seats])
         else:
             for row in batch.seats:
                 db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ?, "
-                           "player = ?, access = ? WHERE table_id = ? AND seat = ?",
+                           "player = ?, access = ?, client = ? WHERE table_id = ? AND seat = ?",
                            (row.name, row.token, row.kind, row.level, int(row.claimed), row.player,
-                            row.access, tid, row.seat))
+                            row.access, row.client, tid, row.seat))
         seq = 1 if batch.create is not None else self._seq_after(db, tid)
         seqs = []
         for kind, data in batch.events:

@@ -158,6 +158,7 @@ class Setup:
     turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
     private: bool = False  # left out of the lobby's list: reachable by its links only
     player: PlayerRow | None = None  # the creator's profile, when the request came with one
+    client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
 
     @property
     def ruleset(self) -> str:
@@ -322,6 +323,8 @@ class Table:
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
     stand_ins: StandIns = field(default_factory=dict)  # cards a computer played in a person's seat
     last_seq: int = 0  # the seq of the last stored event replayed when the table was loaded
+    decisions: Decisions = field(default_factory=dict)  # who made each seat's decisions (the ratings')
+    filled: dict[str, Any] | None = None  # the creator's "start with computers" (its stored event)
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
@@ -344,7 +347,8 @@ class Table:
                 creator = (you.name if you else setup.creator) if i == creator_seat else None
                 player = you.id if you and i == creator_seat else ""
                 rows.append(SeatRow(i, creator or f"Seat {i + 1}", secrets.token_urlsafe(18), "human", "",
-                                    creator is not None, player, spec["access"]))
+                                    creator is not None, player, spec["access"],
+                                    setup.client if creator is not None else ""))
         # The seed decides every deal: unguessable unless a practice game chose its own.
         state = State(setup.game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
         return cls.plan_seated(store, state, rows, setup, **kw)
@@ -363,7 +367,8 @@ class Table:
         creator_seat = setup.creator_seat
         mine = -1 if creator_seat is None else creator_seat
         batch = Batch(table_id, seats=rows, create=record, private=setup.private, creator=mine)
-        deal_into(state, batch)
+        if not awaited(rows):  # a table with invited seats deals once they are taken (or filled)
+            deal_into(state, batch)
         table = cls._open(store, table_id, game, state, rows, private=setup.private, creator=mine, **kw)
         table.chat.rights = setup.chat
         table.turn_clock = setup.turn_clock
@@ -402,7 +407,8 @@ class Table:
         game, state, rows = start
         events = store.events(table_id)
         stand_ins: StandIns = {}
-        damaged = replay_events(state, events, [r.name for r in rows], stand_ins)
+        decisions: Decisions = {}
+        damaged = replay_events(state, events, [r.name for r in rows], stand_ins, decisions)
         if damaged is not None:
             log.error("table %s is damaged: %s; it is kept as it was before that event and cannot be "
                       "played on", table_id, damaged.pop("logged"))
@@ -413,6 +419,7 @@ class Table:
                           creator=creator, **kw)
         table.active_at = store.last_change(table_id) or table.active_at
         table.stand_ins = stand_ins
+        table.decisions = decisions
         table.last_seq = events[-1].seq if events else 0
         stored = store.load_setup(table_id) or {}
         table.chat.rights = rights_of(stored.get("chat"))
@@ -423,7 +430,10 @@ class Table:
             if ev.kind == "rematch" and ev.problem is None:
                 with contextlib.suppress(KeyError, TypeError, ValueError):  # edited by hand: not the game's
                     table.rematch.apply(ev.data)
-        if damaged is None and state.phase == Phase.DEAL:  # stored before deals went with their action
+            if ev.kind == "start" and ev.problem is None:
+                table.filled = ev.data
+        if damaged is None and state.phase == Phase.DEAL and not awaited(rows):  # stored before deals went
+            # with their action (a table still waiting for its invited people deals when they come)
             batch = Batch(table_id)
             deal_into(table.state, batch)
             store.commit(batch)
@@ -488,15 +498,72 @@ class Table:
                              args={"variant": "table"})
 
     def _seat_change(self, row: SeatRow, then: Callable[[], None]) -> Change:
-        """Replace a seat's row (a copy, changed) once it is stored, then do ``then``."""
+        """Replace a seat's row (a copy, changed) once it is stored, then do ``then``. The last invited
+        seat taken deals the first hand in the same transaction."""
+        batch = Batch(self.id, seats=[row])
+        dealt = self._plan_start(batch, [row])
+
         def commit() -> None:
             if not self.seats[row.seat].row.claimed and row.claimed and self.state.current == row.seat:
                 self.turn_since = self.clock()  # taken on its turn: its person has the whole clock
             self.seats[row.seat].row = row
             self.active_at = time.time()
+            self._started(dealt)
             then()
             self.tell_creator()
-        return Change(Batch(self.id, seats=[row]), commit)
+        return Change(batch, commit)
+
+    def _plan_start(self, batch: Batch, changed: list[SeatRow]) -> State | None:
+        """The game dealt on a copy (its deal added to ``batch``) when these seat changes take the last
+        invited seat of a table that waits; None when it does not start now."""
+        if self.state.phase != Phase.DEAL or self.state.hand_no or self.damaged is not None:
+            return None
+        rows = {r.seat: r for r in [s.row for s in self.seats] + changed}
+        if not awaited([s.row for s in self.seats]) or awaited(list(rows.values())):
+            return None
+        state = self.state.copy()
+        deal_into(state, batch)
+        return state
+
+    def _started(self, dealt: State | None) -> None:
+        if dealt is not None:
+            self.state = dealt
+            self.turn_since = self.clock()
+            log.info("table %s: every invited seat is filled; the first hand is dealt", self.id)
+
+    def awaited(self) -> list[int]:
+        """The invited seats the game waits for (none once it has begun)."""
+        return awaited([s.row for s in self.seats]) if self.state.phase == Phase.DEAL else []
+
+    def plan_start(self, client: Client, level: object = None) -> Change:
+        """The creator starts without the invited people who have not come: their seats become computer
+        players' (of ``level``) for the whole game, their links lapse, and a ``start`` event says so."""
+        self._creator_only(client, "start")
+        lvl = default_level() if level is None else level
+        if not isinstance(lvl, str) or lvl not in levels():
+            raise TableError("bad-level", f"unknown computer level {str(lvl)[:40]!r}")
+        self._writable()
+        missing = self.awaited()
+        if not missing:
+            raise TableError("not-waiting", "this table waits for nobody: its game has begun", 409)
+        rows = [SeatRow(i, f"Computer {i + 1}", "", "bot", lvl, True) for i in missing]
+        data = {"seats": missing, "level": lvl, "by": self.creator, "names": [self.seats[i].row.name
+                                                                               for i in missing]}
+        batch = Batch(self.id, events=[("start", data)], seats=rows)
+        dealt = self._plan_start(batch, rows)
+
+        def commit() -> None:
+            for r in rows:
+                self.seats[r.seat].row = r
+            self._make_bots()
+            self.filled = data
+            self.active_at = time.time()
+            self._started(dealt)
+            log.info("table %s: started by its creator with computers (%s) in seats %s", self.id, lvl,
+                     missing)
+            self.tell_creator()
+            self.broadcast()
+        return Change(batch, commit)
 
     # -- what each reader may see ------------------------------------------------
 
@@ -516,6 +583,7 @@ class Table:
             "clock_left": None if (left := self.clock_left()) is None else round(max(0.0, left), 1),
             "turn_age": round(self.clock() - self.turn_since, 1), "damaged": self.damaged,
             "rematch": {**self.rematch.public(), "people": self.people()},
+            "awaited": self.awaited(), "filled": self.filled,
             **self.pause(),
         }
 
@@ -578,12 +646,12 @@ class Table:
         return None
 
     def attach(self, client: Client, token: object, name: object = None, pace: object = False,
-               player: PlayerRow | None = None) -> None:
+               player: PlayerRow | None = None, browser: str = "") -> None:
         """Seat a client by its token (None: watch), storing the claim of a free seat first."""
-        self.run(self.plan_attach(client, token, name, pace, player))
+        self.run(self.plan_attach(client, token, name, pace, player, browser))
 
     def plan_attach(self, client: Client, token: object, name: object = None, pace: object = False,
-                    player: PlayerRow | None = None) -> Change:
+                    player: PlayerRow | None = None, browser: str = "") -> Change:
         """Seat a client by its token (None: watch). A seat nobody has taken yet needs a name (or a
         profile, whose name it takes and to which it is tied), and whoever takes it through its
         link gets a fresh token: the link it came by lapses."""
@@ -603,10 +671,10 @@ class Table:
         self._writable()  # before asking for a name: a damaged table's free seat cannot be taken
         if name is None and player is None:
             raise TableError("name-required", "this seat is free: give your name to take it")
-        self._one_seat_each(player)
+        self._one_seat_each(player, browser)
         taken_as = player.name if player else bare_name(self.store, name)
-        fresh = dataclasses.replace(row, name=taken_as, claimed=True,
-                                    token=secrets.token_urlsafe(18), player=player.id if player else "")
+        fresh = dataclasses.replace(row, name=taken_as, claimed=True, token=secrets.token_urlsafe(18),
+                                    player=player.id if player else "", client=browser)
 
         def taken() -> None:
             log.info("table %s: seat %d taken by %s", self.id, seat, fresh.name)
@@ -644,20 +712,21 @@ class Table:
                 self.seats[client.seat].connected -= 1
             self.broadcast()
 
-    def join(self, name: object, player: PlayerRow | None = None) -> tuple[int, str]:
+    def join(self, name: object, player: PlayerRow | None = None, browser: str = "") -> tuple[int, str]:
         """Give the first free open seat to ``name`` (from the lobby): a fresh token, so old links lapse."""
-        change, seat, token = self.plan_join(name, player)
+        change, seat, token = self.plan_join(name, player, browser)
         self.run(change)
         return seat, token
 
-    def plan_join(self, name: object, player: PlayerRow | None = None) -> tuple[Change, int, str]:
+    def plan_join(self, name: object, player: PlayerRow | None = None,
+                  browser: str = "") -> tuple[Change, int, str]:
         clean = player.name if player is not None else bare_name(self.store, name)
         self._writable()
-        self._one_seat_each(player)
+        self._one_seat_each(player, browser)
         for s in self.seats:
             if s.free and s.row.access == "open":
                 fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18),
-                                            player=player.id if player else "")
+                                            player=player.id if player else "", client=browser)
 
                 def joined(seat: int = s.row.seat) -> None:
                     log.info("table %s: seat %d joined from the lobby by %s", self.id, seat, clean)
@@ -668,11 +737,43 @@ class Table:
                              "only a seat's own link opens it", 403)
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
 
-    def _one_seat_each(self, player: PlayerRow | None) -> None:
-        """A profile plays one seat of a table: what is kept about a player (ratings) stays theirs alone."""
-        if player is not None and any(s.row.player == player.id for s in self.seats):
-            raise TableError("already-seated", "you already have a seat at this table: open it from your "
-                             "tables", 409)
+    def _one_seat_each(self, player: PlayerRow | None, browser: str = "") -> None:
+        """One person, one seat of a table: a profile, and a browser (its client id's digest), take at most
+        one, so that nobody sees two hands and what is kept about a player (ratings) stays theirs alone."""
+        for s in self.seats:
+            r = s.row
+            if (player is not None and r.player == player.id) or (browser and r.client == browser):
+                raise TableError("already-seated", f"you already hold seat {r.seat + 1} ({r.name}) at this "
+                                 "table: open it from your tables", 409,
+                                 args={"variant": "seat", "seat": r.seat + 1, "name": r.name})
+
+    def plan_tie(self, token: object, player: PlayerRow) -> tuple[Change, int]:
+        """A guest ties the seat they hold (its token) to their profile, made since they sat down: the
+        seat then goes by the profile's name, and the game is rated and listed for it."""
+        seat = self.seat_of_token(token)
+        if seat is None:
+            raise TableError("bad-token", "this token gives no seat at this table", 403,
+                             args={"variant": "tie"})
+        self._writable()
+        row = self.seats[seat].row
+        if not row.claimed:
+            raise TableError("not-taken", f"seat {seat + 1} has not been taken yet: take it first", 409,
+                             args={"variant": "tie", "seat": seat + 1})
+        if row.player == player.id:
+            return Change(Batch(self.id), lambda: None), seat  # already so: asked twice
+        if row.player:
+            raise TableError("seat-tied", f"seat {seat + 1} is already tied to a profile", 409,
+                             args={"seat": seat + 1})
+        if self.state.is_over:
+            raise TableError("game-over", "this game is over: its ratings are settled, so a seat can no "
+                             "longer be tied to a profile", 409, args={"variant": "tie"})
+        self._one_seat_each(player)
+        tied = dataclasses.replace(row, name=player.name, player=player.id)
+
+        def done() -> None:
+            log.info("table %s: seat %d tied to a profile (%s)", self.id, seat, player.name)
+            self.broadcast()
+        return self._seat_change(tied, done), seat
 
     # -- the creator's invitations ------------------------------------------------------
 
@@ -720,9 +821,13 @@ class Table:
             log.info("table %s: seat %d has a new link; the old one lapsed", self.id, target)
         return self._seat_change(fresh, reissued)
 
-    def _creator_only(self, client: Client) -> None:
-        if not self.is_creator(client):
-            raise TableError("not-creator", "only whoever created this table manages its invitations", 403)
+    def _creator_only(self, client: Client, what: str = "invites") -> None:
+        if self.is_creator(client):
+            return
+        if what == "start":
+            raise TableError("not-creator", "only whoever created this table starts its game without the "
+                             "invited people", 403, args={"variant": "start"})
+        raise TableError("not-creator", "only whoever created this table manages its invitations", 403)
 
     # -- the rematch -------------------------------------------------------------------
 
@@ -766,7 +871,8 @@ class Table:
             r = s.row
             if r.token:
                 rows.append(SeatRow(r.seat, r.name if r.claimed else f"Seat {r.seat + 1}",
-                                    secrets.token_urlsafe(18), "human", "", r.claimed, r.player, r.access))
+                                    secrets.token_urlsafe(18), "human", "", r.claimed, r.player, r.access,
+                                    r.client))
             else:
                 rows.append(SeatRow(r.seat, r.name, "", "bot", r.level, True))
         seats = [{"you": r.seat == self.creator} for r in rows]
@@ -876,6 +982,9 @@ class Table:
         state = self.state.copy()
         hand_no = state.hand_no
         stood_in = stand_in_at(state, by)
+        decisions = {k: dict(v) for k, v in self.decisions.items()}
+        if len(state.legal_actions()) > 1:  # a choice, not a forced pass or a single legal card
+            note_decision(decisions, seat, by)
         state.apply(action)
         data: dict[str, Any] = {"seat": seat, "action": action}
         if by:
@@ -884,7 +993,7 @@ class Table:
         deal_into(state, batch)
         batch.over = state.is_over  # only an action ends the game
         if batch.over:  # rated with the action that ends it: stored together, or neither
-            batch.result = game_result(self.game, state, [s.row for s in self.seats])
+            batch.result = game_result(self.game, state, [s.row for s in self.seats], decisions)
 
         ended = state.hand_no != hand_no
 
@@ -896,6 +1005,7 @@ class Table:
             elif not self.seats[seat].is_bot:
                 self.ready.add(seat)  # a person who acts in the new hand is ready for it
             self.state = state
+            self.decisions = decisions
             if stood_in is not None:
                 self.stand_ins.setdefault(stood_in[0], {})[stood_in[1]] = by
             self.moves += 1
@@ -1032,6 +1142,11 @@ class Table:
         seat = self.seats[target]
         if seat.is_bot:
             raise TableError("not-idle", "a computer already plays that seat", args={"variant": "bot"})
+        if seat.free and seat.row.access == "friend":
+            raise TableError("not-taken", f"seat {target + 1} is kept for an invited friend who has not "
+                             "taken it yet: nobody can hand it to a computer (the table's creator may start "
+                             "the game with computers in the seats nobody took)", 409,
+                             args={"seat": target + 1})
         waited = self.clock() - self.turn_since
         if seat.row.claimed and (self.state.current != target or waited < self.idle_seconds):
             raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "
@@ -1082,6 +1197,8 @@ class Table:
             raise TableError("damaged", "this table has no record to download: its stored setup cannot be "
                              "read, so its game cannot be rebuilt", 409, args={"variant": "record"})
         doc = to_record(self.state, self.names(), public=True)
+        if self.filled is not None:  # the creator started without some invited people: said in the record
+            doc["start_with_computers"] = {k: self.filled[k] for k in ("seats", "level", "by")}
         for i, hand in enumerate(doc["hands"]):
             if self.stand_ins.get(i):
                 hand["stand_in"] = [[j, level] for j, level in sorted(self.stand_ins[i].items())]
@@ -1173,6 +1290,19 @@ def damage_text(damaged: dict[str, Any]) -> str:
 
 
 StandIns = dict[int, dict[int, str]]  # hand -> index of the card in its actions -> the computer's level
+Decisions = dict[int, dict[str, int]]  # seat -> who decided ("" its person, else a computer's level) -> count
+
+
+def note_decision(decisions: Decisions, seat: int, by: str) -> None:
+    """Count one decision of ``seat`` (an action chosen among two or more legal ones) for whoever made it:
+    ``by`` is "" for the seat's own player, else the level of the computer standing in."""
+    per = decisions.setdefault(seat, {})
+    per[by] = per.get(by, 0) + 1
+
+
+def awaited(rows: list[SeatRow]) -> list[int]:
+    """The invited seats (a friend's, taken with its link only) nobody has taken yet: the game waits."""
+    return [r.seat for r in rows if r.kind == "human" and r.access == "friend" and not r.claimed]
 
 
 def stand_in_at(state: State, by: str) -> tuple[int, int] | None:
@@ -1184,7 +1314,8 @@ def stand_in_at(state: State, by: str) -> tuple[int, int] | None:
 
 
 def replay_events(state: State, events: list[Event], names: list[str],
-                  stand_ins: StandIns | None = None) -> dict[str, Any] | None:
+                  stand_ins: StandIns | None = None,
+                  decisions: Decisions | None = None) -> dict[str, Any] | None:
     """Replay stored events on ``state`` up to the first that fails; where and why it failed, or None.
 
     The answer is the table's ``damaged``: ``seq`` (the event's, from 1 as stored), ``kind``,
@@ -1194,13 +1325,16 @@ def replay_events(state: State, events: list[Event], names: list[str],
     """
     action_no = 0
     for ev in events:
-        if ev.kind in ("chat", "rematch"):  # talk at the table and the offer of a new game: not the game
+        if ev.kind in ("chat", "rematch", "start"):  # talk, a new game's offer, seats filled: not the game
             continue
         by = ev.data.get("by") if ev.kind == "act" and ev.problem is None else None
         stood_in = stand_in_at(state, by) if isinstance(by, str) else None
+        choice = ev.kind == "act" and state.current >= 0 and len(state.legal_actions()) > 1
         problem = ev.problem or replay_event(state, ev, names)
         if problem is None and stood_in is not None and stand_ins is not None:
             stand_ins.setdefault(stood_in[0], {})[stood_in[1]] = str(by)
+        if problem is None and choice and decisions is not None:
+            note_decision(decisions, ev.data["seat"], by if isinstance(by, str) else "")
         if problem is not None:
             data = json.dumps(ev.data)[:200] if ev.problem is None else "unreadable"
             logged = f"stored event {ev.seq} ({ev.kind}, data {data}, seats from 0) {problem}"

@@ -7,9 +7,30 @@ const Friends = (() => {
   const KEY = "barbu.profile";
 
   function profile() { return recall(KEY); }
+  // This browser's own random id (localStorage barbu.client), sent as X-Barbu-Client and as a hello's
+  // "client": the server seats one browser at most once at a table. It proves nothing; a profile does.
+  function clientId() {
+    let id = recall("barbu.client");
+    if (typeof id !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      remember("barbu.client", id);
+    }
+    return id;
+  }
   function headers() {
     const p = profile();
-    return p ? { "X-Barbu-Player": p.credential } : {};
+    const out = { "X-Barbu-Client": clientId() };
+    if (p) out["X-Barbu-Player"] = p.credential;
+    return out;
+  }
+
+  // A guest's seat (its token) tied to this browser's profile: the game is rated and listed for it.
+  async function tie(table, token) {
+    const res = await fetch(`/api/tables/${table}/tie`, { method: "POST", headers: Object.assign({ "X-Barbu-Token": token }, headers()) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
+    return data;
   }
   function keep(res) { remember(KEY, Object.assign({ credential: res.credential }, res.profile)); }
   function forget() {
@@ -157,7 +178,36 @@ const Friends = (() => {
         })),
       h("section", { class: "part" }, h("h2", {}, t("profile.have-code")),
         form("code-form", field("code-input", t("profile.code"), { maxlength: 40, spellcheck: "false" }),
-          t("profile.use-code"), async () => claim($("code-input").value.trim()))));
+          t("profile.use-code"), async () => claim($("code-input").value.trim()))),
+      ratedPart());
+  }
+
+  // What a rating counts, said where a profile is made and kept.
+  function ratedPart() {
+    return h("section", { class: "part", id: "rated-part" }, h("h2", {}, t("profile.rated-title")),
+      h("p", { class: "help" }, t("profile.rated-help")));
+  }
+
+  // The guest seats this browser holds in games being played, each with a button that ties it to the profile.
+  async function guestSeats(p) {
+    const box = $("guest-seats");
+    try {
+      const { tables } = await api("/api/mine", { seats: held() });
+      const guest = tables.filter((x) => (x.holders || [])[x.seat] === "guest" && !x.over && !x.damaged);
+      if (!guest.length) { fill(box, h("p", { class: "help" }, t("profile.guest-none"))); return; }
+      fill(box, h("ul", { class: "mine" }, guest.map((x) => h("li", { "data-table": x.id },
+        h("span", { class: "t-names" }, x.names.map((n) => localName(n)).join(", ")), " ",
+        h("button", { type: "button", class: "tie", onclick: async (ev) => {
+          ev.target.disabled = true;
+          try {
+            await tie(x.id, x.token);
+            say(t("profile.tied", { name: p.name }));
+            guestSeats(p);
+          } catch (e) { say(e.message, true); ev.target.disabled = false; }
+        } }, t("profile.tie", { name: p.name }))))));
+    } catch (e) {
+      fill(box, h("p", { class: "help" }, t("lobby.cannot-list", { why: e.message })));
+    }
   }
 
   // The profile this browser holds: carry it elsewhere, give it a password, or forget it here.
@@ -167,6 +217,9 @@ const Friends = (() => {
         h("p", { class: "help" }, t("profile.kept-here")),
         h("a", { class: "button", href: "/" }, t("profile.to-lobby")), " ",
         h("a", { class: "button", id: "ratings-link", href: `/player/${encodeURIComponent(p.name)}` }, t("profile.ratings"))),
+      ratedPart(),
+      h("section", { class: "part", id: "guest-part" }, h("h2", {}, t("profile.guest-title")),
+        h("p", { class: "help" }, t("profile.guest-help")), h("div", { id: "guest-seats", "aria-live": "polite" })),
       h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),
         h("button", { type: "button", id: "transfer-button", onclick: transfer }, t("profile.show-code")),
         h("div", { id: "transfer-box", "aria-live": "polite" })),
@@ -188,6 +241,7 @@ const Friends = (() => {
       h("section", { class: "part" }, h("h2", {}, t("profile.forget-title")), h("p", { class: "help" }, t("profile.forget-help")),
         h("button", { type: "button", id: "forget-button", onclick: () => { forget(); say(t("profile.forgotten")); renderProfile(); } },
           t("profile.forget"))));
+    guestSeats(p);
     devices();
   }
 
@@ -269,5 +323,5 @@ const Friends = (() => {
     }));
   }
 
-  return { profile, headers, forget, ago, moved, yourTables, showProfile, inviteItems };
+  return { profile, clientId, headers, tie, forget, ago, moved, yourTables, showProfile, inviteItems };
 })();

@@ -303,6 +303,9 @@ function damageBanner(d) {
 }
 
 async function joinTable(id) {
+  // One person, one seat: a browser that holds a seat here already goes back to it.
+  const held = (recall("barbu.mine") || {})[id];
+  if (held) { location.href = `/table/${id}#t=${held}`; return; }
   const you = Friends.profile();
   const name = you ? you.name : ($("create-name").value || "").trim() || prompt(t("lobby.name-prompt"));
   if (!name) return;
@@ -362,6 +365,7 @@ function showTable(id) {
   $("hand").addEventListener("keydown", handKeys);
   const links = recall(`barbu.links.${id}`);
   if (links && links.length) $("btn-invite").hidden = false;
+  $("btn-tie").addEventListener("click", tieSeat);
   $("btn-invite").addEventListener("click", () => {
     // The server's own list for the creator (live, re-issuable); a table of the first release: the kept links.
     fill($("invite-links"), T.invites ? Friends.inviteItems(T.invites) : inviteList(links || []));
@@ -371,7 +375,7 @@ function showTable(id) {
     ev.preventDefault();
     T.named = $("seat-name").value.trim();
     // The form stays until the seat is ours: a refused name is shown beside it (nameRefused).
-    if (send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential() })) T.asking = true;
+    if (send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential(), client: Friends.clientId() })) T.asking = true;
   });
   $("seat-name").addEventListener("input", () => {
     $("seat-name").removeAttribute("aria-invalid");
@@ -416,7 +420,7 @@ function connect() {
     T.backoff = 500;
     setConn("", true);
     // "pace": this page shows a summary after each hand, so the computers wait for our "ready".
-    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true, profile: profileCredential() });
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true, profile: profileCredential(), client: Friends.clientId() });
     clearInterval(T.pingTimer);
     T.pingTimer = setInterval(() => send({ type: "ping" }), 25000);
   };
@@ -519,6 +523,7 @@ function onMessage(msg) {
 function onWelcome(msg) {
   T.welcomed = true;
   T.you = msg.you;
+  T.creator = Boolean(msg.creator);
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
   $("offline").hidden = true;
@@ -570,7 +575,7 @@ function onError(msg) {
   if (msg.code === "bad-profile" && !T.welcomed && Friends.profile()) {
     Friends.forget(); // unknown to the server: take the seat (or watch) without it
     toast(errorText(msg));
-    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true });
+    send({ type: "hello", token: T.token || null, name: T.named || undefined, pace: true, client: Friends.clientId() });
     return;
   }
   if (msg.code === "name-required") {
@@ -934,6 +939,8 @@ function renderStatus(v) {
     text = t("table.game-over", { winners: winnersText(m.winners) });
   } else if (v.closing) {
     text = t("table.hand-over", { n: v.hand_no + 1 });
+  } else if (m.awaited && m.awaited.length) {
+    text = t("table.awaiting", { n: m.awaited.length, seats: m.awaited.map((s) => s + 1).join(", ") });
   } else if (v.current < 0) {
     text = t("table.dealing");
   } else if (v.current === T.you) {
@@ -950,6 +957,7 @@ function renderStatus(v) {
   $("status").textContent = text;
   $("status").classList.toggle("mine", v.current === T.you && live());
   renderReplayLinks(m);
+  renderFairness(m);
   const banner = $("banner");
   const unknown = m.damaged && m.damaged.kind === "setup"; // no game to show: its rules are not known
   for (const id of ["felt", "others", "center", "me"]) $(id).classList.toggle("unknown", Boolean(unknown));
@@ -971,6 +979,36 @@ function renderStatus(v) {
   } else if (!T.stopped) {
     banner.hidden = true;
     banner.dataset.shows = "";
+  }
+}
+
+// The creator's start with computers, said to everyone for the whole game; and a guest's way to count
+// the game for the profile this browser has made since.
+function renderFairness(m) {
+  const note = $("filled");
+  const filled = m.filled ? t("table.filled", { n: m.filled.seats.length, by: seatName(m.filled.by),
+    seats: m.filled.seats.map((s) => s + 1).join(", ") }) : "";
+  if (note.textContent !== filled) {
+    note.textContent = filled;
+    if (filled && T.filledSeen === false) $("live").textContent = filled; // it happened while we watched
+  }
+  note.hidden = !filled;
+  T.filledSeen = Boolean(filled);
+  const you = Friends.profile();
+  $("btn-tie").hidden = !(you && T.you !== null && m.seats[T.you].holder === "guest" && live());
+}
+
+async function tieSeat() {
+  const you = Friends.profile();
+  if (!you || !T.token) return;
+  $("btn-tie").disabled = true;
+  try {
+    await Friends.tie(T.id, T.token);
+    toast(t("table.tied", { name: you.name }), "info");
+  } catch (e) {
+    toast(e.message);
+  } finally {
+    $("btn-tie").disabled = false;
   }
 }
 
@@ -1119,8 +1157,22 @@ function layoutRow(suit, [lo, hi]) {
   h("span", { class: `row-suit s-${suit} ${suit === "H" || suit === "D" ? "red" : "black"}` }, SUIT_SYMBOL[suit]), ...cells);
 }
 
+// The creator of a table still waiting for invited people may start it with computers in their seats.
+function startChoice(box) {
+  const key = `start:${T.meta.awaited.join(",")}:${I18N.lang}`;
+  box.hidden = false;
+  if (box.dataset.key === key && box.childElementCount) { setDisabled(box, !T.online); return; }
+  box.dataset.key = key;
+  fill(box, h("h3", { id: "decision-title" }, t("table.awaiting", { n: T.meta.awaited.length,
+    seats: T.meta.awaited.map((s) => s + 1).join(", ") })), h("p", { class: "help" }, t("table.start-help")),
+  h("div", { class: "choices" }, h("button", { type: "button", class: "primary", id: "start-now",
+    onclick: () => send({ type: "start", level: T.defaultLevel }) }, t("table.start-now"))));
+  setDisabled(box, !T.online);
+}
+
 function renderDecision(v) {
   const box = $("decision");
+  if (T.creator && live() && T.meta.awaited && T.meta.awaited.length) { startChoice(box); return; }
   const mine = v.current === T.you && T.you !== null && live();
   const kinds = ["choose", "trump", "start_rank", "double", "redouble"];
   if (!mine || !kinds.includes(v.phase) || T.meta.seats[T.you].kind === "bot") {
