@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -45,6 +46,7 @@ from barbu.engine.observation import Observation
 from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
+from barbu.web.guard import Guard, parse_json, refusal_of, secret_header
 from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
@@ -78,6 +80,8 @@ CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
 CLOSE_NO_HELLO = 4400
 CLOSE_TOO_MANY = 4429
+PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
+TOKEN_HEADER = "x-barbu-token"  # a seat's token, or a score sheet's write secret
 NO_NEW_TABLES = "this server creates no new tables"  # a limit of 0 (--tables-per-minute, --max-open-tables)
 
 
@@ -547,20 +551,6 @@ async def _json_body(request: Request) -> Any:
     return parse_json(body, "the request body")
 
 
-def parse_json(text: str | bytes, what: str) -> Any:
-    """Decode a client's JSON; TableError ``bad-json`` for anything Python's json refuses.
-
-    That is more than malformed text: nesting deeper than the interpreter's recursion limit
-    (RecursionError) and integers of more than 4300 digits (ValueError) are refused too.
-    """
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise TableError("bad-json", f"{what} is nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
-        raise TableError("bad-json", f"{what} is not JSON we accept: {str(e)[:120]}") from None
-
-
 Handler = Callable[[Request], Awaitable[Response]]
 
 
@@ -610,7 +600,7 @@ def build_app(config: Config) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         setup = Setup.parse(await _json_body(request))
-        setup.player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        setup.player = server.profiles.optional(secret_header(request, PROFILE_HEADER))
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players", args={"variant": "seed"})
@@ -627,7 +617,7 @@ def build_app(config: Config) -> Starlette:
         table = server.tables.get(request.path_params["table_id"])
         body = await _json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
-        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        player = server.profiles.optional(secret_header(request, PROFILE_HEADER))
         seat, token = -1, ""
 
         def plan() -> Change:
@@ -639,7 +629,10 @@ def build_app(config: Config) -> Starlette:
 
     async def record(request: Request) -> Response:
         table = server.tables.get(request.path_params["table_id"])
-        token = request.query_params.get("token") or request.headers.get("x-barbu-token")
+        if "token" in request.query_params:  # a secret in a URL ends up in logs and histories
+            raise TableError("secret-in-url", f"send the seat's token in the {TOKEN_HEADER} header, not in "
+                             "the address")
+        token = secret_header(request, TOKEN_HEADER)
         seat = None
         if token:
             seat = table.seat_of_token(token)
@@ -689,7 +682,7 @@ def build_app(config: Config) -> Starlette:
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)])
     app.state.server = server
     return app
 
@@ -708,7 +701,12 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     server.sockets[who] += 1
     try:
         if server.cluster is not None:
-            await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
+            try:
+                await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
+            except Exception as e:  # Redis out of reach, say: the page is told, and connects again
+                from barbu.web.relay import CLOSE_RESTART
+
+                await _refuse(ws, refusal_of(e), CLOSE_RESTART)
             return
         try:
             table = server.tables.get(ws.path_params["table_id"])
@@ -757,6 +755,8 @@ async def _serve_table(server: Server, table: Table, ws: Port) -> None:
                 if e.code == "bad-token":
                     close_code = CLOSE_BAD_TOKEN
                     break
+            except Exception as e:  # a bug or an outage: said to this reader, whose socket stays open
+                conn.send_text(json.dumps(refusal_of(e).event()))
     finally:
         if attached:
             table.detach(conn)
@@ -852,7 +852,7 @@ def sheet_routes(server: Server) -> list[Route]:
 
     def sheet_of(request: Request, *, write: bool) -> tuple[Sheet, bool]:
         sheet = server.sheets.get(request.path_params["sheet_id"])
-        token = request.headers.get("x-barbu-token")
+        token = secret_header(request, TOKEN_HEADER)
         if token and not sheet.may_write(token):
             raise TableError("bad-token", "this link's secret does not open this sheet for writing", 403,
                              args={"variant": "sheet"})
@@ -933,7 +933,6 @@ def sheet_routes(server: Server) -> list[Route]:
 
 # -- player profiles and "your tables" ----------------------------------------------------------
 
-PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
 
 
 def ladder_routes(server: Server) -> list[Route]:
@@ -963,7 +962,7 @@ def profile_routes(server: Server) -> list[Route]:
     """The HTTP API of the profiles (``/api/players``, ``/api/me``…) and of a person's own tables."""
 
     def me(request: Request) -> PlayerRow:
-        return server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
+        return server.profiles.authenticate(secret_header(request, PROFILE_HEADER))
 
     def signed(row: PlayerRow, secret: str, status: int = 200) -> JSONResponse:
         """A device's new way in: shown once, kept by the browser, never stored by the server."""
@@ -1014,7 +1013,7 @@ def profile_routes(server: Server) -> list[Route]:
 
     async def mine(request: Request) -> Response:
         body = await _json_body(request)
-        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        player = server.profiles.optional(secret_header(request, PROFILE_HEADER))
         held = body.get("seats") if isinstance(body, dict) else "?"
         return JSONResponse({"tables": server.tables.yours(player, held)})
 
