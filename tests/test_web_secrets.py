@@ -21,7 +21,8 @@ from barbu.web.guard import RedactSecrets, redact
 
 def call(url: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    head = {"Content-Type": "application/json", **(headers or {})}
+    req = urllib.request.Request(url, data=data, headers=head)
     try:
         with urllib.request.urlopen(req, timeout=30) as res:
             return res.status, json.load(res)
@@ -57,7 +58,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 def test_a_secret_sent_in_an_address_is_refused_and_never_logged(served: tuple[str, Path]) -> None:
     url, log = served
-    status, made = call(url + "/api/tables", {"seats": [{"kind": "you"}] + [{"kind": "bot", "level": "random"}] * 3})
+    seats = [{"kind": "you"}] + [{"kind": "bot", "level": "random"}] * 3
+    status, made = call(url + "/api/tables", {"seats": seats})
     assert status == 201, made
     table, token = made["id"], made["seats"][0]["token"]
     status, out = call(f"{url}/api/tables/{table}/record?token={token}")
