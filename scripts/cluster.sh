@@ -50,9 +50,11 @@ EOF
   fi
   for i in $(seq "$n"); do
     ports+=("$((port + i))")
-    # One after another: the first one brings the database's layout up to date alone.
+    # One after another: the first one brings the database's layout up to date alone. nginx, on this
+    # machine, says each client's address (its own peer's) in X-Forwarded-For.
     # shellcheck disable=SC2086 # BARBU_SERVE_ARGS is a list of words
-    "$python" -m barbu.cli serve --port "$((port + i))" --db "$db" --bus "$bus" ${BARBU_SERVE_ARGS:-} \
+    "$python" -m barbu.cli serve --port "$((port + i))" --db "$db" --bus "$bus" \
+      --forwarded-allow-ips 127.0.0.1 ${BARBU_SERVE_ARGS:-} \
       > "$dir/serve-$i.log" 2>&1 &
     echo $! > "$dir/serve-$i.pid"
     wait_up "http://127.0.0.1:$((port + i))"

@@ -50,6 +50,8 @@ API_ONLY = {
     "illegal:unknown-action",  # an action number outside the game (the page sends real ones)
     "illegal:finish-from",  # a score-sheet count given after cards were played (sheets only)
     "bad-held",  # a "your tables" request whose list of held seats is of the wrong shape
+    "bad-secret",  # a secret header that is not printable ASCII (the pages send the server's own)
+    "secret-in-url",  # a record asked with ?token= (the pages send the X-Barbu-Token header)
 }
 # The score keeper's refusals of a sheet document of the wrong shape (the page sends hands it
 # built from the engine's own question): the engine's English is enough.

@@ -23,10 +23,11 @@ from barbu.engine.record import replay
 BOTS = [{"kind": "bot", "level": "random"}]
 
 
-def http(url: str, path: str, body: Any = None, method: str | None = None) -> tuple[int, Any]:
+def http(url: str, path: str, body: Any = None, method: str | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url + path, data=data, method=method or ("GET" if body is None else "POST"),
-                                 headers={"Content-Type": "application/json"})
+                                 headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=30) as res:
             return res.status, json.load(res)
@@ -194,7 +195,7 @@ def test_a_seat_is_taken_over_http_on_the_process_that_does_not_drive_the_table(
     # The seat is taken once: a second join finds no free seat, whichever process it reaches.
     status, again = http(b, f"/api/tables/{table}/join", {"name": "Cy"})
     assert status == 409 and again["error"]["code"] == "no-free-seat", again
-    status, record = http(b, f"/api/tables/{table}/record?token={joined['token']}")
+    status, record = http(b, f"/api/tables/{table}/record", headers={"X-Barbu-Token": joined["token"]})
     assert status == 200 and record["seat"] == 1
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shutil
@@ -226,10 +228,11 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
                          capture_output=True, text=True, check=True)
     totals = client.get(f"/api/sheets/{sid}").json()["totals"]
     assert json.loads(out.stdout)["totals"] == totals
-    lines = client.get(f"/api/sheets/{sid}/csv").text.splitlines()
-    assert lines[0].startswith("Hand,Declarer,Contract,Doubles,Ann points") and len(lines) == 5
-    assert lines[1].startswith("1,Ann,No Queens,Ben x Ann (Ben +6)")
-    assert lines[-1].split(",")[-4:] == [str(t) for t in totals]
+    lines = csv_rows(client.get(f"/api/sheets/{sid}/csv").text)
+    assert lines[0][:5] == ["Hand", "Declarer", "Contract", "Doubles", "Ann points"] and len(lines) == 5
+    assert lines[1][:4] == ["1", "Ann", "No Queens", "Ben x Ann (Ben +6); Ben x Cleo (Ben +6); Ben x Dan "
+                            "(Ben +12); Cleo xx Ann (Cleo +0)"]
+    assert lines[-1][-4:] == [str(t) for t in totals]
     pdf = client.get(f"/api/sheets/{sid}/pdf")
     assert pdf.headers["content-type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
     if shutil.which("pdftotext"):
@@ -238,6 +241,10 @@ def test_exports_csv_json_and_pdf(client: TestClient, tmp_path: Path) -> None:
                               check=True).stdout
         assert all(n in text for n in NAMES) and "No King of Hearts" in text and "Dominoes at 40" in text
     assert client.get(f"/api/sheets/{sid}/xls").status_code == 404
+
+
+def csv_rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
 
 
 def catalogue(lang: str) -> dict[str, Any]:
@@ -250,12 +257,12 @@ def test_the_csv_follows_the_readers_language(client: TestClient) -> None:
     for k, hand in enumerate([QUEENS, TRICKS]):
         add(client, sid, auth, hand, k)
     fr = catalogue("fr")
-    lines = client.get(f"/api/sheets/{sid}/csv?lang=fr").text.splitlines()
-    assert lines[0].split(",")[:5] == [fr["export.hand"], fr["export.declarer"], fr["score.contract"],
-                                       fr["score.doubles"], fr["export.points"].replace("{name}", "Ann")]
-    assert lines[0].startswith("Donne,Déclarant,Contrat,Contres,")  # the words, as a French reader sees them
-    assert lines[1].split(",")[2] == fr["contract.classic.no-queens.name"] == "Pas de dames"
-    assert lines[-1].split(",")[1] == fr["sheet.totals"]
+    lines = csv_rows(client.get(f"/api/sheets/{sid}/csv?lang=fr").text)
+    assert lines[0][:5] == [fr["export.hand"], fr["export.declarer"], fr["score.contract"],
+                            fr["score.doubles"], fr["export.points"].replace("{name}", "Ann")]
+    assert lines[0][:4] == ["Donne", "Déclarant", "Contrat", "Contres"]  # as a French reader sees them
+    assert lines[1][2] == fr["contract.classic.no-queens.name"] == "Pas de dames"
+    assert lines[-1][1] == fr["sheet.totals"]
     english = client.get(f"/api/sheets/{sid}/csv").text
     assert client.get(f"/api/sheets/{sid}/csv?lang=xx").text == english  # an unknown language: English
     assert client.get(f"/api/sheets/{sid}/csv?lang=../en").text == english

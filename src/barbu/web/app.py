@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -46,6 +47,7 @@ from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.clientid import CLIENT_HEADER, client_key
 from barbu.web.errors import TableError
+from barbu.web.guard import Guard, parse_json, refusal_of, secret_header
 from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
@@ -80,6 +82,8 @@ CLOSE_BAD_TOKEN = 4403
 CLOSE_TOO_SLOW = 4408
 CLOSE_NO_HELLO = 4400
 CLOSE_TOO_MANY = 4429
+PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
+TOKEN_HEADER = "x-barbu-token"  # a seat's token, or a score sheet's write secret
 NO_NEW_TABLES = "this server creates no new tables"  # a limit of 0 (--tables-per-minute, --max-open-tables)
 
 
@@ -551,20 +555,6 @@ async def _json_body(request: Request) -> Any:
     return parse_json(body, "the request body")
 
 
-def parse_json(text: str | bytes, what: str) -> Any:
-    """Decode a client's JSON; TableError ``bad-json`` for anything Python's json refuses.
-
-    That is more than malformed text: nesting deeper than the interpreter's recursion limit
-    (RecursionError) and integers of more than 4300 digits (ValueError) are refused too.
-    """
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise TableError("bad-json", f"{what} is nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
-        raise TableError("bad-json", f"{what} is not JSON we accept: {str(e)[:120]}") from None
-
-
 Handler = Callable[[Request], Awaitable[Response]]
 
 
@@ -614,7 +604,7 @@ def build_app(config: Config) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         setup = Setup.parse(await _json_body(request))
-        setup.player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        setup.player = server.profiles.optional(secret_header(request, PROFILE_HEADER))
         setup.client = client_key(request.headers.get(CLIENT_HEADER))
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
@@ -632,7 +622,7 @@ def build_app(config: Config) -> Starlette:
         table = server.tables.get(request.path_params["table_id"])
         body = await _json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
-        player = server.profiles.optional(request.headers.get(PROFILE_HEADER))
+        player = server.profiles.optional(secret_header(request, PROFILE_HEADER))
         browser = client_key(request.headers.get(CLIENT_HEADER))
         seat, token = -1, ""
 
@@ -646,8 +636,8 @@ def build_app(config: Config) -> Starlette:
     async def tie_seat(request: Request) -> Response:
         """A guest's seat (its token) tied to the profile of the request: rated and listed for it."""
         table = server.tables.get(request.path_params["table_id"])
-        player = server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
-        token = request.headers.get("x-barbu-token")
+        player = server.profiles.authenticate(secret_header(request, PROFILE_HEADER))
+        token = secret_header(request, TOKEN_HEADER)
         seat = -1
 
         def plan() -> Change:
@@ -659,7 +649,10 @@ def build_app(config: Config) -> Starlette:
 
     async def record(request: Request) -> Response:
         table = server.tables.get(request.path_params["table_id"])
-        token = request.query_params.get("token") or request.headers.get("x-barbu-token")
+        if "token" in request.query_params:  # a secret in a URL ends up in logs and histories
+            raise TableError("secret-in-url", f"send the seat's token in the {TOKEN_HEADER} header, not in "
+                             "the address")
+        token = secret_header(request, TOKEN_HEADER)
         seat = None
         if token:
             seat = table.seat_of_token(token)
@@ -710,7 +703,7 @@ def build_app(config: Config) -> Starlette:
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)])
     app.state.server = server
     return app
 
@@ -729,7 +722,12 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
     server.sockets[who] += 1
     try:
         if server.cluster is not None:
-            await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
+            try:
+                await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
+            except Exception as e:  # Redis out of reach, say: the page is told, and connects again
+                from barbu.web.relay import CLOSE_RESTART
+
+                await _refuse(ws, refusal_of(e), CLOSE_RESTART)
             return
         try:
             table = server.tables.get(ws.path_params["table_id"])
@@ -778,6 +776,8 @@ async def _serve_table(server: Server, table: Table, ws: Port) -> None:
                 if e.code == "bad-token":
                     close_code = CLOSE_BAD_TOKEN
                     break
+            except Exception as e:  # a bug or an outage: said to this reader, whose socket stays open
+                conn.send_text(json.dumps(refusal_of(e).event()))
     finally:
         if attached:
             table.detach(conn)
@@ -877,7 +877,7 @@ def sheet_routes(server: Server) -> list[Route]:
 
     def sheet_of(request: Request, *, write: bool) -> tuple[Sheet, bool]:
         sheet = server.sheets.get(request.path_params["sheet_id"])
-        token = request.headers.get("x-barbu-token")
+        token = secret_header(request, TOKEN_HEADER)
         if token and not sheet.may_write(token):
             raise TableError("bad-token", "this link's secret does not open this sheet for writing", 403,
                              args={"variant": "sheet"})
@@ -958,7 +958,6 @@ def sheet_routes(server: Server) -> list[Route]:
 
 # -- player profiles and "your tables" ----------------------------------------------------------
 
-PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
 
 
 def ladder_routes(server: Server) -> list[Route]:
@@ -988,11 +987,11 @@ def profile_routes(server: Server) -> list[Route]:
     """The HTTP API of the profiles (``/api/players``, ``/api/me``…) and of a person's own tables."""
 
     def me(request: Request) -> PlayerRow:
-        return server.profiles.authenticate(request.headers.get(PROFILE_HEADER))
+        return server.profiles.authenticate(secret_header(request, PROFILE_HEADER))
 
     async def seen(request: Request) -> tuple[PlayerRow, str]:
         """The profile asking and its device's key hash, the device noted as seen now."""
-        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        row, key_hash = server.profiles.identify(secret_header(request, PROFILE_HEADER))
         batch = server.profiles.plan_seen(row, key_hash)
         if batch is not None:
             await server.store_player(batch)
@@ -1028,7 +1027,7 @@ def profile_routes(server: Server) -> list[Route]:
         return signed(row, secret)
 
     async def password(request: Request) -> Response:
-        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        row, key_hash = server.profiles.identify(secret_header(request, PROFILE_HEADER))
         body = await _json_body(request)
         if not isinstance(body, dict) or "password" not in body:
             raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it)",
@@ -1043,7 +1042,7 @@ def profile_routes(server: Server) -> list[Route]:
             raise TableError("bad-signin", "this name and password do not match a profile", 403)
         row, secret, batch = await asyncio.to_thread(server.profiles.plan_signin, body.get("name"),
                                                      body.get("password"), client_of(request),
-                                                     request.headers.get(PROFILE_HEADER))
+                                                     secret_header(request, PROFILE_HEADER))
         await server.store_player(batch)
         return signed(row, secret)
 
@@ -1057,14 +1056,14 @@ def profile_routes(server: Server) -> list[Route]:
         return Response(status_code=204)
 
     async def others(request: Request) -> Response:
-        row, key_hash = server.profiles.identify(request.headers.get(PROFILE_HEADER))
+        row, key_hash = server.profiles.identify(secret_header(request, PROFILE_HEADER))
         await server.store_player(server.profiles.plan_sign_out_others(row, key_hash))
         return JSONResponse({"devices": server.profiles.devices(row, key_hash)})
 
     async def mine(request: Request) -> Response:
         body = await _json_body(request)
-        asked = request.headers.get(PROFILE_HEADER)
-        player = None if asked is None or asked == "" else (await seen(request))[0]  # the lobby's visit
+        asked = secret_header(request, PROFILE_HEADER)
+        player = None if asked is None else (await seen(request))[0]  # the lobby's visit
         held = body.get("seats") if isinstance(body, dict) else "?"
         return JSONResponse({"tables": server.tables.yours(player, held)})
 

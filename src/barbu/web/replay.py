@@ -39,6 +39,7 @@ from barbu.engine.state import State
 from barbu.engine.tricks import trick_winner
 from barbu.tools.analyze import Verdict, analyze, decisions
 from barbu.web.errors import TableError
+from barbu.web.guard import has_lone_surrogate, secret_header
 from barbu.web.tables import Lobby
 from barbu.wording import record_names, say
 
@@ -344,7 +345,7 @@ async def read_record_body(request: Request) -> Any:
         if len(body) > MAX_RECORD:
             raise too_big
     try:
-        return json.loads(body)
+        doc = json.loads(body)
     except json.JSONDecodeError as e:
         raise TableError("not-json", f"this is not a JSON document: {e.msg} at line {e.lineno}",
                          args={"line": e.lineno}) from None
@@ -354,6 +355,10 @@ async def read_record_body(request: Request) -> Any:
     except (ValueError, UnicodeDecodeError):
         raise TableError("not-json", "this is not a JSON document we accept: it is not UTF-8 text or holds "
                          "a number too long", args={"variant": "text"}) from None
+    if has_lone_surrogate(doc):
+        raise TableError("not-json", "this is not a JSON document we accept: it holds a lone surrogate "
+                         "(\\ud800 to \\udfff), which is not UTF-8 text", args={"variant": "text"})
+    return doc
 
 
 def finished_record(lobby: Lobby, table_id: str, token: object = None) -> tuple[dict[str, Any], int | None]:
@@ -411,7 +416,7 @@ def replay_routes(lobby: Callable[[], Lobby], analyses: Analyses,
         doc, _ = finished_record(lobby(), table_id)
         out = await asyncio.to_thread(timeline, doc)
         # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
-        token = request.headers.get("x-barbu-token")
+        token = secret_header(request, "x-barbu-token")
         out["you"] = lobby().get(table_id).seat_of_token(token) if token else None
         return JSONResponse(out)
 

@@ -72,8 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "leases, sockets and the lobby through this Redis (see the README's 'Several server "
                    "processes')")
     p.add_argument("--forwarded-allow-ips", default=None, metavar="LIST",
-                   help="the addresses (comma-separated, or *) whose X-Forwarded-For is believed: the load "
-                   "balancer's, when it runs on another machine (default uvicorn's: this machine's own)")
+                   help="the addresses of the reverse proxies in front (comma-separated, or *): only a "
+                   "request from one of them has its X-Forwarded-For believed as the client's address, for "
+                   "the per-address limits (default: none; give 127.0.0.1 behind nginx on this machine)")
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
@@ -228,7 +229,9 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         app: Any = build_app(config)
         if app.state.server.cluster is not None:  # a table's request goes to the process driving it
-            app = app.state.server.cluster.router(app)
+            from barbu.web.guard import Guard
+
+            app = Guard(app.state.server.cluster.router(app))  # the router's own failures answered too
         host = f"[{args.host}]" if ":" in args.host else args.host
         port = sock.getsockname()[1]  # the one the OS chose, for --port 0
         print(f"barbu: tables are stored in {shown_db(db)}", flush=True)
@@ -240,9 +243,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def uvicorn_config(app: Any, args: argparse.Namespace, *, ws_max_size: int) -> Any:
-    """uvicorn's settings for ``barbu serve``: the per-client limits see the addresses it believes."""
+    """uvicorn's settings for ``barbu serve``: the per-client limits see the addresses it believes, and its
+    logs (the access log too) never show a secret."""
     import uvicorn
 
-    # None leaves uvicorn's own default (this machine, or FORWARDED_ALLOW_IPS from the environment).
-    return uvicorn.Config(app, ws_max_size=ws_max_size, log_level="info",
-                          forwarded_allow_ips=args.forwarded_allow_ips)
+    from barbu.web.guard import redact_logs
+
+    # uvicorn's own default believes any request from this machine (FORWARDED_ALLOW_IPS or 127.0.0.1): a
+    # local proxy that passes a client's header on would let it choose its address. Nobody is believed
+    # unless the proxies are named.
+    trusted = args.forwarded_allow_ips
+    config = uvicorn.Config(app, ws_max_size=ws_max_size, log_level="info", proxy_headers=trusted is not None,
+                            forwarded_allow_ips=trusted or "")
+    redact_logs("uvicorn", "uvicorn.access", "uvicorn.error")  # their handlers exist once configured
+    return config

@@ -9,7 +9,6 @@ module only puts names on them.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import logging
@@ -19,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from barbu.csvsafe import SafeWriter
 from barbu.engine import doubling, scoresheet
 from barbu.engine.cards import RANKS, SUITS, card_str
 from barbu.engine.contracts import CLASSIC_OPTIONS
@@ -354,9 +354,10 @@ def annotate(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
 
 def csv_text(sheet: Sheet, w: Words) -> str:
     """The sheet as CSV in ``w``'s language: one row per hand with each player's points, score and
-    running total (contracts by their names, doubles as ``Ben x Ann (Ben +12)``)."""
+    running total (contracts by their names, doubles as ``Ben x Ann (Ben +12)``); text quoted, and
+    made inert where a spreadsheet would read a formula (barbu.csvsafe)."""
     buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
+    out = SafeWriter(buf)  # names are typed by the players: nothing of theirs may run as a formula
     names = sheet.names
     game = game_of(sheet.doc) if sheet.result is not None else None
     who = "export.declarer" if game is None or game.is_classic else "export.chooser"
