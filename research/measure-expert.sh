@@ -4,7 +4,7 @@
 # .json exists is skipped, and each run keeps a journal (OUT/NAME.journal) of the boards it has
 # played, so a run cut by the end of a session goes on, started again, where it stopped.
 #
-#   bash research/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: measurements/, 2, none)
+#   bash research/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: research/measurements/, 2, none)
 #
 # CLUSTER, a Dask scheduler's address (tcp://host:8786), plays the deals on its workers instead
 # (barbu arena --cluster; the workers need the same barbu). The expert's budget is work (engine
@@ -15,14 +15,14 @@
 # On the project's 2-core machine, with the bots' modules compiled (scripts/build-native.py), a deal
 # of expert against three strong players takes about 10 s of wall time with both cores (27 s before
 # they were compiled): the whole plan is some twelve hours, session after session, in the background.
-# The journals are part of the repository (measurements/): commit them before a session ends.
+# The journals are part of the repository (research/measurements/): commit them before a session ends.
 #
 # Reading the others' doubles for its own bets became the expert's default after the match against
 # MCTS below (warybets-mcts-classic-53); the classic runs measured before it carry +nowary, the
 # expert they measured, and family runs need none (the family rules have no doubles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-measurements}
+out=${1:-research/measurements}
 jobs=${2:-2}
 cluster=(${3:+--cluster "$3"})
 mkdir -p "$out"
@@ -59,7 +59,7 @@ run tech-infer-classic --bots expert:0.3+nowary,expert:0.3+flat+nowary,strong,st
 # installed, as in the dev setup.
 openspiel=$(.venv/bin/python -c "import pyspiel" 2>/dev/null && echo yes || true)
 # The same wall time a decision: 1.5 s of work is about 0.4 s compiled, os-mcts's mean. (A first
-# run gave the expert 0.4 s of work, a quarter of that time: measurements/mcts-0.4-stopped.*)
+# run gave the expert 0.4 s of work, a quarter of that time: research/measurements/mcts-0.4-stopped.*)
 [ -n "$openspiel" ] && run mcts-classic --bots expert:1.5+nowary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
 # Where the gain comes from: expert's own search for one kind of decision, strong's for the rest.
 for part in bid double play; do
