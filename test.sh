@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh
 ensure_venv "dev"
-echo "== ruff"; .venv/bin/ruff check src tests scripts
+echo "== ruff"; .venv/bin/ruff check src tests scripts research
 echo "== mypy --strict (engine and front ends)"; .venv/bin/mypy
 if [ ! -x /usr/bin/chromium ]; then
   # The browser test drives Debian's chromium (Playwright never downloads a browser here).

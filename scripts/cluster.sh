@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A group of `barbu serve --bus` processes behind nginx on this machine, for a try by hand and for
-# the figures (scripts/cluster-figures.sh):
+# the figures (research/cluster-figures.sh):
 #   scripts/cluster.sh start DIR [N] [PORT]   # N processes (default 2), nginx on PORT (default 8080)
 #   scripts/cluster.sh stop DIR
 # The processes listen on PORT+1 … PORT+N. Their database and bus are $BARBU_DB and $BARBU_BUS when

@@ -1,4 +1,4 @@
-"""The repository's scripts (``scripts/NAME.py``, named with dashes) loaded as modules for tests."""
+"""The repository's research scripts (``research/NAME.py``, named with dashes) loaded as modules for tests."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-SCRIPTS = Path(__file__).parent.parent / "scripts"
+RESEARCH = Path(__file__).parent.parent / "research"
 
 
 def load_script(name: str) -> ModuleType:
-    """``scripts/NAME.py`` as a module named NAME with underscores, registered in ``sys.modules``
+    """``research/NAME.py`` as a module named NAME with underscores, registered in ``sys.modules``
     (dataclasses and pickling look a module up there)."""
     module_name = name.replace("-", "_")
-    spec = importlib.util.spec_from_file_location(module_name, SCRIPTS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(module_name, RESEARCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module

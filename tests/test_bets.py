@@ -1,4 +1,4 @@
-"""scripts/bets.py: every doubled pair of a bot's hands, by who bet, and what it moved."""
+"""research/bets.py: every doubled pair of a bot's hands, by who bet, and what it moved."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.script_helpers import SCRIPTS, load_script
+from tests.script_helpers import RESEARCH, load_script
 
 from barbu.engine.record import replay
 from barbu.tools.arena import Config, run_match
 
-SCRIPT = SCRIPTS / "bets.py"
+SCRIPT = RESEARCH / "bets.py"
 
 
 def test_each_pair_of_the_bots_hands_is_read_once_and_its_settlement_adds_up(tmp_path: Path) -> None:

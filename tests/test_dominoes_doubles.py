@@ -1,4 +1,4 @@
-"""scripts/dominoes-doubles.py: a run's Dominoes scores cut into the places' points and the rest."""
+"""research/dominoes-doubles.py: a run's Dominoes scores cut into the places' points and the rest."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.script_helpers import SCRIPTS, load_script
+from tests.script_helpers import RESEARCH, load_script
 
 from barbu.tools.arena import Config, run_match
 
-SCRIPT = SCRIPTS / "dominoes-doubles.py"
+SCRIPT = RESEARCH / "dominoes-doubles.py"
 
 
 def test_every_dominoes_score_is_counted_once_and_places_are_places(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""scripts/fit-playout.py: strong's decisions become feature rows, and the regression finds a known policy."""
+"""research/fit-playout.py: strong's decisions become feature rows; the regression finds a known policy."""
 
 from __future__ import annotations
 

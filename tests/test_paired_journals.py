@@ -1,4 +1,4 @@
-"""scripts/paired-journals.py: two arena journals of the same deals, compared deal by deal."""
+"""research/paired-journals.py: two arena journals of the same deals, compared deal by deal."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.script_helpers import SCRIPTS, load_script
+from tests.script_helpers import RESEARCH, load_script
 
 from barbu.tools.arena import Config, interval, run_match
 
-SCRIPT = SCRIPTS / "paired-journals.py"
+SCRIPT = RESEARCH / "paired-journals.py"
 
 
 def _edges(journal: Path, bot: int) -> dict[int, float]:

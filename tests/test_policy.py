@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 from tests.engine_helpers import act, dominoes_ending, open_hand, start
-from tests.script_helpers import SCRIPTS, load_script
+from tests.script_helpers import RESEARCH, load_script
 
 from barbu.bots import expert
 from barbu.bots.expert import ExpertBot, _play_likelihood, make_expert
@@ -19,7 +19,7 @@ from barbu.engine.cards import parse_card
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 
-SCRIPT = SCRIPTS / "dominoes-rules.py"
+SCRIPT = RESEARCH / "dominoes-rules.py"
 CLASSIC = Game.classic()
 # Seat 0 declares Dominoes at 7 and holds, beside these, three low cards of three suits.
 LOW = "2C 3C 4C 2D 3D 4D 2H 3H 4H"

@@ -1,4 +1,4 @@
-"""scripts/pooled-journals.py: runs of one line-up on other deals, read as one match."""
+"""research/pooled-journals.py: runs of one line-up on other deals, read as one match."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.script_helpers import SCRIPTS
+from tests.script_helpers import RESEARCH
 
 from barbu.tools.arena import Config, run_match
 
-SCRIPT = SCRIPTS / "pooled-journals.py"
+SCRIPT = RESEARCH / "pooled-journals.py"
 BOTS = ("basic", "random", "random", "random")
 
 

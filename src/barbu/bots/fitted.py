@@ -6,7 +6,7 @@
 (docs/RESULTS.md). This module scores each legal card by a weighted sum of a few features of
 the card in its trick and hand (does it win the trick, what the trick is worth, how many higher
 and lower cards of its suit are still out, how long the suit is…), with one weight vector per
-contract fitted by ``scripts/fit-playout.py`` to ``strong``'s choices (a softmax regression),
+contract fitted by ``research/fit-playout.py`` to ``strong``'s choices (a softmax regression),
 and shipped as ``fitted_weights.json``.
 
 It is used two ways by ``expert``: as the playout policy (the card with the best score, with a
@@ -89,13 +89,13 @@ def _weights() -> dict[str, tuple[float, ...]]:
 
 
 def parse_weights(text: str) -> dict[str, tuple[float, ...]]:
-    """The weights of a file written by ``scripts/fit-playout.py``, by contract id.
+    """The weights of a file written by ``research/fit-playout.py``, by contract id.
 
     Refused (``ValueError``) when the file was fitted on other features than :data:`FEATURES`.
     """
     data = json.loads(text)
     if tuple(data["features"]) != FEATURES:
-        raise ValueError("fitted_weights.json was fitted on other features: run scripts/fit-playout.py")
+        raise ValueError("fitted_weights.json was fitted on other features: run research/fit-playout.py")
     return {k: tuple(v) for k, v in data["weights"].items()}
 
 

@@ -4,7 +4,7 @@ Plackett–Luce is the model openskill offers for games of several players ranke
 other, which is what a finished Barbu game is: every seat has a place by its total (the engine's
 :meth:`Game.places`). Every seat is its own team of one. People start at the model's default
 (μ 25, σ 25/3) and move after every rated game; each computer level keeps a fixed skill
-(:data:`ANCHORS`, measured by ``scripts/calibrate-ratings.py`` from games of the levels against
+(:data:`ANCHORS`, measured by ``research/calibrate-ratings.py`` from games of the levels against
 each other), so a person's first game against computers already says something, and a computer
 never drifts with the people it meets. A level without an anchor plays at the default skill,
 unchanged.
@@ -50,7 +50,7 @@ class Skill:
         return self.mu - 3 * self.sigma
 
 
-# Measured with `scripts/calibrate-ratings.py --rules classic --games 10 --jobs 1` (40 whole games,
+# Measured with `research/calibrate-ratings.py --rules classic --games 10 --jobs 1` (40 whole games,
 # each level in each seat in turn; mean places 4.00, 2.73, 1.77, 1.50). The scale is openskill's:
 # the four levels started at 25, where a new person starts. `random` came last in every game, so
 # its μ says only "far below": no game bounded it from below.
@@ -68,7 +68,7 @@ FAMILY_ANCHORS = {
     "pimc": Skill(36.7, 4.9),
     "strong": Skill(44.5, 5.0),
 }
-# `expert` has not been calibrated in whole games yet (scripts/calibrate-ratings.py costs hours of
+# `expert` has not been calibrated in whole games yet (research/calibrate-ratings.py costs hours of
 # expert play): it beats `strong` on duplicate deals (+5.0 classic, +8.1 family points a hand,
 # docs/RESULTS.md), but a whole game's places are another measure, so until it is calibrated it
 # stands at `strong`'s anchor. That understates it: losing to it costs a person a little more, and

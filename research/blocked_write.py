@@ -4,7 +4,7 @@
 Runs the server in-process (Starlette's test client), holds an exclusive SQLite lock from a second
 connection for ``--hold`` seconds while table A's player acts, and times pings on table B meanwhile.
 
-    .venv/bin/python scripts/blocked_write.py --pings 200 --hold 1.0
+    .venv/bin/python research/blocked_write.py --pings 200 --hold 1.0
 """
 
 from __future__ import annotations

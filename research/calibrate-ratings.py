@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure the computer levels' rating anchors: whole games of the levels against each other, rated.
 
-    .venv/bin/python scripts/calibrate-ratings.py --rules classic --games 6 --jobs 2
+    .venv/bin/python research/calibrate-ratings.py --rules classic --games 6 --jobs 2
 
 Every game seats each level once (so the table has as many seats as levels), and each game is
 played once per rotation of the seats, the way `barbu arena` plays games. All levels start at

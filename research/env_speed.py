@@ -1,6 +1,6 @@
 """barbu.env speed on chosen tables: agent steps per second of random masked play, and each step's parts.
 
-    .venv/bin/python scripts/env_speed.py [--seconds 3] [--tables classic,family3,family6]
+    .venv/bin/python research/env_speed.py [--seconds 3] [--tables classic,family3,family6]
 
 The measurement of ``barbu bench --env`` (:mod:`barbu.tools.envbench`: ``env.last()``, a
 uniformly random id among the mask's ones, ``env.step``; games played to the end and reset),

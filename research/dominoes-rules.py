@@ -1,6 +1,6 @@
 """Two rules of thumb for Dominoes against each other, every hand seen: the playouts' own contest.
 
-    .venv/bin/python scripts/dominoes-rules.py [--deals N] [--seed S]
+    .venv/bin/python research/dominoes-rules.py [--deals N] [--seed S]
 
 The search bots play Dominoes' playouts on fully dealt sampled deals, so what counts there is
 how well a rule places cards when every hand is known. Each classic Dominoes deal of the arena

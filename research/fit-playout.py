@@ -1,6 +1,6 @@
 """Fit the expert's playout policy (src/barbu/bots/fitted_weights.json) to how ``strong`` plays.
 
-    .venv/bin/python scripts/fit-playout.py [--deals N] [--jobs J] [--out FILE]
+    .venv/bin/python research/fit-playout.py [--deals N] [--jobs J] [--out FILE]
 
 1. ``strong`` plays N duplicate-arena deals against itself (seed 1234), classic and family with
    4 players; every card decision of a trick game with a choice is kept as the features of each

@@ -4,7 +4,7 @@
 # .json exists is skipped, and each run keeps a journal (OUT/NAME.journal) of the boards it has
 # played, so a run cut by the end of a session goes on, started again, where it stopped.
 #
-#   bash scripts/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: measurements/, 2, none)
+#   bash research/measure-expert.sh [OUT] [JOBS] [CLUSTER]   (defaults: research/measurements/, 2, none)
 #
 # CLUSTER, a Dask scheduler's address (tcp://host:8786), plays the deals on its workers instead
 # (barbu arena --cluster; the workers need the same barbu). The expert's budget is work (engine
@@ -15,14 +15,14 @@
 # On the project's 2-core machine, with the bots' modules compiled (scripts/build-native.py), a deal
 # of expert against three strong players takes about 10 s of wall time with both cores (27 s before
 # they were compiled): the whole plan is some twelve hours, session after session, in the background.
-# The journals are part of the repository (measurements/): commit them before a session ends.
+# The journals are part of the repository (research/measurements/): commit them before a session ends.
 #
 # Reading the others' doubles for its own bets became the expert's default after the match against
 # MCTS below (warybets-mcts-classic-53); the classic runs measured before it carry +nowary, the
 # expert they measured, and family runs need none (the family rules have no doubles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-measurements}
+out=${1:-research/measurements}
 jobs=${2:-2}
 cluster=(${3:+--cluster "$3"})
 mkdir -p "$out"
@@ -59,7 +59,7 @@ run tech-infer-classic --bots expert:0.3+nowary,expert:0.3+flat+nowary,strong,st
 # installed, as in the dev setup.
 openspiel=$(.venv/bin/python -c "import pyspiel" 2>/dev/null && echo yes || true)
 # The same wall time a decision: 1.5 s of work is about 0.4 s compiled, os-mcts's mean. (A first
-# run gave the expert 0.4 s of work, a quarter of that time: measurements/mcts-0.4-stopped.*)
+# run gave the expert 0.4 s of work, a quarter of that time: research/measurements/mcts-0.4-stopped.*)
 [ -n "$openspiel" ] && run mcts-classic --bots expert:1.5+nowary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
 # Where the gain comes from: expert's own search for one kind of decision, strong's for the rest.
 for part in bid double play; do
@@ -75,7 +75,7 @@ for t in 0.1 0.3 1 3; do
 done
 [ -n "$openspiel" ] && run ismcts-classic --bots expert:0.6+nowary,os-ismcts,os-ismcts,os-ismcts --deals 100 --seed 51
 # A trial for Dominoes, Dominoes' endings solved (+solvedom), on deals already played without it, so
-# that each pairs deal by deal with its run (scripts/paired-journals.py): the first 71 Dominoes deals
+# that each pairs deal by deal with its run (research/paired-journals.py): the first 71 Dominoes deals
 # of the classic headline, and the 14 of the match against os-mcts.
 run solvedom-dominoes-classic --bots expert+solvedom+nowary,strong,strong,strong --contract dominoes --deals 71 --seed 21
 [ -n "$openspiel" ] && run solvedom-mcts-dominoes --bots expert:1.5+solvedom+nowary,os-mcts,os-mcts,os-mcts --contract dominoes --deals 14 --seed 51
@@ -97,7 +97,7 @@ curve_family4 3
 [ -n "$openspiel" ] && run wary-mcts-classic --bots expert:1.5+wary,os-mcts,os-mcts,os-mcts --deals 100 --seed 51
 run wary-double-classic --bots expert:1+double+wary,strong,strong,strong --deals 300 --seed 41
 # Every Dominoes deal of the classic headline with its endings solved: with the headline's other
-# deals, the headline of expert+solvedom (scripts/paired-journals.py --merged), as if the whole run
+# deals, the headline of expert+solvedom (research/paired-journals.py --merged), as if the whole run
 # were played again. Its first 71 deals are played again too: a journal's header fixes --deals,
 # so the trial's journal above cannot be extended.
 run solvedom-dominoes-classic-all --bots expert+solvedom+nowary,strong,strong,strong --contract dominoes --deals 142 --seed 21
@@ -119,7 +119,7 @@ for c in no-tricks:15 no-queens:15 no-hearts:14 no-last-two:14 no-king:14; do
 done
 # A second match of +warybets against MCTS at its own 800 simulations, on 100 new deals (seed 52),
 # fixed before the run: with the seven runs above (mcts-classic's deals played again) it makes 200,
-# read as one match by scripts/pooled-journals.py (the eight journals, seeds 51 and 52).
+# read as one match by research/pooled-journals.py (the eight journals, seeds 51 and 52).
 [ -n "$openspiel" ] && run warybets-mcts-classic-52 --bots expert:1.5+warybets,os-mcts,os-mcts,os-mcts --deals 100 --seed 52
 # Those 200 deals read +1.99 ± 2.33: a lead whose interval holds zero. A third match, fixed on
 # 2026-12-04 before its first board, is read alone, never pooled with them (they chose to run it):
@@ -132,7 +132,7 @@ done
 # became the expert's default. Fixed on 2026-12-05 before its first board: the classic headline
 # against strong played again with that default, on the headline's 1,000 deals (seed 21), read
 # alone by the issue's rule (at least 3 points a hand, its 95% interval above zero, no contract
-# significantly worse); it pairs deal by deal with main-classic (scripts/paired-journals.py) for
+# significantly worse); it pairs deal by deal with main-classic (research/paired-journals.py) for
 # what the default gained. Some three hours of both cores.
 run main-classic-bets --bots expert,strong,strong,strong --deals 1000 --seed 21
 exit 0

@@ -1,6 +1,6 @@
 """Where a bot's Dominoes points come from in an arena run: the hands its doubles touched or not.
 
-    .venv/bin/python scripts/dominoes-doubles.py A.journal [B.journal ...] [--bot I]
+    .venv/bin/python research/dominoes-doubles.py A.journal [B.journal ...] [--bot I]
 
 A journal keeps each hand's scores, not its doubles; but in Dominoes a player who is in no doubled
 pair scores exactly one of the finishing places' points (45, 20, 5, −5 by default), so a score off

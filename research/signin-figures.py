@@ -4,8 +4,8 @@
 Runs the server in-process (Starlette's test client, each request from the address it names) on a
 fresh SQLite file and prints one line per figure:
 
-    .venv/bin/python scripts/signin-figures.py            # everything
-    .venv/bin/python scripts/signin-figures.py --timing 9  # more sign-ins timed per kind
+    .venv/bin/python research/signin-figures.py            # everything
+    .venv/bin/python research/signin-figures.py --timing 9  # more sign-ins timed per kind
 
 The memory figure drives ``Profiles.plan_signin`` directly with a cheap argon2 setting (what is kept
 per refused name does not depend on the hash's cost); everything else uses the server's real hasher.

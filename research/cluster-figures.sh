@@ -3,7 +3,7 @@
 # delivery latency p50/p95/p99 with 1, 2 and 3 `barbu serve --bus` processes behind nginx, each run
 # on a fresh PostgreSQL database, TABLES tables of four computer players, one watcher each, through
 # nginx (so that most sockets of 2 or 3 processes are relayed to the table's owner).
-#   scripts/cluster-figures.sh DIR [TABLES] [SECONDS]     # default 200 tables, 40 s a run
+#   research/cluster-figures.sh DIR [TABLES] [SECONDS]     # default 200 tables, 40 s a run
 set -euo pipefail
 
 [ $# -ge 1 ] || { echo "usage: $0 DIR [TABLES] [SECONDS]" >&2; exit 2; }

@@ -1,6 +1,6 @@
 """Where a bot's bets went in an arena run: each doubled pair of its hands, who bet, what it moved.
 
-    .venv/bin/python scripts/bets.py RECORDS_DIR [--bot I]
+    .venv/bin/python research/bets.py RECORDS_DIR [--bot I]
 
 Reads the game records `barbu arena --out RECORDS_DIR` writes (``deal*-rot*.json`` and
 ``game*-rot*.json``, one a board and rotation; a record names each seat's bot as ``I:level``).
@@ -10,7 +10,7 @@ For every hand of bot I (default 0) and every pair it was in with a double, the 
 a row by contract, by the bot's part in the hand (declarer or not), by who made the double (the
 bot, or the other player) and by whether it was redoubled; the row counts the pairs and the
 points the settlements moved to the bot (the difference of the two contract scores, twice when
-redoubled). A journal keeps no doubles, so this needs the records; ``scripts/dominoes-doubles.py``
+redoubled). A journal keeps no doubles, so this needs the records; ``research/dominoes-doubles.py``
 reads what a journal allows. Classic rules only: the family rules have no doubles. The other
 player of a row's pairs is the declarer, or another defender, as the contract allows (in Trumps
 and Dominoes only the declarer is doubled).

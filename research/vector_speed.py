@@ -1,6 +1,6 @@
 """Steps a second of barbu.vector at several batch sizes, with the split of a step's time.
 
-    .venv/bin/python scripts/vector_speed.py [--seconds 3] [--tables classic,family4,family6]
+    .venv/bin/python research/vector_speed.py [--seconds 3] [--tables classic,family4,family6]
                                              [--batches 1,64,1024,4096] [--backend numba] [--reuse]
 
 A step is one action in one game (a batch step at B = 4096 is 4096 steps), each with its

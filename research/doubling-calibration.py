@@ -1,6 +1,6 @@
 """How well ``strong``'s doubles pay: its predicted edges against what the hands then gave.
 
-    .venv/bin/python scripts/doubling-calibration.py [--deals N] [--seed S]
+    .venv/bin/python research/doubling-calibration.py [--deals N] [--seed S]
 
 ``strong`` plays all four seats of N classic arena deals (Dominoes skipped). At every doubling
 or redoubling decision it makes, the expected edge it computed for each player it could bet

@@ -1,6 +1,6 @@
 """Arena runs of one line-up on other deals (other seeds), read as one match: a bot's edge over them all.
 
-    .venv/bin/python scripts/pooled-journals.py JOURNAL [JOURNAL ...] [--bot I]
+    .venv/bin/python research/pooled-journals.py JOURNAL [JOURNAL ...] [--bot I]
 
 Every journal must be of deal mode, with the same line-up, rule set, players and options; they
 may differ in seed, and a run of one contract (``--contract``) counts as the deals it played, so

@@ -1,6 +1,6 @@
 """Two arena runs on the same deals, compared deal by deal: how much more the first bot gained in one.
 
-    .venv/bin/python scripts/paired-journals.py A.journal [A2.journal ...] B.journal [--bot I] [--merged]
+    .venv/bin/python research/paired-journals.py A.journal [A2.journal ...] B.journal [--bot I] [--merged]
 
 Both journals must be of deal mode with the same rule set, seed and players (so that deal k is the
 same cards in each); their line-ups may differ, which is the point (``expert:1`` in one,
