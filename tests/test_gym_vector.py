@@ -141,3 +141,20 @@ def test_the_gymnasium_env_plays_game_b_of_the_batch(rules: str, players: int) -
     for at, obs, mask in views[:-1]:
         assert np.array_equal(seen[at][0], obs) and np.array_equal(seen[at][1], mask.astype(bool))
     assert paid == sum(rewards)
+
+
+def test_gymnasiums_vector_wrappers_read_its_same_step_autoreset() -> None:
+    """RecordEpisodeStatistics counts each game's steps from its first decision to its end."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(BarbuVectorEnv("classic", num_envs=3, seed=2, hands=1))
+    _, info = env.reset()
+    rng, steps, checked = np.random.default_rng(0), np.zeros(3, dtype=int), 0
+    for _ in range(200):
+        _, _, term, _, info = env.step(pick(info["action_mask"], rng))
+        steps += 1
+        if term.any():
+            assert np.array_equal(info["episode"]["l"][term], steps[term])
+            steps[term] = 0
+            checked += int(term.sum())
+    assert checked >= 3
