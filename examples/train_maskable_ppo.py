@@ -89,9 +89,9 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
     class Curve(BaseCallback):
         """After each rollout, a row: steps, episodes, mean reward of the last 100, seconds."""
 
-        def __init__(self, writer: Any) -> None:
+        def __init__(self, file: Any) -> None:
             super().__init__()
-            self.writer = writer
+            self.file, self.writer = file, csv.writer(file)
 
         def _on_step(self) -> bool:
             return time.perf_counter() - start < args.minutes * 60  # False ends the training
@@ -102,11 +102,11 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
                 mean = float(np.mean([e["r"] for e in infos]))
                 self.writer.writerow([self.num_timesteps, len(infos), f"{mean:.3f}",
                                       f"{time.perf_counter() - start:.1f}"])
+                self.file.flush()  # the curve can be watched while it trains
 
     with open(args.curve, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["steps", "episodes_in_mean", "mean_reward_last_100", "seconds"])
-        model.learn(total_timesteps=args.steps, callback=Curve(writer))
+        csv.writer(f).writerow(["steps", "episodes_in_mean", "mean_reward_last_100", "seconds"])
+        model.learn(total_timesteps=args.steps, callback=Curve(f))
     seconds = time.perf_counter() - start
     weights = {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
     vec.close()
