@@ -88,6 +88,26 @@ def test_rewards_add_up_to_the_engine_scores(rules: str, players: int) -> None:
             assert hands_paid == [state.game.num_hands - 1]
 
 
+# What one classic hand's scores add up to, whatever the doubles (they move points between seats).
+HAND_TOTALS = {"no-tricks": -26, "no-queens": -24, "no-hearts": -30, "no-last-two": -30, "no-king": -20,
+               "trumps": 65, "dominoes": 65}
+
+
+@pytest.mark.parametrize("options", [(), ("dominoes-40", "overtrump")], ids=["plain", "options"])
+def test_classic_hands_are_not_zero_sum_but_whole_games_are(options: tuple[str, ...]) -> None:
+    """docs/RL.md: a hand's rewards add up to its contract's total; a whole game's to zero."""
+    env = benv.aec_env("classic", options=options)
+    rng = random.Random(2)
+    for seed in range(2):
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        history = env.game_state.history
+        assert all(sum(h.scores) == HAND_TOTALS[h.contract] for h in history)
+        assert any(h.doubles for h in history) and sum(env.game_state.totals) == 0
+
+
 def test_a_hand_pays_its_scores_as_it_ends() -> None:
     env = benv.aec_env("classic", reward="hand", hands=3)
     env.reset(seed=4)

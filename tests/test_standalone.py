@@ -34,6 +34,7 @@ USED_BY = {
     "pytest-timeout": r"^timeout = \d+",
     "pettingzoo": r"^\s*from pettingzoo\b",
     "gymnasium": r"^\s*from gymnasium\b",
+    "sb3-contrib": r"^\s*from sb3_contrib\b",  # examples/train_maskable_ppo.py (the train extra)
     "numpy": r"^\s*import numpy\b",
     "numba": r"^\s*import numba\b",
     "argon2-cffi": r"^\s*from argon2\b",

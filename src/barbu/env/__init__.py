@@ -1,7 +1,10 @@
 """barbu as a PettingZoo environment: fixed action ids, encoded observations, rewards per hand or game.
 
 PettingZoo is imported only when an environment is asked for, so that ``barbu.env.actions`` and
-``barbu.env.encoding`` (the action ids and the observation vectors) need numpy alone.
+``barbu.env.encoding`` (the action ids and the observation vectors) need numpy alone. Importing
+this package registers the single-seat Gymnasium environments (:mod:`barbu.env.single`) when
+Gymnasium is installed: ``gymnasium.make("barbu/Classic-v0")`` and ``"barbu/Family-v0"`` (or
+``gymnasium.make("barbu.env:barbu/Classic-v0")``, which imports this package first).
 
 >>> e = env("classic", reward="game")
 >>> e.reset(seed=1)
@@ -22,6 +25,24 @@ if TYPE_CHECKING:
     raw_env = BarbuEnv
 
 __all__ = ["BarbuEnv", "BarbuParallelEnv", "aec_env", "env", "parallel_env", "raw_env"]
+
+# The Gymnasium ids and the rule set each stands for; any SeatEnv keyword goes to gymnasium.make.
+GYM_IDS = {"barbu/Classic-v0": "classic", "barbu/Family-v0": "family"}
+
+
+def _register() -> None:
+    """Register the single-seat environments with Gymnasium (once; nothing without Gymnasium)."""
+    try:
+        from gymnasium.envs.registration import register, registry
+    except ModuleNotFoundError:
+        return
+    for env_id, rules in GYM_IDS.items():
+        if env_id not in registry:
+            register(env_id, entry_point="barbu.env.single:SeatEnv", kwargs={"rules": rules},
+                     disable_env_checker=True)
+
+
+_register()
 
 
 def __getattr__(name: str) -> object:

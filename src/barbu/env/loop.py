@@ -23,7 +23,6 @@ has ``done[i]`` set and is reset at once (the next game of its seed sequence): t
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +31,7 @@ import numpy.typing as npt
 from barbu.env.actions import NUM_ACTIONS
 from barbu.env.aec import BarbuEnv
 from barbu.env.encoding import obs_size
+from barbu.env.seeds import stream_seed
 
 Batch = tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.int64]]
 StepResult = tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.int64],
@@ -51,16 +51,23 @@ class LoopEnv:
         self.num_envs, self.num_players, self.num_actions = batch, game.players, NUM_ACTIONS
         self.obs_size = obs_size(game)
         self.seed = seed
+        self._started = False
         self._obs = np.zeros((batch, self.obs_size), dtype=np.float32)
         self._mask = np.zeros((batch, NUM_ACTIONS), dtype=np.bool_)
         self._player = np.zeros(batch, dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> Batch:
-        """Every game afresh; game ``i``'s seeds come from ``seed`` (default: the constructor's)."""
-        seeds = random.Random(self.seed if seed is None else seed)
+        """New games everywhere: game ``i`` plays the games of ``stream_seed(seed, i)``, as in VectorEnv.
+
+        With ``seed`` (or at the first reset, the constructor's) the streams start again;
+        without, each game moves on to the next of its stream.
+        """
+        restart = seed is not None or not self._started
+        self.seed = self.seed if seed is None else seed
         for i, env in enumerate(self.envs):
-            env.reset(seed=seeds.randrange(2**63))
+            env.reset(seed=stream_seed(self.seed, i) if restart else None)
             self._read(i)
+        self._started = True
         return self._obs.copy(), self._mask.copy(), self._player.copy()
 
     def step(self, actions: npt.ArrayLike) -> StepResult:
@@ -78,6 +85,11 @@ class LoopEnv:
                 env.reset()
             self._read(i)
         return self._obs.copy(), self._mask.copy(), self._player.copy(), rewards, done
+
+    @property
+    def cards(self) -> npt.NDArray[np.uint64]:
+        """Every seat's cards in each game, ``(B, n)`` card masks (the whole deal: not for agents)."""
+        return np.array([env.game_state.hands for env in self.envs], dtype=np.uint64)
 
     def _read(self, i: int) -> None:
         env = self.envs[i]

@@ -13,8 +13,9 @@ import numpy.typing as npt
 from barbu.engine.game import Game
 from barbu.env.actions import NUM_ACTIONS
 from barbu.env.encoding import obs_size
+from barbu.env.seeds import stream_seed
 from barbu.vector.apply import Rules
-from barbu.vector.backend import I64, Bool, Float, Int, xp
+from barbu.vector.backend import I64, U64, Bool, Float, Int, xp
 from barbu.vector.deal import Dealt, deal, dealt
 from barbu.vector.games import GAME_FIELDS, HAND_FIELDS, Games, refresh
 from barbu.vector.legal import legal_mask
@@ -28,11 +29,6 @@ BACKENDS = ("numpy", "numba")  # numba: the compiled kernels of barbu.vector.ker
 
 Reset = tuple[Float, Bool, Int]
 Step = tuple[Float, Bool, Int, Float, Bool]
-
-
-def stream_seed(seed: int, b: int) -> int:
-    """The barbu.env seed whose games game ``b`` of ``VectorEnv(seed=seed)`` plays, one after another."""
-    return seed << 32 | b
 
 
 class VectorEnv:
@@ -97,6 +93,11 @@ class VectorEnv:
         self._streams: list[random.Random] = []
         # Seconds spent in each part of step() (barbu.vector.speed turns it on; None: not kept).
         self.timings: dict[str, float] | None = None
+
+    @property
+    def cards(self) -> U64:
+        """Every seat's cards in each game, ``(B, n)`` card masks (the whole deal: not for agents)."""
+        return self.games.hands.copy()
 
     @property
     def seeds(self) -> I64:
