@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import sqlite3
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,6 +45,7 @@ from barbu.engine.observation import Observation
 from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
+from barbu.web.limits import CLIENT_HEADER, Limiter, RedisCounters, Rule, Who, client_id
 from barbu.web.players import Policy, Profiles, public
 from barbu.web.replay import Analyses, replay_routes
 from barbu.web.rules import rules_info
@@ -186,12 +187,10 @@ class Server:
         # One thread writes the database, in the order the changes were asked for.
         self.writer: ThreadPoolExecutor | None = None
         self.locks: dict[str, asyncio.Lock] = {}  # one per table: its changes, one after another
-        self.created: dict[str, deque[float]] = {}  # when each client created its recent tables
+        self.limiter = Limiter()  # what each person and address did lately (in Redis with --bus)
         self.sockets: Counter[str] = Counter()  # open WebSockets of each client
         self.book: SheetBook | None = None  # the score keeper's sheets
-        self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
         self.people: Profiles | None = None  # the player profiles
-        self.profiles_made: dict[str, deque[float]] = {}  # when each client made its recent profiles
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
 
     def open(self) -> None:
@@ -365,33 +364,31 @@ class Server:
         except (sqlite3.Error, OSError) as e:
             raise storage_error("profile " + batch.player_id, e) from e
 
-    def count_profile(self, client: str) -> None:
-        """TableError (429) past the profiles one client may make in a minute; else counts this one."""
-        recent = self.profiles_made.setdefault(client, deque())
-        _forget_older(recent)
+    def profile_limit(self, who: Who) -> contextlib.AbstractAsyncContextManager[None]:
+        """Counts a new profile of ``who`` while it is made; TableError (429) past the limit."""
         n = self.config.profiles_per_minute
-        if len(recent) >= n:
-            raise TableError("too-many-profiles", f"you have made {plural(n, 'profile')} in the last minute: "
-                             "please wait a little", 429, args={"n": n})
-        recent.append(time.monotonic())
+
+        def refuse(wait: int) -> TableError:
+            why = f"you have made {plural(n, 'profile')} in the last minute: please wait a little"
+            return TableError("too-many-profiles", why, 429, args={"n": n})
+        return self.limiter.hold(Rule("profiles", n), who, refuse)
 
     @property
     def sheets(self) -> SheetBook:
         assert self.book is not None, "the server is not open"
         return self.book
 
-    async def create_sheet(self, doc: dict[str, Any], client: str) -> Sheet:
+    async def create_sheet(self, doc: dict[str, Any], who: Who) -> Sheet:
         """A new score sheet, within the per-client limit, stored before its link is given."""
-        recent = self.sheets_started.setdefault(client, deque())
-        _forget_older(recent)
-        if len(recent) >= self.config.sheets_per_minute:
-            n = self.config.sheets_per_minute
+        n = self.config.sheets_per_minute
+
+        def refuse(wait: int) -> TableError:
             why = f"you have started {plural(n, 'score sheet')} in the last minute: please wait a little"
-            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429,
-                             args={"n": n})
-        sheet, batch = self.sheets.plan_create(doc)
-        await self._store_sheet(sheet.id, batch)
-        recent.append(time.monotonic())
+            return TableError("too-many-sheets", why if n else "this server starts no score sheets", 429,
+                              args={"n": n})
+        async with self.limiter.hold(Rule("sheets", n), who, refuse):
+            sheet, batch = self.sheets.plan_create(doc)
+            await self._store_sheet(sheet.id, batch)
         self.sheets.add(sheet)
         return sheet
 
@@ -431,17 +428,22 @@ class Server:
                 return
         self.kick(table)  # held for the people after a hand: wake up when the pause is over
 
-    async def create(self, setup: Setup, client: str) -> Table:
+    async def create(self, setup: Setup, who: Who) -> Table:
         """A new table, within the limits, stored before anyone hears of it."""
-        self.check_limits(setup, client)
-        table, batch = self.tables.plan(setup)
-        try:
-            await self.store_batch(batch)
-        except (sqlite3.Error, OSError) as e:
-            if self.cluster is not None:  # the new id's lease, taken for a table that is not there
-                await self.cluster.abandon(batch)
-            raise storage_error(table.id, e) from e
-        self.created.setdefault(client, deque()).append(time.monotonic())
+        n = self.config.tables_per_minute
+
+        def refuse(wait: int) -> TableError:
+            why = f"you have created {plural(n, 'table')} in the last minute: please wait a little"
+            return TableError("too-many-tables", why if n else NO_NEW_TABLES, 429, args={"n": n})
+        async with self.limiter.hold(Rule("tables", n), who, refuse):  # given back if it fails
+            self.check_limits(setup)
+            table, batch = self.tables.plan(setup)
+            try:
+                await self.store_batch(batch)
+            except (sqlite3.Error, OSError) as e:
+                if self.cluster is not None:  # the new id's lease, taken for a table that is not there
+                    await self.cluster.abandon(batch)
+                raise storage_error(table.id, e) from e
         self.tables.add(table)
         self.kick(table)
         if self.cluster is not None:  # in every process's lobby at once, not at the next sweep
@@ -456,16 +458,9 @@ class Server:
             raise TableError("server-full", why if n else NO_NEW_TABLES, 429, args={"n": n})
         return change
 
-    def check_limits(self, setup: Setup, client: str) -> None:
-        """TableError (429) when this new table would go past a limit of the configuration."""
+    def check_limits(self, setup: Setup) -> None:
+        """TableError (429) when this new table would go past a limit of the server as a whole."""
         c = self.config
-        recent = self.created.setdefault(client, deque())
-        _forget_older(recent)
-        if len(recent) >= c.tables_per_minute:
-            why = f"you have created {plural(c.tables_per_minute, 'table')} in the last minute: please wait"
-            why += " a little"
-            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429,
-                             args={"n": c.tables_per_minute})
         if self.tables.open_tables() >= c.max_open_tables:
             why = f"the server already has {plural(c.max_open_tables, 'open table')}: please come back later"
             raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429,
@@ -505,12 +500,6 @@ class Server:
         return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
 
 
-def _forget_older(recent: deque[float], seconds: float = 60.0) -> None:
-    """Drop the times more than ``seconds`` ago from a per-client list of recent creations."""
-    while recent and time.monotonic() - recent[0] >= seconds:
-        recent.popleft()
-
-
 def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
     """A fresh bot's action for ``obs``, in a worker process (module level: it is pickled by name)."""
     return make_bot(level, seed).act(obs)
@@ -521,6 +510,16 @@ def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
 def client_of(conn: Request | WebSocket) -> str:
     """Who is asking, for the per-client limits: the IP address (as uvicorn's proxy settings give it)."""
     return conn.client.host if conn.client is not None else "?"
+
+
+def who_of(server: Server, request: Request) -> Who:
+    """Who asks, for the limits: the address, and the person (the profile it proves, else the page's id)."""
+    person = None
+    credential = request.headers.get(PROFILE_HEADER)
+    if credential:
+        with contextlib.suppress(TableError):  # a wrong profile is refused where it matters, not here
+            person = "p:" + server.profiles.authenticate(credential).id
+    return Who(client_of(request), person or client_id(request.headers.get(CLIENT_HEADER)))
 
 
 def _ruleset_of(request: Request) -> str:
@@ -580,6 +579,7 @@ def build_app(config: Config) -> Starlette:
         from barbu.web.relay import Cluster  # redis-py is needed only by a group of processes
 
         server.cluster = Cluster(server, config.bus)
+        server.limiter = Limiter(RedisCounters(server.cluster.bus.redis))  # one count for the group
     # With several processes a job's id names the one running it, where its progress is asked for.
     prefix = server.cluster.job_prefix if server.cluster is not None else ""
     analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix)
@@ -614,7 +614,7 @@ def build_app(config: Config) -> Starlette:
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players", args={"variant": "seed"})
-        table = await server.create(setup, client_of(request))
+        table = await server.create(setup, who_of(server, request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
         mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
         return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
@@ -863,7 +863,7 @@ def sheet_routes(server: Server) -> list[Route]:
 
     async def create(request: Request) -> Response:
         doc = sheetmod.parse_setup(await _json_body(request))
-        sheet = await server.create_sheet(doc, client_of(request))
+        sheet = await server.create_sheet(doc, who_of(server, request))
         link = f"/score/{sheet.id}#k={sheet.token}"
         return JSONResponse({"id": sheet.id, "token": sheet.token, "link": link,
                              "view": sheetmod.view(sheet, True)}, status_code=201)
@@ -971,10 +971,10 @@ def profile_routes(server: Server) -> list[Route]:
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
-        server.count_profile(client_of(request))
         name = body.get("name") if isinstance(body, dict) else None
-        player_id, secret, batch = server.profiles.plan_create(name)
-        await server.store_player(batch)
+        async with server.profile_limit(who_of(server, request)):
+            player_id, secret, batch = server.profiles.plan_create(name)
+            await server.store_player(batch)
         row = server.profiles.store.load_player(player_id)
         assert row is not None
         return signed(row, secret, 201)
