@@ -107,6 +107,8 @@ class Config:
     quiet_after: float = 86400.0  # the same for a table with a person at it
     sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
     profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
+    chat_per_minute: int = 30  # chat messages one person and one address may send in a minute, all tables
+    rematch_per_minute: int = 12  # rematch answers (offer, withdraw…) one person and one address, a minute
     signin_failures: int = 5  # failed sign-ins allowed per name and per client in signin_window
     signin_window: float = 900.0  # seconds
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
@@ -129,12 +131,17 @@ class Port(Protocol):
 
     async def close(self, code: int) -> None: ...
 
+    @property
+    def address(self) -> str:
+        """The reader's IP address (client_of), for the per-address limits."""
+
 
 class SocketPort:
     """A reader's own WebSocket, connected to this process."""
 
     def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
+        self.address = client_of(ws)
 
     async def receive(self, within: float | None = None) -> str | None:
         return await _receive(self.ws, within)
@@ -155,6 +162,7 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.overflowed = False
         self.greeted = False  # it has said a hello that was taken (or that only lacked a name)
+        self.person: str | None = None  # the profile its hello proved, for the per-person limits
 
     def send_text(self, text: str) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
@@ -372,6 +380,25 @@ class Server:
             why = f"you have made {plural(n, 'profile')} in the last minute: please wait a little"
             return TableError("too-many-profiles", why, 429, args={"n": n})
         return self.limiter.hold(Rule("profiles", n), who, refuse)
+
+    def event_limit(self, kind: str, table: Table,
+                    conn: Connection) -> contextlib.AbstractAsyncContextManager[None]:
+        """Counts a chat message or rematch step of ``conn``'s person and address, on any socket or table.
+
+        The person: the profile its hello proved, else its seat at this table (a seat's token outlives
+        a socket); a watcher without a profile is counted by address only.
+        """
+        n = self.config.chat_per_minute if kind == "chat" else self.config.rematch_per_minute
+        seat = f"s:{table.id}:{conn.seat}" if conn.seat is not None else None
+        who = Who(conn.ws.address, conn.person or seat)
+
+        def refuse(wait: int) -> TableError:
+            if kind == "chat":
+                return TableError("chat-too-fast", f"at most {n} messages a minute from one person or "
+                                  f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+            return TableError("rematch-too-fast", f"at most {n} rematch answers a minute from one person or "
+                              f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+        return self.limiter.hold(Rule(kind, n), who, refuse)
 
     @property
     def sheets(self) -> SheetBook:
@@ -811,6 +838,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             conn.greeted = conn.greeted or e.code == "name-required"
             raise
         conn.greeted = True
+        conn.person = "p:" + player.id if player is not None else None
         server.kick(table)  # a seat taken on its turn starts its turn clock
         return True
     if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch"):
@@ -826,7 +854,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
     elif kind == "ready":
         await server.change(table, lambda: table.plan_ready(conn, msg.get("hand")))
     elif kind == "chat":
-        await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
+        async with server.event_limit("chat", table, conn):
+            await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
         return True  # a message moves no player: nothing for the computers to do
     elif kind == "invites":  # the creator's: the links of the free seats, to copy or send again
         await server.change(table, lambda: table.plan_invites(conn))
@@ -834,7 +863,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_reissue(conn, msg.get("seat")))
     elif kind == "rematch":
         op = msg.get("op")
-        await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
+        async with server.event_limit("rematch", table, conn):
+            await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
         if table.rematch.table is not None:  # its computers may have the first move
             server.kick(server.tables.get(table.rematch.table))
         return True
