@@ -45,9 +45,10 @@ from barbu.engine.observation import Observation
 from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.errors import TableError
+from barbu.web.heavy import Heavy
 from barbu.web.limits import CLIENT_HEADER, Limiter, RedisCounters, Rule, Who, client_id
 from barbu.web.players import Policy, Profiles, public
-from barbu.web.replay import Analyses, replay_routes
+from barbu.web.replay import Analyses, Gates, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
 from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
@@ -114,6 +115,8 @@ class Config:
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
     analysis_budget: float = 0.5  # the expert's seconds a decision in an analysis (barbu analyze --seconds)
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
+    reads_per_minute: int = 60  # timelines and PDFs one person and one address may ask for in a minute
+    analysis_queue: int = 8  # analyses waiting for a place (past it they are refused)
     bus: str | None = None  # redis://… : one process of a group sharing the database (barbu.web.relay)
 
     @property
@@ -200,6 +203,7 @@ class Server:
         self.book: SheetBook | None = None  # the score keeper's sheets
         self.people: Profiles | None = None  # the player profiles
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
+        self.heavy = Heavy()  # the costly reads (timelines, PDFs), worked out in a process and kept
 
     def open(self) -> None:
         self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
@@ -234,6 +238,7 @@ class Server:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+        self.heavy.close()
         if self.writer is not None:
             self.writer.shutdown(wait=True)
             self.writer = None
@@ -399,6 +404,15 @@ class Server:
             return TableError("rematch-too-fast", f"at most {n} rematch answers a minute from one person or "
                               f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
         return self.limiter.hold(Rule(kind, n), who, refuse)
+
+    async def count_read(self, request: Request) -> None:
+        """TableError (429) past the costly reads (timelines, PDFs) one person or address may ask for."""
+        n = self.config.reads_per_minute
+
+        def refuse(wait: int) -> TableError:
+            return TableError("too-many-reads", f"at most {n} replays and prints a minute from one person or "
+                              f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+        await self.limiter.take(Rule("reads", n), who_of(self, request), refuse)
 
     @property
     def sheets(self) -> SheetBook:
@@ -609,7 +623,13 @@ def build_app(config: Config) -> Starlette:
         server.limiter = Limiter(RedisCounters(server.cluster.bus.redis))  # one count for the group
     # With several processes a job's id names the one running it, where its progress is asked for.
     prefix = server.cluster.job_prefix if server.cluster is not None else ""
-    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix)
+    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix,
+                        queued=config.analysis_queue)
+
+    def owners(request: Request) -> frozenset[str]:
+        who = who_of(server, request)
+        return frozenset(who.keys(Rule("analysis", 1)))
+    gates = Gates(server.heavy, server.count_read, owners)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -712,12 +732,13 @@ def build_app(config: Config) -> Starlette:
         *sheet_routes(server),
         Route("/replay", replay_page),
         Route("/replay/{table_id}", replay_page),
-        *replay_routes(lambda: server.tables, analyses, _refusals),
+        *replay_routes(lambda: server.tables, analyses, _refusals, gates),
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
+    app.state.analyses = analyses
     return app
 
 
@@ -944,9 +965,11 @@ def sheet_routes(server: Server) -> list[Route]:
         if kind == "csv":
             return Response(sheetmod.csv_text(sheet, w), media_type="text/csv; charset=utf-8",
                             headers=disposition)
-        from barbu.web.sheet_pdf import sheet_pdf  # reportlab is loaded only by those who print
+        from barbu.web.sheet_pdf import pdf_answer  # reportlab is loaded only by those who print
 
-        pdf = await asyncio.to_thread(sheet_pdf, sheet, w)
+        await server.count_read(request)
+        key = f"pdf:{sheet.id}:{sheet.version}:{w.lang}"  # a sheet's version changes with each hand
+        _, pdf = await server.heavy.answer(key, pdf_answer, sheet.id, sheet.doc, sheet.version, w.lang)
         return Response(pdf, media_type="application/pdf", headers=disposition)
 
     return [
