@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from tests.pg_helpers import redis_url
 from tests.test_web_ws import app_for
 from tests.web_helpers import fresh_db
@@ -156,3 +157,22 @@ def test_redis_counts_one_limit_for_a_group_of_processes() -> None:
             for r in links:
                 await r.aclose()
     asyncio.run(run())
+
+
+def test_the_new_limits_have_serve_flags_with_the_configs_defaults(tmp_path: Path) -> None:
+    import argparse
+
+    from barbu.web.app import Config
+    from barbu.web.server import add_arguments, config_of
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    fields = ("chat_per_minute", "rematch_per_minute", "reads_per_minute", "analysis_queue")
+    default = config_of(parser.parse_args([]), tmp_path / "t.db")
+    assert [getattr(default, f) for f in fields] == [getattr(Config("x"), f) for f in fields]
+    flags = ["--chat-per-minute", "3", "--rematch-per-minute", "4", "--reads-per-minute", "5",
+             "--analysis-queue", "0"]
+    given = config_of(parser.parse_args(flags), tmp_path / "t.db")
+    assert [getattr(given, f) for f in fields] == [3, 4, 5, 0]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--reads-per-minute", "-1"])
