@@ -965,11 +965,10 @@ def sheet_routes(server: Server) -> list[Route]:
         if kind == "csv":
             return Response(sheetmod.csv_text(sheet, w), media_type="text/csv; charset=utf-8",
                             headers=disposition)
-        from barbu.web.sheet_pdf import pdf_answer  # reportlab is loaded only by those who print
-
         await server.count_read(request)
         key = f"pdf:{sheet.id}:{sheet.version}:{w.lang}"  # a sheet's version changes with each hand
-        _, pdf = await server.heavy.answer(key, pdf_answer, sheet.id, sheet.doc, sheet.version, w.lang)
+        _, pdf = await server.heavy.answer(key, sheetmod.pdf_answer, sheet.id, sheet.doc, sheet.version,
+                                           w.lang)
         return Response(pdf, media_type="application/pdf", headers=disposition)
 
     return [

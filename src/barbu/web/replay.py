@@ -486,10 +486,13 @@ def replay_routes(lobby: Callable[[], Lobby], analyses: Analyses,
 
     async def table_timeline(request: Request) -> Response:
         table_id = request.path_params["table_id"]
-        doc, _ = finished_record(lobby(), table_id)
+        # A finished game's record no longer changes: its timeline is worked out once while it is kept
+        # (and its record, which takes milliseconds to make, is not made again either).
+        key = "table:" + table_id
+        kept = gates.heavy.cached(key) if lobby().get(table_id).state.is_over else None
+        doc = finished_record(lobby(), table_id)[0] if kept is None else {}  # refuses a game in progress
         await gates.count_read(request)
-        # A finished game's record no longer changes: its timeline is worked out once while it is kept.
-        status, body = await gates.heavy.answer("table:" + table_id, timeline_answer, doc)
+        status, body = kept or await gates.heavy.answer(key, timeline_answer, doc)
         if status == 200:
             # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
             token = request.headers.get("x-barbu-token")

@@ -21,7 +21,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from barbu.web.sheets import Sheet, doubles_text, game_of, label_of, rows, winners_said
-from barbu.web.words import Words, words
+from barbu.web.words import Words
 
 try:  # reportlab shapes Burmese (its vowels drawn before their consonant, its stacked letters) with it
     import uharfbuzz
@@ -135,11 +135,6 @@ def sheet_pdf(sheet: Sheet, w: Words) -> bytes:
         story += [chart(sheet, 250 * mm, 62 * mm), Spacer(1, 4 * mm), hands_table(sheet, w, st)]
     doc.build(story)
     return buf.getvalue()
-
-
-def pdf_answer(sheet_id: str, doc: dict[str, Any], version: int, lang: str) -> tuple[int, bytes]:
-    """A sheet's PDF at this version, made in a worker process (see barbu.web.heavy)."""
-    return 200, sheet_pdf(Sheet.of(sheet_id, "", doc, version), words(lang))
 
 
 def _summary(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> list[Any]:
