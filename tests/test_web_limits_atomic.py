@@ -176,3 +176,22 @@ def test_the_new_limits_have_serve_flags_with_the_configs_defaults(tmp_path: Pat
     assert [getattr(given, f) for f in fields] == [3, 4, 5, 0]
     with pytest.raises(SystemExit):
         parser.parse_args(["--reads-per-minute", "-1"])
+
+
+def test_a_group_of_processes_holds_one_limit_between_them(tmp_path: Path) -> None:
+    from tests.cluster_helpers import Group, services
+
+    db, bus = services(tmp_path)
+    group = Group(db, bus, tmp_path, ("--tables-per-minute", "4")).start(2)
+    # An address of this test's own (the servers believe X-Forwarded-For from this machine): the
+    # counts in Redis are not another test's.
+    address = "10.{}.{}.{}".format(*secrets.token_bytes(3))
+
+    async def run() -> list[int]:
+        async with httpx2.AsyncClient(timeout=60) as c:
+            return await at_once(12, lambda i: c.post(f"{group.urls[i % 2]}/api/tables", json={"name": "Ann"},
+                                                      headers={"X-Forwarded-For": address}))
+    try:
+        assert sorted(asyncio.run(run())) == [201] * 4 + [429] * 8
+    finally:
+        group.stop()
