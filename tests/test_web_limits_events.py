@@ -113,3 +113,15 @@ def test_a_table_takes_at_most_so_many_rematch_offers(
     finally:
         store.close()
 
+
+
+def test_a_tables_chat_forgets_the_senders_whose_window_has_passed() -> None:
+    limit = chatmod.RateLimit(2, 10.0)
+    for n in range(100):  # watchers who came, wrote once or were only checked, and left
+        limit.check(f"watcher {n}", 0.0)
+        if n % 2:
+            limit.note(f"watcher {n}", 0.0)
+    assert len(limit.sent) <= 50
+    for _ in range(13):  # each check forgets a few of those whose window has passed
+        limit.check("watcher new", 11.0)
+    assert list(limit.sent) == []

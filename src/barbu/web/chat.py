@@ -61,9 +61,9 @@ class RateLimit:
         Checking counts nothing (a change may be planned twice): :meth:`note` counts a message
         once it is stored.
         """
-        times = self.sent.setdefault(sender, deque())
-        while times and now - times[0] >= self.window:
-            times.popleft()
+        for old in [*list(self.sent)[:4], sender]:  # senders long gone are forgotten, a few at a time
+            self._prune(old, now)
+        times = self.sent.get(sender, deque())
         if len(times) >= self.burst:
             wait = math.ceil(self.window - (now - times[0]))
             raise TableError("chat-too-fast", f"at most {self.burst} messages in {self.window:g} s: "
@@ -71,6 +71,15 @@ class RateLimit:
 
     def note(self, sender: str, now: float) -> None:
         self.sent.setdefault(sender, deque()).append(now)
+
+    def _prune(self, sender: str, now: float) -> None:
+        times = self.sent.get(sender)
+        if times is None:
+            return
+        while times and now - times[0] >= self.window:
+            times.popleft()
+        if not times:
+            del self.sent[sender]
 
 
 @dataclass
