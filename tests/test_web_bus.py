@@ -13,6 +13,7 @@ from tests.pg_helpers import redis_url
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.bus import Bus
+from barbu.web.limits import Who
 from barbu.web.store import Batch, SeatRow, open_store
 from barbu.web.tables import Table, deal_into
 
@@ -331,7 +332,7 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
             monkeypatch.setattr(server.store, "commit", refuse)
             setup = Setup.parse({"name": "Ann", "seats": [{"kind": "bot", "level": "random"}] * 4})
             with pytest.raises(app.TableError):
-                await server.create(setup, "127.0.0.1")
+                await server.create(setup, Who("127.0.0.1"))
             leased = [k async for k in cluster.bus.redis.scan_iter(owner_key("*"))]
             assert leased == [] and cluster.bus.until == {}
         finally:

@@ -211,9 +211,10 @@ def http_routes() -> list[tuple[str, str]]:
 
 
 PARAMS = {"table_id": ("done", "begun"), "sheet_id": ("sheet",), "job_id": (), "ruleset": (), "name": (),
-          "kind": (), "k": (), "path": ()}
+          "kind": (), "k": (), "path": (), "device": ()}
 KNOWN = {"ruleset": ["classic", "family"], "kind": ["json", "csv", "pdf"], "name": ["Fuzzy"],
-         "path": ["app.js", "i18n/en.json"], "k": ["0", "1"]}
+         "path": ["app.js", "i18n/en.json"], "k": ["0", "1"],
+         "device": ["0123456789abcdef", "others"]}
 
 
 def json_values() -> st.SearchStrategy[Any]:

@@ -278,8 +278,8 @@ def test_the_tables_answer_while_an_analysis_runs_and_it_can_be_stopped(tables: 
             assert receive(ws)["type"] == "pong"
         assert client.get(f"/api/tables/{tables['begun']}").status_code == 200
         assert client.get(f"/api/analysis/{job['id']}").json()["status"] == "running"  # answered meanwhile
-        busy = client.post("/api/analysis", json={"record": golden(), "seat": 0})
-        assert error(busy, 429, "too-many-analyses")["args"] == {"n": 1}
+        busy = client.post("/api/analysis", json={"record": golden(), "seat": 0})  # one at a time each
+        assert error(busy, 429, "analysis-under-way")["args"] == {"id": job["id"]}
         stopped = client.delete(f"/api/analysis/{job['id']}").json()
         assert stopped["status"] == "cancelled"
         assert client.post("/api/analysis", json={"record": golden(), "seat": 0}).status_code == 202

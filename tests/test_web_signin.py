@@ -6,6 +6,7 @@ clock is the test's, so that a delay passes without waiting for it.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sqlite3
 import threading
@@ -177,11 +178,17 @@ def test_the_failure_tables_stay_under_their_cap(tmp_path: Path) -> None:
 
 
 def test_the_count_of_profiles_made_per_address_stays_bounded(client: TestClient) -> None:
+    from barbu.web.limits import Limiter, LocalCounters, Who
+
     server = server_of(client)
-    for i in range(server.profiles.policy.throttle.cap + 100):
-        server.count_profile(f"10.0.{i // 250}.{i % 250}")
-    assert server.profiles_made is not None
-    assert len(server.profiles_made.table) <= server.profiles.policy.throttle.cap
+    server.limiter = Limiter(LocalCounters(cap=64))
+
+    async def make_many() -> None:
+        for i in range(1000):
+            async with server.profile_limit(Who(f"10.0.{i // 250}.{i % 250}")):
+                pass
+    asyncio.run(make_many())
+    assert len(server.limiter.counters) <= 64  # type: ignore[arg-type]
 
 
 # -- 7. devices can be revoked -----------------------------------------------------------------

@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import sqlite3
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -48,11 +48,13 @@ from barbu.web import sheets as sheetmod
 from barbu.web.clientid import CLIENT_HEADER, client_key
 from barbu.web.errors import TableError
 from barbu.web.guard import Guard, parse_json, refusal_of, secret_header
+from barbu.web.heavy import Heavy
+from barbu.web.limits import Limiter, RedisCounters, Rule, Who, client_id
 from barbu.web.players import Policy, Profiles, public
-from barbu.web.replay import Analyses, replay_routes
+from barbu.web.replay import Analyses, Gates, replay_routes
 from barbu.web.rules import rules_info
 from barbu.web.sheets import Sheet, SheetBook
-from barbu.web.signin import Rate, ThrottlePolicy
+from barbu.web.signin import ThrottlePolicy
 from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
 from barbu.web.tables import (
     AutoMove,
@@ -112,12 +114,16 @@ class Config:
     quiet_after: float = 86400.0  # the same for a table with a person at it
     sheets_per_minute: int = 10  # score sheets one client (IP address) may start in a minute
     profiles_per_minute: int = 10  # profiles one client (IP address) may make in a minute
+    chat_per_minute: int = 30  # chat messages one person and one address may send in a minute, all tables
+    rematch_per_minute: int = 12  # rematch answers (offer, withdraw…) one person and one address, a minute
     signin_failures: int = 3  # failed sign-ins per name and client before each next one waits (1 s, doubling)
     signin_per_client: int = 20  # failed sign-ins from one client, all names together, in signin_window
     signin_window: float = 900.0  # seconds a failed sign-in is remembered
     max_analyses: int = 2  # analyses of a player's cards (worker processes) running at once
     analysis_budget: float = 0.5  # the expert's seconds a decision in an analysis (barbu analyze --seconds)
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
+    reads_per_minute: int = 60  # timelines and PDFs one person and one address may ask for in a minute
+    analysis_queue: int = 8  # analyses waiting for a place (past it they are refused)
     bus: str | None = None  # redis://… : one process of a group sharing the database (barbu.web.relay)
 
     @property
@@ -135,12 +141,17 @@ class Port(Protocol):
 
     async def close(self, code: int) -> None: ...
 
+    @property
+    def address(self) -> str:
+        """The reader's IP address (client_of), for the per-address limits."""
+
 
 class SocketPort:
     """A reader's own WebSocket, connected to this process."""
 
     def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
+        self.address = client_of(ws)
 
     async def receive(self, within: float | None = None) -> str | None:
         return await _receive(self.ws, within)
@@ -161,6 +172,7 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.overflowed = False
         self.greeted = False  # it has said a hello that was taken (or that only lacked a name)
+        self.person: str | None = None  # the profile its hello proved, for the per-person limits
 
     def send_text(self, text: str) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
@@ -193,13 +205,12 @@ class Server:
         # One thread writes the database, in the order the changes were asked for.
         self.writer: ThreadPoolExecutor | None = None
         self.locks: dict[str, asyncio.Lock] = {}  # one per table: its changes, one after another
-        self.created: dict[str, deque[float]] = {}  # when each client created its recent tables
+        self.limiter = Limiter()  # what each person and address did lately (in Redis with --bus)
         self.sockets: Counter[str] = Counter()  # open WebSockets of each client
         self.book: SheetBook | None = None  # the score keeper's sheets
-        self.sheets_started: dict[str, deque[float]] = {}  # when each client started its recent sheets
         self.people: Profiles | None = None  # the player profiles
-        self.profiles_made: Rate | None = None  # when each client made its recent profiles
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
+        self.heavy = Heavy()  # the costly reads (timelines, PDFs), worked out in a process and kept
 
     def open(self) -> None:
         self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
@@ -208,7 +219,6 @@ class Server:
         throttle = ThrottlePolicy(free=c.signin_failures, per_address=c.signin_per_client,
                                   window=c.signin_window)
         self.people = Profiles(self.store, Policy(throttle=throttle))
-        self.profiles_made = Rate(c.profiles_per_minute, 60.0, throttle.cap, time.monotonic)
         if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
             from barbu.web.relay import ClusterLobby, FreshSheetBook
 
@@ -236,6 +246,7 @@ class Server:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+        self.heavy.close()
         if self.writer is not None:
             self.writer.shutdown(wait=True)
             self.writer = None
@@ -374,32 +385,59 @@ class Server:
         except (sqlite3.Error, OSError) as e:
             raise storage_error("profile " + batch.player_id, e) from e
 
-    def count_profile(self, client: str) -> None:
-        """TableError (429) past the profiles one client may make in a minute; else counts this one."""
-        assert self.profiles_made is not None, "the server is not open"
+    def profile_limit(self, who: Who) -> contextlib.AbstractAsyncContextManager[None]:
+        """Counts a new profile of ``who`` while it is made; TableError (429) past the limit."""
         n = self.config.profiles_per_minute
-        if self.profiles_made.full(client):
-            raise TableError("too-many-profiles", f"you have made {plural(n, 'profile')} in the last minute: "
-                             "please wait a little", 429, args={"n": n})
-        self.profiles_made.hit(client)
+
+        def refuse(wait: int) -> TableError:
+            why = f"you have made {plural(n, 'profile')} in the last minute: please wait a little"
+            return TableError("too-many-profiles", why, 429, args={"n": n})
+        return self.limiter.hold(Rule("profiles", n), who, refuse)
+
+    def event_limit(self, kind: str, table: Table,
+                    conn: Connection) -> contextlib.AbstractAsyncContextManager[None]:
+        """Counts a chat message or rematch step of ``conn``'s person and address, on any socket or table.
+
+        The person: the profile its hello proved, else its seat at this table (a seat's token outlives
+        a socket); a watcher without a profile is counted by address only.
+        """
+        n = self.config.chat_per_minute if kind == "chat" else self.config.rematch_per_minute
+        seat = f"s:{table.id}:{conn.seat}" if conn.seat is not None else None
+        who = Who(conn.ws.address, conn.person or seat)
+
+        def refuse(wait: int) -> TableError:
+            if kind == "chat":
+                return TableError("chat-too-fast", f"at most {n} messages a minute from one person or "
+                                  f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+            return TableError("rematch-too-fast", f"at most {n} rematch answers a minute from one person or "
+                              f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+        return self.limiter.hold(Rule(kind, n), who, refuse)
+
+    async def count_read(self, request: Request) -> None:
+        """TableError (429) past the costly reads (timelines, PDFs) one person or address may ask for."""
+        n = self.config.reads_per_minute
+
+        def refuse(wait: int) -> TableError:
+            return TableError("too-many-reads", f"at most {n} replays and prints a minute from one person or "
+                              f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+        await self.limiter.take(Rule("reads", n), who_of(self, request), refuse)
 
     @property
     def sheets(self) -> SheetBook:
         assert self.book is not None, "the server is not open"
         return self.book
 
-    async def create_sheet(self, doc: dict[str, Any], client: str) -> Sheet:
+    async def create_sheet(self, doc: dict[str, Any], who: Who) -> Sheet:
         """A new score sheet, within the per-client limit, stored before its link is given."""
-        recent = self.sheets_started.setdefault(client, deque())
-        _forget_older(recent)
-        if len(recent) >= self.config.sheets_per_minute:
-            n = self.config.sheets_per_minute
+        n = self.config.sheets_per_minute
+
+        def refuse(wait: int) -> TableError:
             why = f"you have started {plural(n, 'score sheet')} in the last minute: please wait a little"
-            raise TableError("too-many-sheets", why if n else "this server starts no score sheets", 429,
-                             args={"n": n})
-        sheet, batch = self.sheets.plan_create(doc)
-        await self._store_sheet(sheet.id, batch)
-        recent.append(time.monotonic())
+            return TableError("too-many-sheets", why if n else "this server starts no score sheets", 429,
+                              args={"n": n})
+        async with self.limiter.hold(Rule("sheets", n), who, refuse):
+            sheet, batch = self.sheets.plan_create(doc)
+            await self._store_sheet(sheet.id, batch)
         self.sheets.add(sheet)
         return sheet
 
@@ -439,17 +477,22 @@ class Server:
                 return
         self.kick(table)  # held for the people after a hand: wake up when the pause is over
 
-    async def create(self, setup: Setup, client: str) -> Table:
+    async def create(self, setup: Setup, who: Who) -> Table:
         """A new table, within the limits, stored before anyone hears of it."""
-        self.check_limits(setup, client)
-        table, batch = self.tables.plan(setup)
-        try:
-            await self.store_batch(batch)
-        except (sqlite3.Error, OSError) as e:
-            if self.cluster is not None:  # the new id's lease, taken for a table that is not there
-                await self.cluster.abandon(batch)
-            raise storage_error(table.id, e) from e
-        self.created.setdefault(client, deque()).append(time.monotonic())
+        n = self.config.tables_per_minute
+
+        def refuse(wait: int) -> TableError:
+            why = f"you have created {plural(n, 'table')} in the last minute: please wait a little"
+            return TableError("too-many-tables", why if n else NO_NEW_TABLES, 429, args={"n": n})
+        async with self.limiter.hold(Rule("tables", n), who, refuse):  # given back if it fails
+            self.check_limits(setup)
+            table, batch = self.tables.plan(setup)
+            try:
+                await self.store_batch(batch)
+            except (sqlite3.Error, OSError) as e:
+                if self.cluster is not None:  # the new id's lease, taken for a table that is not there
+                    await self.cluster.abandon(batch)
+                raise storage_error(table.id, e) from e
         self.tables.add(table)
         self.kick(table)
         if self.cluster is not None:  # in every process's lobby at once, not at the next sweep
@@ -464,16 +507,9 @@ class Server:
             raise TableError("server-full", why if n else NO_NEW_TABLES, 429, args={"n": n})
         return change
 
-    def check_limits(self, setup: Setup, client: str) -> None:
-        """TableError (429) when this new table would go past a limit of the configuration."""
+    def check_limits(self, setup: Setup) -> None:
+        """TableError (429) when this new table would go past a limit of the server as a whole."""
         c = self.config
-        recent = self.created.setdefault(client, deque())
-        _forget_older(recent)
-        if len(recent) >= c.tables_per_minute:
-            why = f"you have created {plural(c.tables_per_minute, 'table')} in the last minute: please wait"
-            why += " a little"
-            raise TableError("too-many-tables", why if c.tables_per_minute else NO_NEW_TABLES, 429,
-                             args={"n": c.tables_per_minute})
         if self.tables.open_tables() >= c.max_open_tables:
             why = f"the server already has {plural(c.max_open_tables, 'open table')}: please come back later"
             raise TableError("server-full", why if c.max_open_tables else NO_NEW_TABLES, 429,
@@ -513,12 +549,6 @@ class Server:
         return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
 
 
-def _forget_older(recent: deque[float], seconds: float = 60.0) -> None:
-    """Drop the times more than ``seconds`` ago from a per-client list of recent creations."""
-    while recent and time.monotonic() - recent[0] >= seconds:
-        recent.popleft()
-
-
 def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
     """A fresh bot's action for ``obs``, in a worker process (module level: it is pickled by name)."""
     return make_bot(level, seed).act(obs)
@@ -529,6 +559,16 @@ def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:
 def client_of(conn: Request | WebSocket) -> str:
     """Who is asking, for the per-client limits: the IP address (as uvicorn's proxy settings give it)."""
     return conn.client.host if conn.client is not None else "?"
+
+
+def who_of(server: Server, request: Request) -> Who:
+    """Who asks, for the limits: the address, and the person (the profile it proves, else the page's id)."""
+    person = None
+    credential = request.headers.get(PROFILE_HEADER)
+    if credential:
+        with contextlib.suppress(TableError):  # a wrong profile is refused where it matters, not here
+            person = "p:" + server.profiles.authenticate(credential).id
+    return Who(client_of(request), person or client_id(request.headers.get(CLIENT_HEADER)))
 
 
 def _ruleset_of(request: Request) -> str:
@@ -574,9 +614,16 @@ def build_app(config: Config) -> Starlette:
         from barbu.web.relay import Cluster  # redis-py is needed only by a group of processes
 
         server.cluster = Cluster(server, config.bus)
+        server.limiter = Limiter(RedisCounters(server.cluster.bus.redis))  # one count for the group
     # With several processes a job's id names the one running it, where its progress is asked for.
     prefix = server.cluster.job_prefix if server.cluster is not None else ""
-    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix)
+    analyses = Analyses(config.max_analyses, config.analysis_budget, config.analysis_seconds, prefix=prefix,
+                        queued=config.analysis_queue)
+
+    def owners(request: Request) -> frozenset[str]:
+        who = who_of(server, request)
+        return frozenset(who.keys(Rule("analysis", 1)))
+    gates = Gates(server.heavy, server.count_read, owners)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -609,7 +656,7 @@ def build_app(config: Config) -> Starlette:
         if setup.seed is not None and sum(s["kind"] == "human" for s in setup.seats) > 1:
             raise TableError("bad-setup", "a chosen seed tells whoever chose it every hand: it is only "
                              "for a game of one person against computer players", args={"variant": "seed"})
-        table = await server.create(setup, client_of(request))
+        table = await server.create(setup, who_of(server, request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
         mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
         return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
@@ -699,12 +746,13 @@ def build_app(config: Config) -> Starlette:
         *sheet_routes(server),
         Route("/replay", replay_page),
         Route("/replay/{table_id}", replay_page),
-        *replay_routes(lambda: server.tables, analyses, _refusals),
+        *replay_routes(lambda: server.tables, analyses, _refusals, gates),
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)])
     app.state.server = server
+    app.state.analyses = analyses
     return app
 
 
@@ -833,6 +881,7 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
             conn.greeted = conn.greeted or e.code == "name-required"
             raise
         conn.greeted = True
+        conn.person = "p:" + player.id if player is not None else None
         server.kick(table)  # a seat taken on its turn starts its turn clock
         return True
     if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch",
@@ -849,7 +898,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
     elif kind == "ready":
         await server.change(table, lambda: table.plan_ready(conn, msg.get("hand")))
     elif kind == "chat":
-        await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
+        async with server.event_limit("chat", table, conn):
+            await server.change(table, lambda: table.plan_chat(conn, msg.get("text")))
         return True  # a message moves no player: nothing for the computers to do
     elif kind == "invites":  # the creator's: the links of the free seats, to copy or send again
         await server.change(table, lambda: table.plan_invites(conn))
@@ -859,7 +909,8 @@ async def _handle(server: Server, table: Table, conn: Connection, text: str, att
         await server.change(table, lambda: table.plan_start(conn, msg.get("level")))
     elif kind == "rematch":
         op = msg.get("op")
-        await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
+        async with server.event_limit("rematch", table, conn):
+            await server.change(table, lambda: server.room_for(table.plan_rematch(conn, op, server.tables)))
         if table.rematch.table is not None:  # its computers may have the first move
             server.kick(server.tables.get(table.rematch.table))
         return True
@@ -888,7 +939,7 @@ def sheet_routes(server: Server) -> list[Route]:
 
     async def create(request: Request) -> Response:
         doc = sheetmod.parse_setup(await _json_body(request))
-        sheet = await server.create_sheet(doc, client_of(request))
+        sheet = await server.create_sheet(doc, who_of(server, request))
         link = f"/score/{sheet.id}#k={sheet.token}"
         return JSONResponse({"id": sheet.id, "token": sheet.token, "link": link,
                              "view": sheetmod.view(sheet, True)}, status_code=201)
@@ -939,9 +990,10 @@ def sheet_routes(server: Server) -> list[Route]:
         if kind == "csv":
             return Response(sheetmod.csv_text(sheet, w), media_type="text/csv; charset=utf-8",
                             headers=disposition)
-        from barbu.web.sheet_pdf import sheet_pdf  # reportlab is loaded only by those who print
-
-        pdf = await asyncio.to_thread(sheet_pdf, sheet, w)
+        await server.count_read(request)
+        key = f"pdf:{sheet.id}:{sheet.version}:{w.lang}"  # a sheet's version changes with each hand
+        _, pdf = await server.heavy.answer(key, sheetmod.pdf_answer, sheet.id, sheet.doc, sheet.version,
+                                           w.lang)
         return Response(pdf, media_type="application/pdf", headers=disposition)
 
     return [
@@ -1003,10 +1055,10 @@ def profile_routes(server: Server) -> list[Route]:
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
-        server.count_profile(client_of(request))
         name = body.get("name") if isinstance(body, dict) else None
-        player_id, secret, batch = server.profiles.plan_create(name)
-        await server.store_player(batch)
+        async with server.profile_limit(who_of(server, request)):
+            player_id, secret, batch = server.profiles.plan_create(name)
+            await server.store_player(batch)
         row = server.profiles.store.load_player(player_id)
         assert row is not None
         return signed(row, secret, 201)

@@ -27,6 +27,7 @@ from typing import Any
 from barbu.web.errors import TableError
 
 MAX_CHARS = 200  # a message's length, in characters, once cleaned
+MAX_STORED = 1000  # messages one table stores: then its chat is full
 KEEP = 100  # the newest messages a page receives when it opens the table
 BURST = 5  # at most BURST messages in any WINDOW seconds from one seat (or one watcher)
 WINDOW = 10.0
@@ -60,9 +61,9 @@ class RateLimit:
         Checking counts nothing (a change may be planned twice): :meth:`note` counts a message
         once it is stored.
         """
-        times = self.sent.setdefault(sender, deque())
-        while times and now - times[0] >= self.window:
-            times.popleft()
+        for old in [*list(self.sent)[:4], sender]:  # senders long gone are forgotten, a few at a time
+            self._prune(old, now)
+        times = self.sent.get(sender, deque())
         if len(times) >= self.burst:
             wait = math.ceil(self.window - (now - times[0]))
             raise TableError("chat-too-fast", f"at most {self.burst} messages in {self.window:g} s: "
@@ -70,6 +71,15 @@ class RateLimit:
 
     def note(self, sender: str, now: float) -> None:
         self.sent.setdefault(sender, deque()).append(now)
+
+    def _prune(self, sender: str, now: float) -> None:
+        times = self.sent.get(sender)
+        if times is None:
+            return
+        while times and now - times[0] >= self.window:
+            times.popleft()
+        if not times:
+            del self.sent[sender]
 
 
 @dataclass
@@ -79,6 +89,7 @@ class Chat:
     rights: str = "players"
     messages: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=KEEP))
     limit: RateLimit = field(default_factory=RateLimit)
+    stored: int = 0  # messages the table has stored, all told (at most MAX_STORED)
 
     def may_write(self, seat: int | None) -> bool:
         return seat is not None or self.rights == "everyone"
@@ -87,6 +98,9 @@ class Chat:
         """The message to store for a sender, checked; TableError when it is refused."""
         if not self.may_write(seat):
             raise TableError("chat-players-only", "only the players write in this table's chat", 403)
+        if self.stored >= MAX_STORED:
+            raise TableError("chat-full", f"this table's chat is full: it keeps at most {MAX_STORED} "
+                             "messages", 409, args={"n": MAX_STORED})
         clean = clean_text(text)
         return {"seat": seat, "name": name, "text": clean, "at": round(at, 3)}
 

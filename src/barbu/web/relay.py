@@ -99,8 +99,9 @@ class FreshSheetBook(SheetBook):
 class RelayPort:
     """A reader connected to another process, as the owner's table code sees it."""
 
-    def __init__(self, bus: Bus, conn: str, relay: str) -> None:
+    def __init__(self, bus: Bus, conn: str, relay: str, address: str = "?") -> None:
         self.bus, self.conn, self.relay = bus, conn, relay
+        self.address = address  # the reader's, as the relaying process saw it: for the per-address limits
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
 
     async def receive(self, within: float | None = None) -> str | None:
@@ -400,7 +401,7 @@ class Cluster:
         from barbu.web.app import _serve_table
 
         conn, relay, table_id = str(msg["conn"]), str(msg["reply"]), str(msg["table"])
-        port = RelayPort(self.bus, conn, relay)
+        port = RelayPort(self.bus, conn, relay, str(msg.get("client", "?")))
         table = self.lobby.tables.get(table_id) if self.drives(table_id) else None
         if table is None:  # handed over meanwhile: the reader tries again
             self._spawn(port.close(CLOSE_RESTART))

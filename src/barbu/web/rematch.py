@@ -23,6 +23,7 @@ from typing import Any
 
 from barbu.web.errors import TableError
 
+MAX_OFFERS = 20  # rematches offered at one table: each stores a handful of events
 OPS = ("offer", "accept", "decline", "withdraw")  # what a person may ask; "made" is the server's
 
 
@@ -65,6 +66,9 @@ class Offer:
         if op == "offer":
             if self.open:
                 raise TableError("rematch-open", "a rematch is already offered: accept or decline it", 409)
+            if self.number >= MAX_OFFERS:
+                raise TableError("rematch-limit", f"at most {MAX_OFFERS} rematches may be offered at one "
+                                 "table: start a new table instead", 409, args={"n": MAX_OFFERS})
             return op
         if not self.open:
             raise TableError("rematch-none", "there is no rematch on offer now (it was withdrawn or "

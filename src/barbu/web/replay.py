@@ -40,6 +40,7 @@ from barbu.engine.tricks import trick_winner
 from barbu.tools.analyze import Verdict, analyze, decisions
 from barbu.web.errors import TableError
 from barbu.web.guard import has_lone_surrogate, secret_header
+from barbu.web.heavy import Answer, Heavy
 from barbu.web.tables import Lobby
 from barbu.wording import record_names, say
 
@@ -197,27 +198,34 @@ class Job:
     seat: int
     total: int
     verdicts: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "running"  # then done, failed, cancelled or timed-out
+    status: str = "running"  # or queued (waiting for a place); then done, failed, cancelled or timed-out
     reason: str = ""
     started: float = field(default_factory=time.monotonic)
     process: Any = None
     inbox: Any = None
+    owners: frozenset[str] = frozenset()  # who asked (address, person): one analysis under way each
+    doc: dict[str, Any] | None = None  # the record, while the job waits for its worker
+    position: int = 0  # its place in the queue (1: next), while queued
 
     def to_json(self) -> dict[str, Any]:
         own = [v for v in self.verdicts if not v.get("by")]  # the person's decisions, not a stand-in's
         costly = sorted((v for v in own if v["cost"] >= COSTLY), key=lambda v: -v["cost"])
         return {"id": self.id, "seat": self.seat, "status": self.status, "done": len(self.verdicts),
-                "total": self.total, "verdicts": self.verdicts, "costly": costly[:10],
+                "total": self.total, "position": self.position, "verdicts": self.verdicts,
+                "costly": costly[:10],
                 "judged": len(own), "cost": round(sum(v["cost"] for v in own), 2),
                 "stand_ins": len(self.verdicts) - len(own), "threshold": COSTLY, "reason": self.reason}
 
 
 class Analyses:
-    """A server's analyses: at most ``running`` at once, each bounded in time, kept per (record, seat)."""
+    """A server's analyses: at most ``running`` at once and ``queued`` waiting for a place, one under way
+    per person and per address, each bounded in time, kept per (record, seat)."""
 
     def __init__(self, running: int = 2, budget: float = 0.5, seconds: float = 600.0, kept: int = 64,
-                 prefix: str = "") -> None:
+                 prefix: str = "", queued: int = 8) -> None:
         self.running = running
+        self.queued = queued
+        self.queue: list[Job] = []
         self.prefix = prefix  # of the jobs' ids: with several processes, says which one runs the job
         self.budget = budget  # the expert's seconds a decision
         self.seconds = seconds
@@ -236,40 +244,64 @@ class Analyses:
     def known(self, key: str) -> Job | None:
         """The job already made or running for this key (a cached analysis), if any."""
         job = self.jobs.get(self.by_key.get(key, ""))
-        return job if job is not None and job.status in ("running", "done") else None
+        return job if job is not None and job.status in ("running", "queued", "done") else None
 
-    def check_room(self) -> None:
-        """TableError 429 when as many analyses as allowed are running already (403: none allowed)."""
+    def check_room(self, owners: frozenset[str] = frozenset()) -> None:
+        """TableError when a new analysis may neither start nor wait: none allowed (403), one of these
+        owners' under way already (429), or every place taken and the queue full (429)."""
         if self.running <= 0:
             raise TableError("too-many-analyses", "this server runs no analyses", 403,
                              args={"variant": "none"})
-        if self.busy() >= self.running:
+        under_way = (j for j in self.jobs.values() if j.status in ("running", "queued"))
+        mine = next((j for j in under_way if j.owners & owners), None)
+        if mine is not None:
+            raise TableError("analysis-under-way", "you have an analysis under way already: wait for its end "
+                             "or stop it", 429, args={"id": mine.id})
+        if self.busy() >= self.running and len(self.queue) >= self.queued:
             raise TableError("too-many-analyses", f"{self.running} analyses are running already: "
                              "please try again in a minute", 429, args={"n": self.running})
 
-    def start(self, doc: dict[str, Any], seat: int, total: int) -> Job:
-        """A new worker for this record and seat (``total``: the decisions it will judge)."""
+    def start(self, doc: dict[str, Any], seat: int, total: int, owners: frozenset[str] = frozenset()) -> Job:
+        """A new analysis of this record and seat (``total``: the decisions it will judge): run at once
+        when a place is free, else queued (its ``position`` said); TableError as :meth:`check_room`."""
         key = self.key(doc, seat)
         job = self.known(key)
         if job is not None:
             return job
-        self.check_room()
-        job = Job(self.prefix + secrets.token_urlsafe(12), key, seat, total)
+        if total <= 0:
+            why = f"seat {seat + 1} has no decision to judge in this record (no finished hand of its own)"
+            raise TableError("nothing-to-analyse", why, 400, args={"seat": seat + 1})
+        self.check_room(owners)  # checked again: the count of decisions was awaited meanwhile
+        job = Job(self.prefix + secrets.token_urlsafe(12), key, seat, total, status="queued", owners=owners,
+                  doc=doc)
+        self._keep(job)
+        self.queue.append(job)
+        self._next()
+        return job
+
+    def _next(self) -> None:
+        """Start the queued jobs that now have a place; tell the others their position."""
+        while self.queue and self.busy() < self.running:
+            self._launch(self.queue.pop(0))
+        for n, job in enumerate(self.queue, 1):
+            job.position = n
+
+    def _launch(self, job: Job) -> None:
+        job.status, job.position, job.started = "running", 0, time.monotonic()
         job.inbox = self.context.Queue()
         job.process = self.context.Process(target=analyse_elsewhere, daemon=True,
-                                           args=(doc, seat, self.budget, job.inbox))
+                                           args=(job.doc, job.seat, self.budget, job.inbox))
+        job.doc = None
         job.process.start()
-        self._keep(job)
         task = asyncio.get_running_loop().create_task(self._watch(job))
         self.watchers.add(task)
         task.add_done_callback(self.watchers.discard)
-        return job
 
     def _keep(self, job: Job) -> None:
         self.jobs[job.id] = job
         self.by_key[job.key] = job.id
         while len(self.jobs) > self.kept:
-            old = next((j for j in self.jobs.values() if j.status != "running"), None)
+            old = next((j for j in self.jobs.values() if j.status not in ("running", "queued")), None)
             if old is None:
                 break
             del self.jobs[old.id]
@@ -301,13 +333,17 @@ class Analyses:
                     self._end(job, "failed", str(data))
 
     def _end(self, job: Job, status: str, reason: str = "") -> None:
-        job.status, job.reason = status, reason
+        if job in self.queue:
+            self.queue.remove(job)
+        job.status, job.reason, job.position, job.doc = status, reason, 0, None
         if job.process is not None and job.process.is_alive():
             job.process.terminate()
-        with contextlib.suppress(OSError, ValueError):
-            job.inbox.close()  # what a stopped worker left in it is not wanted
+        if job.inbox is not None:
+            with contextlib.suppress(OSError, ValueError):
+                job.inbox.close()  # what a stopped worker left in it is not wanted
         if status != "done":
             self.by_key.pop(job.key, None)  # asked again, it is run again
+        self._next()  # its place goes to the next in the queue
 
     def get(self, job_id: str) -> Job:
         job = self.jobs.get(job_id)
@@ -318,13 +354,14 @@ class Analyses:
 
     def cancel(self, job_id: str) -> Job:
         job = self.get(job_id)
-        if job.status == "running":
+        if job.status in ("running", "queued"):
             self._end(job, "cancelled")
         return job
 
     def close(self) -> None:
+        self.running = 0  # nothing queued starts now
         for job in self.jobs.values():
-            if job.status == "running":
+            if job.status in ("running", "queued"):
                 self._end(job, "cancelled")
         for task in self.watchers:
             task.cancel()
@@ -334,6 +371,11 @@ class Analyses:
 
 async def read_record_body(request: Request) -> Any:
     """A JSON body of at most MAX_RECORD bytes (a record is bigger than the other requests)."""
+    return parse_record(await read_record_bytes(request))
+
+
+async def read_record_bytes(request: Request) -> bytes:
+    """A body of at most MAX_RECORD bytes, as it came."""
     length = request.headers.get("content-length")
     too_big = TableError("record-too-large", f"a record sent to the server is at most {MAX_RECORD} bytes",
                          413, args={"n": MAX_RECORD // 1024})
@@ -344,6 +386,11 @@ async def read_record_body(request: Request) -> Any:
         body += chunk
         if len(body) > MAX_RECORD:
             raise too_big
+    return body
+
+
+def parse_record(body: bytes) -> Any:
+    """A record's JSON; TableError ``not-json`` saying where it is not."""
     try:
         doc = json.loads(body)
     except json.JSONDecodeError as e:
@@ -404,35 +451,77 @@ def count_decisions(doc: dict[str, Any], seat: int) -> int:
         raise refused(e, doc) from e
 
 
+def counted(doc: dict[str, Any], seat: int) -> tuple[int, dict[str, Any] | None]:
+    """:func:`count_decisions` in a worker process: the count, or the refusal's parts (a TableError
+    does not cross a process: its constructor's arguments are not its ``args``)."""
+    try:
+        return count_decisions(doc, seat), None
+    except TableError as e:
+        return 0, {"code": e.code, "message": e.message, "status": e.status, "args": e.slots}
+
+
+def timeline_answer(doc: Any) -> Answer:
+    """A record's timeline as JSON, or its refusal (in a worker process: see barbu.web.heavy)."""
+    try:
+        if isinstance(doc, bytes):
+            doc = parse_record(doc)
+        if not isinstance(doc, dict):
+            raise TableError("bad-record", "a record is a JSON object", 422,
+                             args={"variant": "whole", "reason": "a record is a JSON object"})
+        return 200, json.dumps(timeline(doc), ensure_ascii=False).encode()
+    except TableError as e:
+        return e.status, json.dumps(e.body(), ensure_ascii=False).encode()
+
+
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+@dataclass
+class Gates:
+    """What the replay's routes share with the server: its limits, and where costly reads are worked out."""
+
+    heavy: Heavy  # timelines, in a worker process, cached
+    count_read: Callable[[Request], Awaitable[None]]  # TableError 429 past the reads of a person or address
+    owners: Callable[[Request], frozenset[str]]  # who asks for an analysis (their address, person)
+
+
 def replay_routes(lobby: Callable[[], Lobby], analyses: Analyses,
-                  refusals: Callable[[Handler], Handler]) -> list[Route]:
+                  refusals: Callable[[Handler], Handler], gates: Gates) -> list[Route]:
     """``/api/tables/ID/timeline``, ``/api/timeline`` (a record as the body) and ``/api/analysis``."""
 
     async def table_timeline(request: Request) -> Response:
         table_id = request.path_params["table_id"]
-        doc, _ = finished_record(lobby(), table_id)
-        out = await asyncio.to_thread(timeline, doc)
-        # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
-        token = secret_header(request, "x-barbu-token")
-        out["you"] = lobby().get(table_id).seat_of_token(token) if token else None
-        return JSONResponse(out)
+        # A finished game's record no longer changes: its timeline is worked out once while it is kept
+        # (and its record, which takes milliseconds to make, is not made again either).
+        key = "table:" + table_id
+        kept = gates.heavy.cached(key) if lobby().get(table_id).state.is_over else None
+        doc = finished_record(lobby(), table_id)[0] if kept is None else {}  # refuses a game in progress
+        await gates.count_read(request)
+        status, body = kept or await gates.heavy.answer(key, timeline_answer, doc)
+        if status == 200:
+            # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
+            token = secret_header(request, "x-barbu-token")
+            you = lobby().get(table_id).seat_of_token(token) if token else None
+            body = body[:-1] + b', "you": ' + json.dumps(you).encode() + b"}"  # the object's last member
+        return Response(body, status, media_type="application/json")
 
     async def record_timeline(request: Request) -> Response:
-        doc = await read_record_body(request)
-        if not isinstance(doc, dict):
-            raise TableError("bad-record", "a record is a JSON object", 422,
-                             args={"variant": "whole", "reason": "a record is a JSON object"})
-        return JSONResponse(await asyncio.to_thread(timeline, doc))
+        raw = await read_record_bytes(request)
+        await gates.count_read(request)
+        key = "record:" + hashlib.sha256(raw).hexdigest()
+        status, body = await gates.heavy.answer(key, timeline_answer, raw)
+        return Response(body, status, media_type="application/json")
 
     async def start(request: Request) -> Response:
         doc, seat = analysis_request(lobby(), await read_record_body(request))
         job = analyses.known(analyses.key(doc, seat))
         if job is None:
-            analyses.check_room()  # said before the record is replayed to count its decisions
-            job = analyses.start(doc, seat, await asyncio.to_thread(count_decisions, doc, seat))
+            owners = gates.owners(request)
+            analyses.check_room(owners)  # said before the record is replayed to count its decisions
+            total, refusal = await gates.heavy.run(counted, doc, seat)
+            if refusal is not None:
+                raise TableError(refusal["code"], refusal["message"], refusal["status"], args=refusal["args"])
+            job = analyses.start(doc, seat, total, owners)
         return JSONResponse(job.to_json(), status_code=202)
 
     async def progress(request: Request) -> Response:

@@ -104,10 +104,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "list, above 0 (default 86400: a day; its links and 'your tables' still open it)")
     limits.add_argument("--sheets-per-minute", type=COUNT, default=10, metavar="N",
                         help="score sheets one client (IP address) may start per minute (default 10)")
+    limits.add_argument("--chat-per-minute", type=COUNT, default=30, metavar="N",
+                        help="chat messages one person and one IP address may send per minute, at all tables "
+                        "(default 30)")
+    limits.add_argument("--rematch-per-minute", type=COUNT, default=12, metavar="N",
+                        help="rematch offers and answers one person and one IP address may send per minute "
+                        "(default 12)")
+    limits.add_argument("--reads-per-minute", type=COUNT, default=60, metavar="N",
+                        help="replay timelines and score-sheet PDFs one person and one IP address may ask "
+                        "for per minute (default 60)")
     limits.add_argument("--db-timeout", type=SECONDS, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
     limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
                         help="analyses of a player's cards running at once, each a process (default 2)")
+    limits.add_argument("--analysis-queue", type=COUNT, default=8, metavar="N",
+                        help="analyses waiting for a place when all are taken; more are refused (default 8)")
     limits.add_argument("--analysis-budget", type=POSITIVE_SECONDS, default=0.5, metavar="SECS",
                         help="the expert's seconds of work a decision in an analysis (default 0.5)")
 
@@ -126,7 +137,9 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
                   listed_after_over=args.listed_after_over, abandoned_after=args.abandoned_after,
                   quiet_after=args.quiet_after,
                   sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
-                  analysis_budget=args.analysis_budget, bus=args.bus)
+                  analysis_budget=args.analysis_budget, bus=args.bus, chat_per_minute=args.chat_per_minute,
+                  rematch_per_minute=args.rematch_per_minute, reads_per_minute=args.reads_per_minute,
+                  analysis_queue=args.analysis_queue)
 
 
 def shown_db(db: Path | str) -> str:

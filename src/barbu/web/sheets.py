@@ -108,6 +108,15 @@ def _game_of(body: dict[str, Any]) -> Game:
 
 # -- one sheet ------------------------------------------------------------------------
 
+def pdf_answer(sheet_id: str, doc: dict[str, Any], version: int, lang: str) -> tuple[int, bytes]:
+    """A sheet's PDF at this version, made in a worker process (barbu.web.heavy): reportlab is loaded
+    there, never by the server's event loop."""
+    from barbu.web.sheet_pdf import sheet_pdf
+    from barbu.web.words import words
+
+    return 200, sheet_pdf(Sheet.of(sheet_id, "", doc, version), words(lang))
+
+
 @dataclass
 class Sheet:
     """A sheet as the server holds it: its stored document, replayed, and its write secret."""

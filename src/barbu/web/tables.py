@@ -426,6 +426,7 @@ class Table:
         with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
             table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
         table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
+        table.chat.stored = sum(1 for ev in events if ev.kind == "chat")
         for ev in events:
             if ev.kind == "rematch" and ev.problem is None:
                 with contextlib.suppress(KeyError, TypeError, ValueError):  # edited by hand: not the game's
@@ -912,6 +913,7 @@ class Table:
         def said() -> None:
             self.chat.limit.note(sender, now)
             self.chat.messages.append(message)
+            self.chat.stored += 1
             self.active_at = time.time()
             out = json.dumps({"type": "chat", "message": message}, ensure_ascii=False)
             for other in list(self.clients):

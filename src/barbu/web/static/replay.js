@@ -363,7 +363,12 @@ async function startAnalysis(seat) {
   }
   showJob();
   clearInterval(R.poll);
-  if (R.job.status === "running") R.poll = setInterval(pollJob, 700);
+  if (underWay(R.job)) R.poll = setInterval(pollJob, 700);
+}
+
+// Running, or waiting in the server's queue for a place (its position said): polled, and may be stopped.
+function underWay(j) {
+  return j.status === "running" || j.status === "queued";
 }
 
 async function pollJob() {
@@ -374,7 +379,7 @@ async function pollJob() {
     showError(e);
     return;
   }
-  if (R.job.status !== "running") clearInterval(R.poll);
+  if (!underWay(R.job)) clearInterval(R.poll);
   showJob();
 }
 
@@ -390,10 +395,10 @@ function showJob() {
   $("rp-progress-bar").max = Math.max(1, j.total);
   $("rp-progress-bar").value = j.done;
   $("rp-progress-text").textContent = j.status === "running" ? t("replay.progress", { done: j.done, n: j.total })
-    : t(`replay.status.${j.status}`, { done: j.done, n: j.total });
-  $("rp-cancel").hidden = j.status !== "running";
+    : t(`replay.status.${j.status}`, { done: j.done, n: j.total, position: j.position });
+  $("rp-cancel").hidden = !underWay(j);
   const btn = $("rp-analyse");
-  if (btn) btn.disabled = j.status === "running";
+  if (btn) btn.disabled = underWay(j);
   const total = j.cost;  // the server's sum over the person's own decisions (no stand-in's)
   const list = j.costly.map((v) => h("li", {}, h("button", { type: "button", class: "rp-jump", onclick: () => go(v.hand, v.action + 1) },
     t("replay.costly-item", { hand: v.hand + 1, step: v.action + 1, card: actionShort(v.played), best: actionShort(v.best), cost: I18N.number(v.cost, 1) }))));
