@@ -10,7 +10,7 @@ eight times fewer states), and CFR and exact best responses walk the whole tree.
 ==================  ========================  ===========================================
 ``players``         3                         3 to 6
 ``suits``           ``SH``                    the suits in play, from ``SHDC``
-``ranks``           ``JQKA``                  the ranks in play in every suit, from ``23456789TJQKA``
+``ranks``           ``QKA``                   the ranks in play in every suit, from ``23456789TJQKA``
 ``contracts``       ``tricks+hearts+queens``  the challenges the chooser may pick from, joined by ``+``
 ``first_declarer``  0                         the seat that chooses the challenge
 ==================  ========================  ===========================================
@@ -19,10 +19,13 @@ Cards that do not divide evenly are set aside face up, as in family Barbu.
 
 >>> import pyspiel
 >>> import barbu.openspiel
->>> game = pyspiel.load_game("barbu_mini", {"ranks": "QKA"})
+>>> game = pyspiel.load_game("barbu_mini")  # six cards, two each: 90 deals
 >>> state = game.new_initial_state()
->>> len(state.chance_outcomes()), game.num_players()
-(90, 3)
+>>> len(state.chance_outcomes()), game.num_players(), game.engine_game.hand_size
+(90, 3, 2)
+>>> state.apply_action(0)
+>>> state.action_to_string(state.legal_actions()[0]), state.information_state_string().splitlines()[-2]
+('tricks', 'hand: KS QS')
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from barbu.openspiel.deal import king_must_be_dealt
 from barbu.openspiel.game import BarbuGame, BarbuState
 from barbu.openspiel.params import Settings
 
-MINI_DEFAULTS: dict[str, Any] = {"players": 3, "suits": "SH", "ranks": "JQKA",
+MINI_DEFAULTS: dict[str, Any] = {"players": 3, "suits": "SH", "ranks": "QKA",
                                  "contracts": "tricks+hearts+queens", "first_declarer": 0}
 Deal = tuple[tuple[int, ...], int]  # each seat's cards, and the cards set aside
 
