@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 import random
 from collections.abc import Iterator
 
@@ -19,6 +20,7 @@ from barbu.engine.cards import cards_of, mask_of, parse_cards  # noqa: E402
 from barbu.engine.game import Game  # noqa: E402
 from barbu.engine.record import replay, to_record  # noqa: E402
 from barbu.engine.state import Phase, State  # noqa: E402
+from barbu.openspiel.box import EngineBox  # noqa: E402
 from barbu.openspiel.mini import MiniBarbuGame, all_deals, efg_text  # noqa: E402
 
 TINY = {"suits": "SH", "ranks": "QKA", "contracts": "tricks+hearts"}  # six cards, two each
@@ -172,6 +174,14 @@ def test_an_openspiel_hand_replays_as_a_record() -> None:
         state.apply_action(rng.choice(moves))
     result = replay(to_record(state.engine, ["Ann", "Ben", "Cleo"]))
     assert [-x for x in result.hands[0].scores] == state.returns()
+
+
+def test_a_pickled_mini_state_keeps_its_smaller_game() -> None:
+    state = pyspiel.load_game("barbu_mini", TINY).new_initial_state()
+    state.apply_action(7)
+    back = pickle.loads(pickle.dumps(EngineBox(state.engine))).state
+    assert back.game == state.engine.game and back.game.deck == parse_cards("QS KS AS QH KH AH")
+    assert back.hands == state.engine.hands
 
 
 def test_every_deal_of_a_mini_game_is_one_of_its_chance_outcomes() -> None:
