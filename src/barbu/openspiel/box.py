@@ -6,8 +6,7 @@ would also copy the game and its contract table, and is several times slower)
 and the second a list of the state's fields, which both engine builds restore.
 
 >>> import copy, pickle
->>> from barbu.engine.cards import FULL_DECK
-from barbu.engine.game import Game
+>>> from barbu.engine.game import Game
 >>> from barbu.engine.state import State
 >>> s = State(Game.family(3), seed=5)
 >>> _ = s.deal_random()
