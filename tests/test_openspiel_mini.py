@@ -200,3 +200,16 @@ def test_a_smaller_deck_refuses_cards_outside_it_and_layout_games() -> None:
     assert s.phase == Phase.DEAL
     with pytest.raises(ValueError, match="listed twice"):
         Game("family", 3, deck=parse_cards("QS KS AS"), contract_ids=("tricks", "tricks"))
+
+
+def test_basic_measures_a_hand_against_the_hands_of_the_deck_in_play() -> None:
+    # On six cards, every hand is "riskier than average" next to 52-card hands (about 5 to 8
+    # times); against the hands of the deck in play, the average hand is about average.
+    from barbu.bots.basic import relative
+
+    deck = parse_cards("QS KS AS QH KH AH")
+    game = Game("family", 3, deck=deck, contract_ids=("tricks", "hearts", "queens"))
+    hands = [mask_of(h) for h in itertools.combinations(cards_of(game.deck), 2)]
+    for c in game.contracts:
+        mean = sum(relative(c, h, 2, game.deck) for h in hands) / len(hands)
+        assert 0.8 < mean < 1.25, c.id
