@@ -16,12 +16,14 @@ from barbu.bots import register
 from barbu.bots.base import Bot
 from barbu.engine.cards import (
     ACE,
+    FULL_DECK,
     KING,
     KING_OF_HEARTS,
     QUEEN,
     SUIT_MASKS,
     TEN,
     bits,
+    cards_of,
 )
 from barbu.engine.contracts import Contract, Kind
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP
@@ -125,22 +127,24 @@ def _feature(contract: Contract, hand: int) -> float:
 
 
 @cache
-def _average_feature(contract: Contract, hand_size: int) -> float:
+def _average_feature(contract: Contract, hand_size: int, deck: int = FULL_DECK) -> float:
     rng = random.Random(12345)
     total = 0.0
     samples = 300
+    cards_in_play = cards_of(deck)  # all 52 but in Mini-Barbu: the same draws as from range(52)
     for _ in range(samples):
-        cards = rng.sample(range(52), hand_size)
+        cards = rng.sample(cards_in_play, hand_size)
         total += _feature(contract, sum(1 << c for c in cards))
     return total / samples
 
 
-def relative(contract: Contract, hand: int, hand_size: int) -> float:
-    """This hand's feature over the average hand's: >1 means more risk (or more strength)."""
-    return _feature(contract, hand) / _average_feature(contract, hand_size)
+def relative(contract: Contract, hand: int, hand_size: int, deck: int = FULL_DECK) -> float:
+    """This hand's feature over the average hand's from ``deck``: >1 means more risk (or more strength)."""
+    return _feature(contract, hand) / _average_feature(contract, hand_size, deck)
 
 
-def expected_gain(contract: Contract, hand: int, players: int, hand_size: int) -> float:
+def expected_gain(contract: Contract, hand: int, players: int, hand_size: int,
+                  deck: int = FULL_DECK) -> float:
     """How much better than an average hand this one does in the contract, in points.
 
     The sign convention is the player's: for classic scores and family penalties alike,
@@ -148,7 +152,7 @@ def expected_gain(contract: Contract, hand: int, players: int, hand_size: int) -
     """
     table_total = _table_total(contract, hand_size)
     average = table_total / players
-    ratio = relative(contract, hand, hand_size)
+    ratio = relative(contract, hand, hand_size, deck)
     if contract.positive or contract.kind != Kind.TRICKS:
         # Strength: more is better in classic positive contracts and in Réussite.
         gain = abs(average) * (ratio - 1)
@@ -192,7 +196,7 @@ class BasicBot(Bot):
         best, best_gain = obs.legal[0], float("-inf")
         for a in obs.legal:
             c = g.contracts[a - CONTRACT]
-            gain = expected_gain(c, obs.hand, g.players, g.hand_size)
+            gain = expected_gain(c, obs.hand, g.players, g.hand_size, g.deck)
             if gain > best_gain:
                 best, best_gain = a, gain
         return best
@@ -201,7 +205,7 @@ class BasicBot(Bot):
         """How much better than average this hand is for the contract (0 = average)."""
         assert obs.contract is not None
         g = obs.game
-        ratio = relative(obs.contract, obs.hand | _played_by(obs, obs.seat), g.hand_size)
+        ratio = relative(obs.contract, obs.hand | _played_by(obs, obs.seat), g.hand_size, g.deck)
         return ratio - 1 if obs.contract.positive else 1 - ratio
 
     def double(self, obs: Observation) -> int:

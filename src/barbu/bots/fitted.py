@@ -26,7 +26,7 @@ from functools import cache
 from importlib import resources
 
 from barbu.bots.policy import heuristic_card, heuristic_playout, line_card
-from barbu.engine.cards import ABOVE, BELOW, FULL_DECK, SUIT_MASKS, bits
+from barbu.engine.cards import ABOVE, BELOW, SUIT_MASKS, bits
 from barbu.engine.contracts import Contract
 from barbu.engine.playout import random_card
 from barbu.engine.state import State, beats, trick_winner
@@ -48,7 +48,7 @@ def features(state: State, cards: list[int]) -> list[list[float]]:
     hand = state.hands[state.current]
     trick = state.trick
     # With another player, as far as this one knows: not in the hand, played or set aside face up.
-    out = FULL_DECK & ~hand & ~state.played & ~state.set_aside
+    out = state.game.deck & ~hand & ~state.played & ~state.set_aside
     size = state.game.hand_size
     from_end = size - 1 - state.trick_no
     worth = c.per_trick + (c.last_tricks[-1 - from_end] if from_end < len(c.last_tricks) else 0)
@@ -119,7 +119,7 @@ def scores(state: State, cards: list[int], w: tuple[float, ...]) -> list[float]:
     table = c.card_points
     hand = state.hands[state.current]
     trick = state.trick
-    out = FULL_DECK & ~hand & ~state.played & ~state.set_aside
+    out = state.game.deck & ~hand & ~state.played & ~state.set_aside
     size = state.game.hand_size
     late = state.trick_no / (size - 1)
     trump = state.trump

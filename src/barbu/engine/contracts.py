@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
 
-from barbu.engine.cards import ACE_OF_HEARTS, HEART_CARDS, KH_MASK, KING_OF_HEARTS, QUEENS, bits
+from barbu.engine.cards import ACE_OF_HEARTS, FULL_DECK, HEART_CARDS, KH_MASK, KING_OF_HEARTS, QUEENS, bits
 
 
 class Kind(IntEnum):
@@ -144,3 +144,35 @@ def with_options(table: tuple[Contract, ...], options: frozenset[str]) -> tuple[
             out_scores=(40, 25, 10, -10), description="+40, +25, +10, −10 by order of going out")
     return tuple(dataclasses.replace(c, **changes[c.id]) if c.id in changes else c  # type: ignore[arg-type]
                  for c in table)
+
+
+def only(table: tuple[Contract, ...], ids: tuple[str, ...]) -> tuple[Contract, ...]:
+    """The contracts of ``table`` named by ``ids``, in that order (all of them when ``ids`` is empty)."""
+    if not ids:
+        return table
+    by_id = {c.id: c for c in table}
+    for k, i in enumerate(ids):
+        if i not in by_id:
+            raise ValueError(f"unknown contract {i!r} (one of {', '.join(by_id)})")
+        if i in ids[:k]:
+            raise ValueError(f"contract {i!r} is listed twice")
+    return tuple(by_id[i] for i in ids)
+
+
+def for_deck(table: tuple[Contract, ...], deck: int) -> tuple[Contract, ...]:
+    """The contracts as played with the cards of ``deck`` only (a smaller deck, for exact methods).
+
+    Cards outside the deck score nothing and are not waited for: a hand that ends once its
+    scoring cards have fallen ends once those of the deck have. The layout games are refused:
+    their lines run through all thirteen ranks of a suit.
+    """
+    if deck == FULL_DECK:
+        return table
+    if not 0 < deck < FULL_DECK:
+        raise ValueError("a deck is a non-empty set of the 52 cards")
+    for c in table:
+        if c.kind != Kind.TRICKS:
+            raise ValueError(f"{c.name} needs the whole deck: choose trick contracts for a smaller one")
+    return tuple(dataclasses.replace(
+        c, card_points=tuple(p if deck >> x & 1 else 0 for x, p in enumerate(c.card_points)),
+        ends_when_taken=c.ends_when_taken & deck) for c in table)

@@ -26,8 +26,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from barbu.engine.cards import RANKS, SUITS, card_str, parse_card, parse_rank, parse_suit
-from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, with_options
+from barbu.engine.cards import (
+    CARD_BITS,
+    FULL_DECK,
+    RANKS,
+    SUITS,
+    card_str,
+    parse_card,
+    parse_rank,
+    parse_suit,
+)
+from barbu.engine.contracts import CLASSIC, CLASSIC_OPTIONS, FAMILY, Contract, for_deck, only, with_options
 
 PASS = 52
 CONTRACT = 64
@@ -50,12 +59,17 @@ class Game:
     players: int = 4
     options: frozenset[str] = frozenset()
     contracts: tuple[Contract, ...] = field(default=CLASSIC, compare=False)
+    # A smaller game (Mini-Barbu, for exact methods): the cards in play, and the contracts
+    # played by id, when not the whole deck and the rule set's whole table.
+    deck: int = FULL_DECK
+    contract_ids: tuple[str, ...] = ()
     # Derived once, because the state machine reads them on every trick.
     is_classic: bool = field(init=False, compare=False)
     hand_size: int = field(init=False, compare=False)  # cards dealt to each player
     set_aside_count: int = field(init=False, compare=False)  # family: cards left over, face up
     num_hands: int = field(init=False, compare=False)  # 28 hands, or 7 × players rounds
     hands_per_declarer: int = field(init=False, compare=False)  # 7 in a row (classic) or 1
+    deck_bits: tuple[int, ...] = field(init=False, compare=False)  # 1 << c for each card of the deck
 
     def __post_init__(self) -> None:
         if self.ruleset not in RULESETS:
@@ -69,15 +83,22 @@ class Game:
             raise ValueError(f"unknown option {unknown[0]!r} (known: {', '.join(CLASSIC_OPTIONS)})")
         if self.options and self.ruleset == "family":
             raise ValueError("the option flags belong to the classic rules")
-        table = CLASSIC if self.ruleset == "classic" else FAMILY
+        table = with_options(CLASSIC if self.ruleset == "classic" else FAMILY, self.options)
+        table = for_deck(only(table, tuple(self.contract_ids)), self.deck)
+        cards = self.deck.bit_count()
+        if cards < self.players:
+            raise ValueError(f"a deck of {cards} cards cannot deal one to each of {self.players} players")
         object.__setattr__(self, "options", frozenset(self.options))
-        object.__setattr__(self, "contracts", with_options(table, self.options))
+        object.__setattr__(self, "contract_ids", tuple(self.contract_ids))
+        object.__setattr__(self, "contracts", table)
         derived = {
             "is_classic": self.ruleset == "classic",
-            "hand_size": 52 // self.players,
-            "set_aside_count": 52 % self.players,
+            "hand_size": cards // self.players,
+            "set_aside_count": cards % self.players,
             "num_hands": len(table) * self.players,
             "hands_per_declarer": len(table) if self.ruleset == "classic" else 1,
+            "deck_bits": CARD_BITS if self.deck == FULL_DECK else tuple(
+                b for b in CARD_BITS if self.deck & b),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
@@ -93,6 +114,9 @@ class Game:
     def declarer_of(self, first: int, hand_no: int) -> int:
         """Seat of the declarer (chooser) of hand ``hand_no``."""
         return (first + hand_no // self.hands_per_declarer) % self.players
+
+    def has_contract(self, contract_id: str) -> bool:
+        return any(c.id == contract_id for c in self.contracts)
 
     def contract_index(self, contract_id: str) -> int:
         for i, c in enumerate(self.contracts):

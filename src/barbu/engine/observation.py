@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
-from barbu.engine.cards import FULL_DECK, RANKS, SUITS, card_str, sorted_cards
+from barbu.engine.cards import RANKS, SUITS, card_str, sorted_cards
 from barbu.engine.contracts import Contract, Kind
 from barbu.engine.game import Game
 from barbu.engine.hand import HandRecord, Phase
@@ -136,7 +136,7 @@ class Observation:
     @cached_property
     def unseen(self) -> int:
         """The cards this seat has not seen: the others' hands, together."""
-        return FULL_DECK & ~self.hand & ~self.played & ~self.set_aside
+        return self.game.deck & ~self.hand & ~self.played & ~self.set_aside
 
     def scoring_captured(self, seat: int) -> int:
         """The cards ``seat`` has taken that score in this contract (queens, hearts, K♥ …)."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from barbu.engine.cards import (
+    FULL_DECK,
     RANKS,
     SUITS,
     bits,
@@ -120,11 +121,25 @@ def game_of(doc: dict[str, Any], form: str = FORMAT) -> tuple[Game, list[str]]:
     check_names(players)
     if not all(isinstance(o, str) for o in options):
         raise RecordError("the field 'options' must list option names")
+    deck, contracts = _smaller_game(doc)
     try:
-        game = Game(ruleset, len(players), frozenset(options))
+        game = Game(ruleset, len(players), frozenset(options), deck=deck, contract_ids=contracts)
     except ValueError as e:
         raise RecordError(f"{e}") from e
     return game, players
+
+
+def _smaller_game(doc: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
+    """The optional fields of a smaller game (Mini-Barbu): its deck and the contracts it plays."""
+    deck_text = read_field(doc, "deck", str, None, required=False, default=None)
+    contracts = read_field(doc, "contracts", list, None, required=False, default=[])
+    if not all(isinstance(c, str) for c in contracts):
+        raise RecordError("the field 'contracts' must list contract names")
+    try:
+        deck = FULL_DECK if deck_text is None else parse_cards(deck_text)
+    except ValueError as e:
+        raise RecordError(f"the field 'deck': {e}") from e
+    return deck, tuple(contracts)
 
 
 def check_names(players: list[Any]) -> None:
@@ -373,6 +388,10 @@ def to_record(state: State, players: Sequence[str], public: bool = False) -> dic
         hands.append(hand_to_json(state.current_record(), g))
     doc: dict[str, Any] = {"format": FORMAT, "ruleset": g.ruleset, "options": sorted(g.options),
                            "players": list(players)}
+    if g.deck != FULL_DECK:
+        doc["deck"] = mask_str(g.deck)
+    if g.contract_ids:
+        doc["contracts"] = list(g.contract_ids)
     if not public or state.is_over:
         doc["seed"] = state.seed
     doc["hands"] = hands

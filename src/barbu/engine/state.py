@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from barbu.engine import doubling
 from barbu.engine.cards import (
     ACE,
-    CARD_BITS,
     FULL_DECK,
     KH_MASK,
     RANK_MASKS,
@@ -356,8 +355,11 @@ class State:
             if seen & h:
                 raise IllegalDealError(f"card {card_str((seen & h).bit_length() - 1)} is dealt twice")
             seen |= h
-        if seen != FULL_DECK:
-            raise IllegalDealError("the deal does not hold all 52 cards")
+        if seen != g.deck:
+            stray = seen & ~g.deck
+            if stray:
+                raise IllegalDealError(f"card {card_str(stray.bit_length() - 1)} is not in this game's deck")
+            raise IllegalDealError(f"the deal does not hold all {_cards(g.deck.bit_count())}")
         return self._accept_deal(list(hands), set_aside)
 
     def _accept_deal(self, hands: list[int], set_aside: int) -> bool:
@@ -366,7 +368,7 @@ class State:
         ``hands`` becomes the state's own list.
         """
         g = self.game
-        if (not g.is_classic and set_aside & KH_MASK
+        if (not g.is_classic and set_aside & KH_MASK and g.has_contract("king")
                 and self.available_contracts(self.declarer) == [g.contract_index("king")]):
             self.redeals += 1
             return False
@@ -386,7 +388,7 @@ class State:
         # Sorting by independent uniform keys is a uniform shuffle, and faster than shuffle();
         # sorting the cards' bits lets each hand be a plain sum.
         rnd = rng.random
-        deck = sorted(CARD_BITS, key=lambda _: rnd())
+        deck = sorted(self.game.deck_bits, key=lambda _: rnd())
         n, size = self.game.players, self.game.hand_size
         hands = [sum(deck[i * size:(i + 1) * size]) for i in range(n)]
         set_aside = sum(deck[n * size:])

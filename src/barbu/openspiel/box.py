@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from barbu.engine.cards import FULL_DECK
 from barbu.engine.game import Game
 from barbu.engine.hand import HandRecord, Phase
 from barbu.engine.state import _SLOTS, State
 
 # The game and its contract are rebuilt from their names; the undo stack is not kept.
 _FIELDS = tuple(n for n in _SLOTS if n not in ("game", "contract", "_undo"))
-Snapshot = tuple[str, int, tuple[str, ...], list[Any]]
+Snapshot = tuple[str, int, tuple[str, ...], list[Any], int, tuple[str, ...]]
 
 
 def snapshot(state: State) -> Snapshot:
@@ -34,11 +35,12 @@ def snapshot(state: State) -> Snapshot:
     values[_FIELDS.index("phase")] = int(state.phase)
     values[_FIELDS.index("history")] = [tuple(h) for h in state.history]
     g = state.game
-    return g.ruleset, g.players, tuple(sorted(g.options)), values
+    return g.ruleset, g.players, tuple(sorted(g.options)), values, g.deck, g.contract_ids
 
 
-def restore(ruleset: str, players: int, options: tuple[str, ...], values: list[Any]) -> State:
-    game = Game(ruleset, players, frozenset(options))
+def restore(ruleset: str, players: int, options: tuple[str, ...], values: list[Any],
+            deck: int = FULL_DECK, contract_ids: tuple[str, ...] = ()) -> State:
+    game = Game(ruleset, players, frozenset(options), deck=deck, contract_ids=contract_ids)
     state = State(game, seed=0, first_declarer=0)
     # Typed back before they are set: the compiled State checks each field's type on assignment.
     for name, value in zip(_FIELDS, values, strict=True):
@@ -78,9 +80,9 @@ class SharedBox(EngineBox):
         return _unbox_shared, snapshot(self.state)
 
 
-def _unbox(ruleset: str, players: int, options: tuple[str, ...], values: list[Any]) -> EngineBox:
-    return EngineBox(restore(ruleset, players, options, values))
+def _unbox(*snap: Any) -> EngineBox:
+    return EngineBox(restore(*snap))
 
 
-def _unbox_shared(ruleset: str, players: int, options: tuple[str, ...], values: list[Any]) -> SharedBox:
-    return SharedBox(restore(ruleset, players, options, values))
+def _unbox_shared(*snap: Any) -> SharedBox:
+    return SharedBox(restore(*snap))

@@ -37,7 +37,7 @@ def deal_size(state: State) -> int:
 def king_must_be_dealt(state: State) -> bool:
     """Family: the chooser's only challenge left is King of Hearts, so K♥ may not be set aside."""
     g = state.game
-    return (not g.is_classic and g.set_aside_count > 0
+    return (not g.is_classic and g.set_aside_count > 0 and g.has_contract("king")
             and state.available_contracts(state.declarer) == [g.contract_index("king")])
 
 
