@@ -71,7 +71,7 @@ def classic_game(rng: random.Random) -> int:
 
 
 CLASSIC = Game.classic()
-BUILDS = {True: "compiled with mypyc (scripts/build-native.py; BARBU_PURE=1 runs the pure source)",
+BUILDS = {True: "compiled with mypyc (BARBU_PURE=1 runs the pure source)",
           False: "pure Python"}
 
 
