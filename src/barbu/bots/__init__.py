@@ -106,13 +106,13 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     if name.startswith(SEARCHES):
         return _search(name, seed)
     factory = _FACTORIES.get(level_named(name))
+    if factory is None and is_import_path(name):
+        return make_plugin(name, seed)
     if factory is None:
         _load_all()
         factory = _FACTORIES.get(level_named(name))
     if factory is not None:
         return factory(seed)
-    if is_import_path(name):
-        return make_plugin(name, seed)
     raise ValueError(f"unknown bot level {name!r} (one of {', '.join(_FACTORIES)}, or a plug-in's "
                      "module:Factory)")
 
