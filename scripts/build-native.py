@@ -56,9 +56,9 @@ def target(module: str, native: Path = NATIVE) -> Path:
     return native if folder == ENGINE else native / folder
 
 
-def stamp_text() -> str:
-    """One line per source of the build: the SHA-256 of the file, then its name."""
-    return "".join(f"{hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()}  {path}\n"
+def stamp_text(package: Path = PACKAGE) -> str:
+    """One line per source of the build: the SHA-256 of the file in ``package``, then its name."""
+    return "".join(f"{hashlib.sha256((package / path).read_bytes()).hexdigest()}  {path}\n"
                    for path in (*MODULES, *imported()))
 
 
@@ -70,10 +70,12 @@ def compiler() -> str | None:
 
 def build(native: Path = NATIVE) -> None:
     """Compile :data:`MODULES` in a scratch folder and move the extensions into ``native`` (a
-    wheel's build passes its own copy of the package's ``_native``; setup.py).
+    wheel's build passes the ``_native`` of its own copy of the package; setup.py), stamped with
+    the sources beside it as they were when the build began.
 
     Fails, leaving no build, if mypyc or the C compiler prints a warning.
     """
+    stamp = stamp_text(native.parent)  # before: a source edited meanwhile makes the build stale
     output = captured(lambda: compile_modules(native))
     print(output, end="")
     warned = [line for line in output.splitlines() if "warning:" in line]
@@ -81,7 +83,7 @@ def build(native: Path = NATIVE) -> None:
         shutil.rmtree(native, ignore_errors=True)
         raise SystemExit(f"compiled engine: {len(warned)} warning(s) from the build, see above; "
                          "fix the sources (the build must print none)")
-    (native / STAMP).write_text(stamp_text())
+    (native / STAMP).write_text(stamp)
 
 
 def captured(work: Callable[[], None]) -> str:
