@@ -109,3 +109,21 @@ def test_the_arena_runs_as_a_module() -> None:
                           "--deals", "1", "--jobs", "2", "--no-records", "--quiet"], capture_output=True,
                          text=True, timeout=300, check=False)
     assert run.returncode == 0 and "0:basic" in run.stdout, run.stderr
+
+
+def test_every_extra_is_named_for_its_packages() -> None:
+    import tomllib
+
+    from tests.conftest import ROOT
+
+    from barbu.extras import MODULES
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]
+    # dev and native are for working on barbu, bench for run.sh's benchmark: no command needs them.
+    assert set(MODULES.values()) == set(extras) - {"dev", "native", "bench"}
+    # The modules imported under another name than their distribution's (dask comes with distributed).
+    distribution = {"argon2": "argon2_cffi", "dask": "distributed", "pyspiel": "open_spiel"}
+    for module, extra in MODULES.items():
+        packages = " ".join(extras[extra]).lower().replace("-", "_")
+        assert distribution.get(module, module) in packages, (module, extra)
