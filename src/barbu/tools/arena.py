@@ -641,7 +641,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "for its card play as well as for its own bets (+wary), or not at all "
                         "(+nowary; +warybets names the default); "
                         "os-mcts:N or os-ismcts:N: OpenSpiel's search with N simulations a decision, "
-                        "800 and 400 by default), e.g. strong,basic,basic,basic")
+                        "800 and 400 by default), or your own bot: module:Factory, a factory importable "
+                        "here and in the workers, called with a seed, whose bots have act(observation), or "
+                        "the name an installed package gives one in the entry-point group barbu.bots; "
+                        "e.g. strong,basic,basic,basic or mypkg.bots:MyBot,strong,strong,strong")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
     p.add_argument("--players", type=int, default=None,
