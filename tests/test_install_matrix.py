@@ -23,13 +23,14 @@ pytestmark = pytest.mark.install
 
 EXTRAS = ("", "tui", "web", "rl", "fast", "openspiel", "cluster", "arena-cluster")
 COMMANDS = ("play", "replay", "score", "bench", "serve", "db", "arena", "analyze")
-NEEDS = {"play": "tui", "serve": "web", "db": "web"}  # the commands that need an extra to start
+NEEDS = {"serve": "web", "db": "web"}  # the commands whose very help needs an extra (play's does not)
+PLAY = ["barbu", "play", "--watch", "--hands", "1", "--delay", "0", "--plain", "--seed", "1",
+        "--save", "game.json"]
 RECORD = EXAMPLES / "classic_no_queens_golden_doubling.json"
 # One real command per extra (the base install's: a replay), run in the venv's folder.
 REAL = {
     "": ["barbu", "replay", str(RECORD)],
-    "tui": ["barbu", "play", "--watch", "--hands", "1", "--delay", "0", "--plain", "--seed", "1",
-            "--save", "game.json"],
+    "tui": PLAY,
     "web": ["barbu", "db", "migrate", "tables.sqlite"],
     "rl": ["python", "-c", "from barbu.env import env; e = env(); e.reset(seed=1); "
            "a = e.agent_selection; e.step(int(e.infos[a]['action_mask'].argmax())); print('stepped')"],
@@ -108,6 +109,8 @@ def test_each_extra_alone_gives_a_barbu_whose_every_command_helps_or_says_what_i
     else:
         assert real.returncode == 0, (real.stdout, real.stderr)
         assert real.stdout.strip(), real.stderr
+    if extra != "tui":
+        assert refused(in_venv(bin_dir, PLAY, tmp_path), "play", "tui")
     if extra != "rl":  # bench --env needs the rl extra (or bench, which has its packages)
         assert refused(in_venv(bin_dir, ["barbu", "bench", "--env"], tmp_path), "bench --env", "rl")
 
