@@ -31,9 +31,10 @@ RECORD = EXAMPLES / "classic_no_queens_golden_doubling.json"
 REAL = {
     "": ["barbu", "replay", str(RECORD)],
     "tui": PLAY,
-    "web": ["barbu", "db", "migrate", "tables.sqlite"],
-    "rl": ["python", "-c", "from barbu.env import env; e = env(); e.reset(seed=1); "
-           "a = e.agent_selection; e.step(int(e.infos[a]['action_mask'].argmax())); print('stepped')"],
+    "web": ["python", "-c", "import sqlite3, subprocess, sys; sqlite3.connect('t.sqlite').close(); "
+            "sys.exit(subprocess.call(['barbu', 'db', 'migrate', 't.sqlite']))"],
+    "rl": ["python", "-c", "from barbu.env import env; e = env(); e.reset(seed=1); obs = e.last()[0]; "
+           "e.step(int(obs['action_mask'].argmax())); print('stepped')"],
     "fast": ["python", "-c", "from barbu.vector import VectorEnv; v = VectorEnv(batch=4, backend='numba'); "
              "v.reset(seed=1); print('reset')"],
     "openspiel": ["barbu", "arena", "--bots", "os-ismcts:5,random,random,random", "--deals", "1",
@@ -47,6 +48,7 @@ REAL = {
 
 def run(argv: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BARBU_", "PYTHON", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{Path(argv[0]).parent}{os.pathsep}{env.get('PATH', '')}"  # a venv's barbu first
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
                           env=env)
 
