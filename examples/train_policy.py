@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
-import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -38,9 +36,9 @@ import numpy as np  # after the thread settings
 import numpy.typing as npt
 
 from barbu.bots.learned import Network
-from barbu.cli import main as barbu
 from barbu.engine.game import Game
 from barbu.env.encoding import layout
+from barbu.tools.arena import ArenaError, match
 
 F32 = npt.NDArray[np.float32]
 NEG = np.float32(-1e9)  # the logit of an illegal action: never drawn, no weight in the softmax
@@ -197,18 +195,12 @@ def train(args: argparse.Namespace) -> tuple[Network, dict[str, float]]:
 
 
 def arena(path: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """The trained level against three random bots in duplicate deals; the arena's summary."""
-    level = f"policy:{path}"
-    bots = ",".join([level] + ["random"] * (args.players - 1))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "arena.json"
-        status = barbu(["arena", "--bots", bots, "--rules", args.rules, "--players",
-                        str(args.players), "--deals", str(args.deals), "--seed",
-                        str(args.arena_seed), "--no-records", "--quiet", "--json", str(out)])
-        if status != 0:
-            raise SystemExit(f"barbu arena failed with status {status}")
-        summary: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-    return summary
+    """The trained level against random bots in duplicate deals; the arena's summary."""
+    bots = [f"policy:{path}"] + ["random"] * (args.players - 1)
+    try:
+        return match(bots, rules=args.rules, players=args.players, deals=args.deals, seed=args.arena_seed)
+    except ArenaError as e:
+        raise SystemExit(f"barbu arena: {e}") from None
 
 
 def main() -> None:

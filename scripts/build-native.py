@@ -50,15 +50,15 @@ def imported() -> list[str]:
     return [m for m in [*engine, "bots/__init__.py", "bots/base.py", "bots/basic.py"] if m not in MODULES]
 
 
-def target(module: str) -> Path:
+def target(module: str, native: Path = NATIVE) -> Path:
     """Where a module's extension goes: the engine's in ``_native``, the bots' in ``_native/bots``."""
     folder = module.split("/")[0]
-    return NATIVE if folder == ENGINE else NATIVE / folder
+    return native if folder == ENGINE else native / folder
 
 
-def stamp_text() -> str:
-    """One line per source of the build: the SHA-256 of the file, then its name."""
-    return "".join(f"{hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()}  {path}\n"
+def stamp_text(package: Path = PACKAGE) -> str:
+    """One line per source of the build: the SHA-256 of the file in ``package``, then its name."""
+    return "".join(f"{hashlib.sha256((package / path).read_bytes()).hexdigest()}  {path}\n"
                    for path in (*MODULES, *imported()))
 
 
@@ -68,19 +68,22 @@ def compiler() -> str | None:
     return shutil.which(cc)
 
 
-def build() -> None:
-    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``.
+def build(native: Path = NATIVE) -> None:
+    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``native`` (a
+    wheel's build passes the ``_native`` of its own copy of the package; setup.py), stamped with
+    the sources beside it as they were when the build began.
 
     Fails, leaving no build, if mypyc or the C compiler prints a warning.
     """
-    output = captured(compile_modules)
+    stamp = stamp_text(native.parent)  # before: a source edited meanwhile makes the build stale
+    output = captured(lambda: compile_modules(native))
     print(output, end="")
     warned = [line for line in output.splitlines() if "warning:" in line]
     if warned:
-        shutil.rmtree(NATIVE, ignore_errors=True)
+        shutil.rmtree(native, ignore_errors=True)
         raise SystemExit(f"compiled engine: {len(warned)} warning(s) from the build, see above; "
                          "fix the sources (the build must print none)")
-    (NATIVE / STAMP).write_text(stamp_text())
+    (native / STAMP).write_text(stamp)
 
 
 def captured(work: Callable[[], None]) -> str:
@@ -107,36 +110,53 @@ def captured(work: Callable[[], None]) -> str:
         return out.read()
 
 
-def compile_modules() -> None:
-    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``_native``."""
-    from mypyc.build import mypycify  # imported here: without mypy the script only reports
-    from setuptools import setup
-
+def compile_modules(native: Path = NATIVE) -> None:
+    """Compile :data:`MODULES` in a scratch folder and move the extensions into ``native``."""
     with tempfile.TemporaryDirectory() as scratch:
+        here = os.getcwd()
         os.chdir(SRC)  # module names follow the paths: barbu/engine/state.py is barbu.engine.state
-        # The group's shared library is named inside barbu.engine, so it too is found on its __path__.
-        extensions = mypycify([f"barbu/{m}" for m in MODULES], opt_level="3",
-                              target_dir=os.path.join(scratch, "c"), group_name=f"barbu.{ENGINE}._engine")
-        for extension in extensions:
-            # C's a*b+c must round as Python's does: no fused multiply-add where a CPU has one.
-            extension.extra_compile_args.append("-ffp-contract=off")
-        setup(name="barbu-native", ext_modules=extensions, script_args=[
-            "-q", "build_ext", "--build-lib", os.path.join(scratch, "lib"),
-            "--build-temp", os.path.join(scratch, "tmp")])
-        lib = Path(scratch) / "lib" / "barbu"
-        built = sorted(lib.glob("*/*.so"))
-        if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
-            raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
-        # The stamp goes first, so that a build cut short here is never taken for a whole one.
-        (NATIVE / STAMP).unlink(missing_ok=True)
-        shutil.rmtree(NATIVE, ignore_errors=True)
-        names = []
-        for path in built:
-            folder = target(f"{path.parent.name}/{path.name}")
-            folder.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, folder / path.name)
-            names.append(str((folder / path.name).relative_to(NATIVE)))
-        (NATIVE / BUILT).write_text("".join(f"{name}\n" for name in names))
+        try:
+            extensions(scratch)
+        finally:
+            os.chdir(here)  # a wheel's build goes on in its own folder
+        install(Path(scratch) / "lib" / "barbu", native)
+
+
+def extensions(scratch: str) -> None:
+    """Build the extensions of :data:`MODULES` with mypyc into ``scratch/lib`` (in SRC)."""
+    from mypyc.build import mypycify  # imported here: without mypy the script only reports
+    from setuptools import Distribution
+
+    # The group's shared library is named inside barbu.engine, so it too is found on its __path__.
+    built = mypycify([f"barbu/{m}" for m in MODULES], opt_level="3",
+                     target_dir=os.path.join(scratch, "c"), group_name=f"barbu.{ENGINE}._engine")
+    for extension in built:
+        # C's a*b+c must round as Python's does: no fused multiply-add where a CPU has one.
+        extension.extra_compile_args.append("-ffp-contract=off")
+    # A Distribution of its own rather than setup(): this also runs inside setup.py's build.
+    dist = Distribution({"name": "barbu-native", "ext_modules": built})
+    dist.verbose = 0  # the compiler's own lines only, as setup -q printed them
+    command = dist.get_command_obj("build_ext")
+    command.build_lib = os.path.join(scratch, "lib")
+    command.build_temp = os.path.join(scratch, "tmp")
+    dist.run_command("build_ext")
+
+
+def install(lib: Path, native: Path) -> None:
+    """Move the built extensions from ``lib`` (its barbu/ folder) into ``native``."""
+    built = sorted(lib.glob("*/*.so"))
+    if len(built) != len(MODULES) + 1:  # one per module and the group's shared library
+        raise SystemExit(f"mypyc built {[p.name for p in built]}, expected {len(MODULES) + 1} modules")
+    # The stamp goes first, so that a build cut short here is never taken for a whole one.
+    (native / STAMP).unlink(missing_ok=True)
+    shutil.rmtree(native, ignore_errors=True)
+    names = []
+    for path in built:
+        folder = target(f"{path.parent.name}/{path.name}", native)
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, folder / path.name)
+        names.append(str((folder / path.name).relative_to(native)))
+    (native / BUILT).write_text("".join(f"{name}\n" for name in names))
 
 
 def main() -> int:

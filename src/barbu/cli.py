@@ -6,9 +6,12 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
+from barbu.extras import foreign, missing_extra
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -41,16 +44,79 @@ def version() -> str:
         return __version__
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from barbu.bots import level_label, level_named, levels
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its one-line help, what adds its arguments, what runs it, the extra it needs."""
 
+    help: str
+    arguments: str  # "module:function" adding the arguments to the subcommand's parser
+    runner: str  # "module:function" taking the parsed arguments, returning the exit status
+    extra: str | None = None  # the extra its front end needs (None: the base install has all)
+
+
+# Each front end is imported only when its command runs (or its help is asked for): the engine
+# needs none of their packages, and a missing extra is said in one line by the command that needs it.
+COMMANDS = {
+    "play": Command("play a game in the terminal against computer players", "barbu.cli:play_arguments",
+                    "barbu.tui:run", "tui"),
+    "replay": Command("check a game record or a score sheet against the rules and score it",
+                      "barbu.cli:replay_arguments", "barbu.cli:cmd_replay"),
+    "score": Command("keep the score of a game played with a real deck", "barbu.cli:score_arguments",
+                     "barbu.score:run"),
+    "bench": Command("measure the engine's random-playout speed (beside OpenSpiel's when installed)",
+                     "barbu.cli:bench_arguments", "barbu.tools.bench:run"),
+    "serve": Command("serve card tables in the browser (friends and computer players)",
+                     "barbu.web.server:add_arguments", "barbu.web.server:run", "web"),
+    "db": Command("bring a database's layout up to date, or move an SQLite database into PostgreSQL",
+                  "barbu.web.dbtool:add_arguments", "barbu.web.dbtool:run", "web"),
+    "arena": Command("play duplicate matches between computer players and measure who is better",
+                     "barbu.tools.arena:add_arguments", "barbu.tools.arena:main"),
+    "analyze": Command("replay a game and compare one seat's cards with the expert bot's choices",
+                       "barbu.cli:analyze_arguments", "barbu.tools.analyze:run"),
+}
+EVERY = "*"  # build_parser's default: every subcommand with its arguments
+
+
+class MissingExtra(Exception):
+    """A subcommand's front end needs packages of an extra that is not installed."""
+
+
+def _load(name: str, reference: str) -> Callable[..., Any]:
+    """The function ``module:function`` of command ``name``; MissingExtra when a package is missing."""
+    module, _, function = reference.partition(":")
+    try:
+        found: Callable[..., Any] = getattr(importlib.import_module(module), function)
+    except ModuleNotFoundError as e:
+        if not foreign(e):
+            raise
+        raise MissingExtra(missing_extra(f"barbu {name}", e, COMMANDS[name].extra)) from None
+    return found
+
+
+def build_parser(only: str | None = EVERY) -> argparse.ArgumentParser:
+    """The ``barbu`` parser: every subcommand with its arguments, or only those of ``only`` (None:
+    of none, enough for ``barbu --help``). MissingExtra when ``only`` is a command whose extra is
+    missing; with EVERY such a command keeps its help and takes no arguments."""
     parser = argparse.ArgumentParser(prog="barbu", description="The card game Barbu.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=_sentence(command.help) + ".")
+        if only in (EVERY, name):
+            try:
+                _load(name, command.arguments)(p)
+            except MissingExtra as e:
+                if only == name:
+                    raise
+                p.description = str(e)
+    return parser
 
-    what = "play a game in the terminal against computer players"
-    play = sub.add_parser("play", help=what, description=_sentence(what) + " (or watch one); "
-                          "the game is saved after every hand and --resume carries it on.")
+
+def play_arguments(play: argparse.ArgumentParser) -> None:
+    from barbu.bots import level_label, level_named, levels
+
+    play.description = _sentence(COMMANDS["play"].help) + (
+        " (or watch one); the game is saved after every hand and --resume carries it on.")
     _add_game_args(play)
     play.add_argument("--bot", default="basic", type=level_named, choices=levels(), metavar="LEVEL",
                       help="level of the computer players: "
@@ -67,59 +133,39 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop after this many hands (default: play to the end)")
     play.add_argument("--plain", action="store_true", help="no colours")
 
-    what = "check a game record or a score sheet against the rules and score it"
-    replay = sub.add_parser("replay", help=what, description=_sentence(what) + ": prints the "
-                            "score sheet, or the first fault (hand, action and seat counted from 1; "
-                            "in the --json error object from 0, as in records).")
+
+def replay_arguments(replay: argparse.ArgumentParser) -> None:
+    replay.description = _sentence(COMMANDS["replay"].help) + (
+        ": prints the score sheet, or the first fault (hand, action and seat counted from 1; "
+        "in the --json error object from 0, as in records).")
     replay.add_argument("file", help="a barbu-record/1 game record or a barbu-sheet/1 score sheet "
                         "(told apart by its format field)")
     replay.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    from barbu.score import DESCRIPTION as SCORE_DESCRIPTION
-    from barbu.score import HELP as SCORE_HELP
-    from barbu.score import USAGE as SCORE_USAGE
-    from barbu.score import add_arguments as add_score_arguments
 
-    add_score_arguments(sub.add_parser("score", help=SCORE_HELP, usage=SCORE_USAGE,
-                                       description=SCORE_DESCRIPTION))
+def score_arguments(p: argparse.ArgumentParser) -> None:
+    from barbu.score import DESCRIPTION, USAGE, add_arguments
 
-    from barbu.tools.bench import add_arguments as add_bench_arguments
-
-    what = "measure the engine's random-playout speed (beside OpenSpiel's when installed)"
-    add_bench_arguments(sub.add_parser("bench", help=what, description=_sentence(what) + "."))
-
-    serve = sub.add_parser("serve", help="serve card tables in the browser (friends and computer players)")
-    from barbu.web.server import add_arguments
-
-    add_arguments(serve)
-
-    from barbu.web.dbtool import HELP as DB_HELP
-    from barbu.web.dbtool import add_arguments as add_db_arguments
-
-    add_db_arguments(sub.add_parser("db", help=DB_HELP))
-
-    from barbu.tools.arena import HELP as ARENA_HELP
-    from barbu.tools.arena import add_arguments as add_arena_arguments
-
-    add_arena_arguments(sub.add_parser("arena", help=ARENA_HELP))
-
-    from barbu.tools.analyze import add_arguments as add_analyze_arguments
-
-    what = "replay a game and compare one seat's cards with the expert bot's choices"
-    add_analyze_arguments(sub.add_parser("analyze", help=what, description=_sentence(what) + "."))
-    return parser
+    p.usage, p.description = USAGE, DESCRIPTION
+    add_arguments(p)
 
 
-# Each front end is imported only when its command runs: the engine needs none of their packages.
-RUNNERS = {
-    "play": ("barbu.tui", "run"),
-    "score": ("barbu.score", "run"),
-    "bench": ("barbu.tools.bench", "run"),
-    "arena": ("barbu.tools.arena", "main"),
-    "analyze": ("barbu.tools.analyze", "run"),
-    "serve": ("barbu.web.server", "run"),
-    "db": ("barbu.web.dbtool", "run"),
-}
+def bench_arguments(p: argparse.ArgumentParser) -> None:
+    from barbu.tools.bench import add_arguments
+
+    add_arguments(p)
+
+
+def analyze_arguments(p: argparse.ArgumentParser) -> None:
+    from barbu.tools.analyze import add_arguments
+
+    add_arguments(p)
+
+
+def _named(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: the first word that is not an option (barbu's own
+    options, --help and --version, take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 # The exit status of a command ended by SIGPIPE, as the shell reports it (128 + 13).
@@ -127,11 +173,16 @@ BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    from_caller()
+    words = sys.argv[1:] if argv is None else list(argv)
+    name = _named(words)
     try:
+        args = build_parser(name if name in COMMANDS else None).parse_args(words)
+        from_caller()
         status = run_command(args)
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+    except MissingExtra as e:
+        print(e, file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader went away (``barbu replay FILE | head -3``): nothing is wrong, and nothing
         # more can be said to it. Python would flush stdout again at exit and complain.
@@ -141,10 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if args.command == "replay":
-        return cmd_replay(args)
-    module, function = RUNNERS[args.command]
-    return int(getattr(importlib.import_module(module), function)(args))
+    return int(_load(args.command, COMMANDS[args.command].runner)(args))
 
 
 def _silence_stdout() -> None:

@@ -17,6 +17,7 @@ if _compiled.CURRENT:  # the compiled playout modules (scripts/build-native.py) 
     __path__.insert(0, os.path.join(_compiled.NATIVE, "bots"))
 
 from barbu.bots.base import Bot, RandomBot
+from barbu.bots.plugins import entry_point_factory, is_import_path, make_plugin, registered
 
 _FACTORIES: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot}
 _CHEATS: set[str] = set()
@@ -90,7 +91,9 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
 
     ``policy:PATH`` is the network saved at PATH (numpy needed; see barbu.bots.learned);
     ``expert:SECONDS+PART`` an expert with its own budget or parts (barbu.bots.expert);
-    ``os-mcts:N`` and ``os-ismcts:N`` OpenSpiel's searches with N simulations a decision.
+    ``os-mcts:N`` and ``os-ismcts:N`` OpenSpiel's searches with N simulations a decision;
+    ``module:Factory`` a plug-in by its import path, and a name of the entry-point group
+    ``barbu.bots`` a plug-in an installed package declares (barbu.bots.plugins).
     """
     if name.startswith(POLICY):
         from barbu.bots.learned import policy_bot
@@ -102,11 +105,16 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         return make_expert(name, seed)
     if name.startswith(SEARCHES):
         return _search(name, seed)
-    _load_all()
-    try:
-        return _FACTORIES[level_named(name)](seed)
-    except KeyError:
-        raise ValueError(f"unknown bot level {name!r} (one of {', '.join(_FACTORIES)})") from None
+    factory = _FACTORIES.get(level_named(name))
+    if factory is None and is_import_path(name):
+        return make_plugin(name, seed)
+    if factory is None:
+        _load_all()
+        factory = _FACTORIES.get(level_named(name))
+    if factory is not None:
+        return factory(seed)
+    raise ValueError(f"unknown bot level {name!r} (one of {', '.join(_FACTORIES)}, or a plug-in's "
+                     "module:Factory)")
 
 
 def _search(name: str, seed: int | None) -> Bot:
@@ -134,6 +142,10 @@ def _load_all() -> None:
     import barbu.bots.strong  # noqa: F401
     if "os-ismcts" not in _FACTORIES and importlib.util.find_spec("pyspiel") is not None:
         _register_openspiel()
+    # The installed packages' bots (looked up each time: a package may be installed meanwhile);
+    # a built-in level keeps its name.
+    for name, ep in registered().items():
+        _FACTORIES.setdefault(name, entry_point_factory(ep))
 
 
 def _register_openspiel() -> None:

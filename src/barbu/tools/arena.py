@@ -67,6 +67,7 @@ from types import TracebackType
 from typing import Any, TypeAlias
 
 from barbu.bots import EXPERT, POLICY, SEARCHES, Bot, level_label, levels, levels_named, make_bot
+from barbu.bots.plugins import is_import_path
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
@@ -521,11 +522,12 @@ def _mode_lines(summary: dict[str, Any], mode: dict[str, Any], key: str, title: 
                 f"seat k mod {n}, contract k mod 7 forced, same cards in every rotation.")
     else:
         head = f"{title}: {boards} complete games × {n} rotations; m is per hand over the whole game."
-    out = [head, f"{'bot':<12}{'mean per hand':>18}{'edge':>18}"
+    wide = max(12, *(len(name) + 2 for name in summary["bots"]))  # a plug-in's name is long
+    out = [head, f"{'bot':<{wide}}{'mean per hand':>18}{'edge':>18}"
            + ("  win rate" if "win_rate" in mode else "")]
     for b, name in enumerate(summary["bots"]):
         row = mode["per_bot"][b]
-        line = f"{name:<12}{_iv(row['mean']):>18}{_iv(row['edge']):>18}"
+        line = f"{name:<{wide}}{_iv(row['mean']):>18}{_iv(row['edge']):>18}"
         if "win_rate" in mode:
             line += f"  {_iv(mode['win_rate'][b], 3, signed=False)}"
         out.append(line)
@@ -639,7 +641,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "for its card play as well as for its own bets (+wary), or not at all "
                         "(+nowary; +warybets names the default); "
                         "os-mcts:N or os-ismcts:N: OpenSpiel's search with N simulations a decision, "
-                        "800 and 400 by default), e.g. strong,basic,basic,basic")
+                        "800 and 400 by default), or your own bot: module:Factory, a factory importable "
+                        "here and in the workers, called with a seed, whose bots have act(observation), or "
+                        "the name an installed package gives one in the entry-point group barbu.bots; "
+                        "e.g. strong,basic,basic,basic or mypkg.bots:MyBot,strong,strong,strong")
     p.add_argument("--rules", choices=("classic", "family"), default="classic",
                    help="rule set (default classic)")
     p.add_argument("--players", type=int, default=None,
@@ -682,15 +687,16 @@ def config_of(args: argparse.Namespace) -> Config:
     for b in bots:
         if b.startswith(POLICY):
             _check_policy(b)
-        elif b.startswith(EXPERT) or b.startswith(SEARCHES):
+        elif b.startswith(EXPERT) or b.startswith(SEARCHES) or (b not in known and is_import_path(b)):
             try:
-                make_bot(b)
+                make_bot(b)  # a plug-in is made here once: a broken one is refused before any play
             except ValueError as e:
                 raise ArenaError(str(e)) from None
         elif b not in known:
             raise ArenaError(f"unknown bot level {b!r} (one of "
                              f"{', '.join(level_label(n) for n in known)}, "
-                             f"{POLICY}PATH, expert:SECONDS+PART, os-mcts:N or os-ismcts:N)")
+                             f"{POLICY}PATH, expert:SECONDS+PART, os-mcts:N, os-ismcts:N, or a "
+                             "plug-in's module:Factory)")
     if args.players is not None and args.players != len(bots):
         raise ArenaError(f"--players {args.players} but {len(bots)} bots in --bots")
     if args.deals < 0 or args.games < 0 or args.deals + args.games == 0:
@@ -835,23 +841,29 @@ def journaled(journal: Journal, tasks: Sequence[Task]) -> dict[Task, TaskResult]
     return {r.task: r for r in found}
 
 
-def main(args: argparse.Namespace) -> int:
-    try:
-        cfg = config_of(args)
-        if args.so_far:
-            if args.journal is None:
-                raise ArenaError("--so-far reads a run's journal: give it with --journal FILE")
-            summary = so_far(cfg, args.deals, args.games, args.journal)
-            cfg = dataclasses.replace(cfg, out=None)
-        else:
-            summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet, cluster=args.cluster,
-                                journal=args.journal, timeout=args.cluster_timeout)
-    except ArenaError as e:
-        print(f"barbu arena: {e}", file=sys.stderr)
-        return 2
+def played(args: argparse.Namespace) -> tuple[Config, dict[str, Any]]:
+    """The match the arguments describe and its summary (what ``--json`` saves); ArenaError."""
+    cfg = config_of(args)
+    if args.so_far:
+        if args.journal is None:
+            raise ArenaError("--so-far reads a run's journal: give it with --journal FILE")
+        summary = so_far(cfg, args.deals, args.games, args.journal)
+        cfg = dataclasses.replace(cfg, out=None)
+    else:
+        summary = run_match(cfg, args.deals, args.games, args.jobs, args.quiet, cluster=args.cluster,
+                            journal=args.journal, timeout=args.cluster_timeout)
     summary["jobs"] = args.jobs
     if args.cluster is not None:
         summary["cluster"] = args.cluster or "local"
+    return cfg, summary
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        cfg, summary = played(args)
+    except ArenaError as e:
+        print(f"barbu arena: {e}", file=sys.stderr)
+        return 2
     print(format_report(summary))
     if cfg.out is not None:
         print(f"records: {cfg.out}")
@@ -859,3 +871,70 @@ def main(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
                                    encoding="utf-8")
     return 0
+
+
+BotName: TypeAlias = str | Callable[[int | None], Any]
+
+
+def match(bots: Sequence[BotName], *, rules: str = "classic", players: int | None = None,
+          deals: int = 0, games: int = 0, seed: int = 1, jobs: int = 1, options: Sequence[str] = (),
+          contract: str | None = None, cluster: str | None = None, records: str | None = None,
+          journal: str | None = None, quiet: bool = True) -> dict[str, Any]:
+    """Play a duplicate match and return its summary, the dictionary ``barbu arena --json`` saves.
+
+    ``bots`` are one per seat: level names (``strong``), ``module:Factory`` import paths, names
+    of the ``barbu.bots`` entry-point group, or factories themselves (a Bot subclass), which are
+    named by their import path, as only names travel to the worker processes (``jobs`` above 1)
+    or to a Dask cluster (``cluster``: an address, or "" for a local one). ``records`` is the
+    folder of the records (None: none are written). ArenaError says what is wrong.
+
+    >>> summary = match(["basic", "random", "random", "random"], deals=2)
+    >>> summary["bots"], summary["deals"]["boards"], sorted(summary["deals"]["per_bot"][0])
+    (['0:basic', '1:random', '2:random', '3:random'], 2, ['edge', 'mean'])
+    """
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--bots", ",".join(bot_name(b) for b in bots)])  # the defaults
+    vars(args).update(rules=rules, players=players, deals=deals, games=games, seed=seed, jobs=jobs,
+                      option=list(options), contract=contract, cluster=cluster, out=records,
+                      no_records=records is None, journal=journal, quiet=quiet)
+    return played(args)[1]
+
+
+def bot_name(bot: BotName) -> str:
+    """A bot's name for the arena: a name as given, a factory by its import path."""
+    if isinstance(bot, str):
+        return bot
+    module = getattr(bot, "__module__", "")
+    if module == "__main__":  # a script's own bot: named by the script, which workers can import
+        module = _script_module() or module
+    path = f"{module}:{getattr(bot, '__qualname__', '')}"
+    if not is_import_path(path):  # a lambda, a local class, an object without a name
+        raise ArenaError(f"{bot!r} has no import path (module:name): define it at the top of a module")
+    return path
+
+
+def _script_module() -> str | None:
+    """The name under which the running script imports (its folder is first on sys.path)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:  # python -m mypkg.script
+        return str(spec.name)
+    path = getattr(main, "__file__", None)
+    if path is None or Path(sys.path[0] or ".").resolve() != Path(path).resolve().parent:
+        return None
+    return Path(path).stem
+
+
+def command_line(argv: Sequence[str] | None = None) -> int:
+    """``python -m barbu.tools.arena``: the same as ``barbu arena``."""
+    parser = argparse.ArgumentParser(prog="python -m barbu.tools.arena")
+    add_arguments(parser)
+    return main(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    # Through the module's own name, which is what the worker processes of --jobs import.
+    from barbu.tools import arena
+
+    sys.exit(arena.command_line())

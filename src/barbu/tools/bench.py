@@ -33,6 +33,7 @@ import barbu
 from barbu.engine.game import CONTRACT, DOUBLE, Game
 from barbu.engine.playout import finish_hand
 from barbu.engine.state import Phase, State
+from barbu.extras import foreign, missing_extra
 from barbu.wording import at_least, positive_seconds
 
 
@@ -70,7 +71,7 @@ def classic_game(rng: random.Random) -> int:
 
 
 CLASSIC = Game.classic()
-BUILDS = {True: "compiled with mypyc (scripts/build-native.py; BARBU_PURE=1 runs the pure source)",
+BUILDS = {True: "compiled with mypyc (BARBU_PURE=1 runs the pure source)",
           False: "pure Python"}
 
 
@@ -160,8 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.env:
-        from barbu.tools import envbench  # numpy and PettingZoo: only for --env
-
+        try:
+            from barbu.tools import envbench  # numpy and PettingZoo: only for --env
+        except ModuleNotFoundError as e:
+            if not foreign(e):
+                raise
+            print(missing_extra("barbu bench --env", e, "rl"), file=sys.stderr)
+            return 2
         return envbench.run(args)
     rng = random.Random(args.seed)
     rounds = args.rounds

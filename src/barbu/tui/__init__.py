@@ -9,14 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from barbu.extras import missing_extra
+
 
 def run(args: argparse.Namespace) -> int:
     """Play the game the ``play`` subcommand's arguments describe; returns the exit status."""
     try:
         from barbu.tui.app import main
-    except ImportError as e:  # Rich is an optional extra
+    except ModuleNotFoundError as e:  # Rich is an optional extra
         if (e.name or "").split(".")[0] != "rich":
             raise
-        print("barbu play: the terminal game needs Rich: pip install 'barbu[tui]'", file=sys.stderr)
+        print(missing_extra("barbu play", e, "tui"), file=sys.stderr)
         return 2
     return main(args)
