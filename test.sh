@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
-# Set up everything the tests need, then run lint, types and every test: ./test.sh [pytest args]
-# The whole suite runs on the mypyc-compiled engine; what tests the engine itself runs again on the
-# pure-Python source (the browser and server suites test no more of the engine the second time); the
-# web suites run again on PostgreSQL + Redis with two server processes.
+# Set up everything the tests need, then run lint, types and the test stages (docs/TESTING.md):
+#   ./test.sh [--quick] [--coverage] [pytest args]
+# The whole suite runs once on the mypyc-compiled engine, the browser suites against one `barbu serve`
+# on SQLite; the tests marked `engine` run again on the pure-Python source; the web suites run again
+# on PostgreSQL + Redis, the browser ones against two server processes behind nginx; the install
+# matrix (tests/test_install_matrix.py, marker `install`) runs last. Each stage spreads its test files
+# over BARBU_TEST_WORKERS pytest-xdist workers (default: the number of cores + 1; 0 runs in one process).
+#   --quick     lint, types and the compiled stage without the browser suites and the slow tests: the
+#               loop while working (a few minutes); the full run is what CI runs.
+#   --coverage  also measure what the stages cover of src/barbu (server processes included) and print
+#               the report of src/barbu/web at the end.
+# The pytest arguments narrow every stage (./test.sh -k foo, ./test.sh tests/test_cards.py).
 set -euo pipefail
 cd "$(dirname "$0")"
+quick=0
+coverage=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --coverage) coverage=1; shift ;;
+    *) break ;;
+  esac
+done
 source scripts/venv.sh
 ensure_venv "dev"
 echo "== ruff"; .venv/bin/ruff check src tests scripts research
@@ -50,14 +67,57 @@ echo "== starting PostgreSQL and Redis for the tests"
 exports="$(scripts/services.sh start "$services")"  # a failed start stops the run here
 eval "$exports"
 export BARBU_REQUIRE_SERVICES=1
-echo "== pytest, compiled engine"; BARBU_EXPECT=compiled .venv/bin/python -m pytest "$@"
-echo "== pytest, pure-Python engine (without the browser and server suites)"
-BARBU_PURE=1 BARBU_EXPECT=pure .venv/bin/python -m pytest --ignore-glob="tests/test_web_*" "$@"
+
+workers="${BARBU_TEST_WORKERS:-0}"  # 0: each stage in one process (see docs/TESTING.md)
+# Whole files to a worker (--dist loadfile): a module's server and chromium serve all its tests.
+parallel=(-n "$workers" --dist loadfile --durations=10)
+if [ "$coverage" = 1 ]; then
+  rm -f .coverage .coverage.*
+  # --cov-append: the stages add up; the servers the tests start are measured too (pyproject's
+  # [tool.coverage.run] patch = subprocess).
+  parallel+=(--cov=barbu --cov-append --cov-report=)
+fi
+
+# One stage: pytest with the workers; "no tests collected" (exit code 5, e.g. -k matching nothing here)
+# is not a failure.
+stage() {
+  local rc=0
+  SECONDS=0
+  .venv/bin/python -m pytest "${parallel[@]}" "$@" || rc=$?
+  echo "   (stage took ${SECONDS} s)"
+  if [ "$rc" -eq 5 ]; then return 0; fi
+  return "$rc"
+}
+
+if [ "$quick" = 1 ]; then
+  echo "== pytest, compiled engine, without the browser suites and the slow tests (--quick)"
+  BARBU_EXPECT=compiled stage -m "not browser and not slow and not install" "$@"
+  exit 0
+fi
+
+echo "== pytest, compiled engine: every test (the browser suites on SQLite and one server process)"
+BARBU_EXPECT=compiled stage -m "not install" "$@"
+
+echo "== pytest, pure-Python engine: the tests of the engine itself (marker engine)"
+# What the compiled modules are (barbu/engine, the bots' kernels): the rules, records, properties,
+# playouts, tallies, the env's and vector's exactness and the bots, on the source mypyc compiles.
+BARBU_PURE=1 BARBU_EXPECT=pure stage -m engine "$@"
+
 echo "== pytest, the web suites on PostgreSQL + Redis, the browser ones on two server processes behind nginx"
-# The same tests a second time on the engines a big site runs: every table, sheet and profile in
+# The web tests a second time on the engines a big site runs: every table, sheet and profile in
 # PostgreSQL; the pages served by two `barbu serve --bus` processes, so that a socket and the request
-# beside it often reach different processes. (The cluster's own tests ran above.)
-# Only the web suites, whatever else is asked: the arguments (./test.sh -k foo) narrow them further.
-BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled .venv/bin/python -m pytest \
+# beside it often reach different processes. (The cluster's own tests ran in the first stage.)
+BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled stage -m "web and not install" \
   --ignore=tests/test_web_cluster.py --ignore=tests/test_web_bus.py --ignore=tests/test_web_postgres.py \
   tests/test_web_*.py "$@"
+
+# The install matrix: barbu installed afresh with each set of extras (slow, and alone on the machine).
+if [ -f tests/test_install_matrix.py ]; then
+  echo "== pytest, the install matrix (marker install)"
+  BARBU_EXPECT=compiled stage -m install tests/test_install_matrix.py "$@"
+fi
+
+if [ "$coverage" = 1 ]; then
+  echo "== coverage of src/barbu/web (every stage above, server processes included)"
+  .venv/bin/python -m coverage report --include='src/barbu/web/*' | tail -1
+fi

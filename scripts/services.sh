@@ -3,7 +3,8 @@
 #   eval "$(scripts/services.sh start DIR)"   # prints the export lines of BARBU_TEST_PG and BARBU_TEST_REDIS
 #   scripts/services.sh stop DIR
 # Both listen on 127.0.0.1 only, on free ports (or BARBU_PG_PORT / BARBU_REDIS_PORT), keep nothing
-# worth keeping (PostgreSQL without fsync, Redis without persistence) and trust every local client.
+# worth keeping (PostgreSQL without fsync, Redis without persistence, with 64 databases for the tests'
+# parallel workers) and trust every local client.
 # PostgreSQL refuses to run as root: as root, its cluster belongs to the Debian user postgres.
 set -euo pipefail
 
@@ -45,7 +46,7 @@ start() {
     -o "-p $pg_port -k '$dir/pg' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
     start > /dev/null || { cat "$dir/pg/server.log" >&2; exit 1; }
   echo "$pg_port" > "$dir/pg.port"
-  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --daemonize yes \
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --databases 64 --daemonize yes \
     --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" > /dev/null
   for _ in $(seq 100); do
     if redis-cli -p "$redis_port" ping 2> /dev/null | grep -q PONG; then break; fi

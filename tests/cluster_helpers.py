@@ -175,10 +175,34 @@ def group_database(db: Path | str) -> tuple[str, int]:
         target = key
         if not is_postgres(key) and (os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1"):
             target = new_database()
-        number = 1 + len(_databases) % 13  # 14 and 15 are the bus tests'
+        numbers = bus_numbers()
+        number = numbers[len(_databases) % len(numbers)]
         _databases[key] = (target, number)
         flush_bus(with_number(redis_url(), number))
     return _databases[key]
+
+
+def bus_numbers() -> list[int]:
+    """The Redis database numbers this test process may give its groups.
+
+    0 is the cluster tests', 14 and 15 the bus tests'; the rest are shared out among pytest-xdist's
+    workers (PYTEST_XDIST_WORKER gwN of PYTEST_XDIST_WORKER_COUNT), so that no worker flushes a
+    database another worker's group is using. ./test.sh starts Redis with more than the usual 16.
+    """
+    import redis
+
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    try:
+        count = int(client.config_get("databases").get("databases", 16))
+    finally:
+        client.close()
+    free = [n for n in range(1, count) if n not in (14, 15)]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    mine = free[int(worker) % workers::workers]
+    if not mine:
+        raise RuntimeError(f"Redis has {count} databases: too few for {workers} test workers")
+    return mine
 
 
 def with_number(url: str, number: int) -> str:

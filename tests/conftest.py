@@ -1,4 +1,10 @@
-"""Shared fixtures: the path of the example records (tests/data), a random-game driver, one chromium."""
+"""Shared fixtures: the path of the example records (tests/data), a random-game driver, one chromium.
+
+It also marks every test by where it lives (docs/TESTING.md): ``web`` (tests/test_web_*.py), ``browser``
+(tests/test_web_*_browser.py and tests/test_web_browser.py), ``engine`` for the engine's and the compiled
+bots' doctests (the engine's test files mark themselves), ``slow`` for the modules known to take long.
+New files are marked by the same patterns, so that no stage forgets them.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,22 @@ from barbu.engine.state import Phase, State
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data"  # example records with the replay output each must give
+
+
+ENGINE_SOURCES = ("src/barbu/engine/", "src/barbu/bots/")  # the doctests of the modules mypyc compiles
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by its file's name: the stages of ./test.sh and the quick loop select by marker."""
+    for item in items:
+        path = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
+        name = Path(path).name
+        if path.startswith("tests/test_web_"):
+            item.add_marker(pytest.mark.web)
+            if name == "test_web_browser.py" or name.endswith("_browser.py"):
+                item.add_marker(pytest.mark.browser)
+        elif path.startswith(ENGINE_SOURCES):
+            item.add_marker(pytest.mark.engine)
 
 
 def play_random(game: Game, seed: int, hands: int | None = None) -> State:

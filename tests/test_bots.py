@@ -16,6 +16,8 @@ from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 from barbu.tools.arena import deal_state
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 
 def _table(g: Game) -> str:
     """A short test id for a table: classic4+overtrump, family5."""

@@ -30,6 +30,8 @@ from barbu.engine.cards import (
 )
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 
 @pytest.mark.parametrize(("text", "canonical"), [
     ("QS", "QS"), ("qs", "QS"), ("Q♠", "QS"), ("10h", "TH"), ("th", "TH"), ("♥K", "KH"),

@@ -13,6 +13,8 @@ from barbu.engine.cards import parse_cards
 from barbu.engine.game import DOUBLE, Game
 from barbu.engine.state import Phase, State, settle, split_doubles
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 CLASSIC = Game.classic()
 
 

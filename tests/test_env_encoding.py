@@ -21,6 +21,8 @@ from barbu.engine.state import Phase, State
 from barbu.env import actions
 from barbu.env.encoding import decode, encode, layout, obs_size
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 GAMES = [Game.classic(), Game.classic(CLASSIC_OPTIONS), *(Game.family(n) for n in range(3, 7))]
 IDS = ["classic", "classic-options", "family3", "family4", "family5", "family6"]
 

@@ -8,6 +8,8 @@ import pytest
 from barbu.env.encoding import encode
 from barbu.env.loop import LoopEnv
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(row)) for row in mask])

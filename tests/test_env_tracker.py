@@ -13,6 +13,8 @@ from barbu.engine.state import Phase, State
 from barbu.env.encoding import encode
 from barbu.env.tracker import Tracker
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 TABLES = [("classic", 4), ("family", 3), ("family", 4), ("family", 5), ("family", 6)]
 
 

@@ -19,6 +19,8 @@ from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 
 def _steady(seed: int, budget: float = 0.02, **kw: object) -> ExpertBot:
     """An expert whose decisions depend on its work budget only, never on the wall clock."""

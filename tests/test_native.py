@@ -15,6 +15,8 @@ import pytest
 
 import barbu
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 PACKAGE = Path(barbu.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
 COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in ("cards", "contracts", "state", "playout")) + tuple(

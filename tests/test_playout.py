@@ -13,6 +13,8 @@ from barbu.engine.state import Phase, State, split_doubles
 from barbu.tools.bench import barbu_api_hand, barbu_hand, classic_game, openspiel_hand_factory
 from barbu.tools.bench import main as bench_main
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 
 @pytest.mark.parametrize("game", EVERY_TABLE, ids=lambda g: f"{g.ruleset}-{g.players}-{len(g.options)}")
 def test_kernel_plays_only_legal_cards_and_scores_like_apply(game: Game) -> None:

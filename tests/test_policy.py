@@ -19,6 +19,8 @@ from barbu.engine.cards import parse_card
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 SCRIPT = RESEARCH / "dominoes-rules.py"
 CLASSIC = Game.classic()
 # Seat 0 declares Dominoes at 7 and holds, beside these, three low cards of three suits.

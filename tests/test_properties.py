@@ -25,6 +25,8 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import REQUIRED_DOUBLES, Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 TABLES = [("classic", 4), ("family", 3), ("family", 4), ("family", 5), ("family", 6)]
 SEEDS = st.integers(min_value=0, max_value=2**40)
 OPTIONS = st.frozensets(st.sampled_from(CLASSIC_OPTIONS))

@@ -19,6 +19,8 @@ from barbu.engine.game import REDOUBLE, Game
 from barbu.engine.record import dump, load, replay, to_record
 from barbu.engine.state import Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 CLASSIC = Game.classic()
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))
 

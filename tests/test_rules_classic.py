@@ -13,6 +13,8 @@ from barbu.engine.cards import HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_st
 from barbu.engine.game import PASS, Game
 from barbu.engine.state import TERMINAL, Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 CLASSIC = Game.classic()
 ALL_SPADES = mask_str(SUIT_MASKS[0])
 ALL_HEARTS = mask_str(SUIT_MASKS[1])

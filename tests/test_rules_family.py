@@ -14,6 +14,8 @@ from barbu.engine.cards import FULL_DECK, HEART_CARDS, KH_MASK, QUEENS, SUIT_MAS
 from barbu.engine.game import PASS, Game
 from barbu.engine.state import Phase, State
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 ALL_HEARTS = mask_str(HEART_CARDS)
 CHALLENGES = ["king", "queens", "hearts", "tricks", "last-trick", "salad", "reussite"]
 

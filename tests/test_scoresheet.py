@@ -28,6 +28,8 @@ from barbu.engine.state import State
 from barbu.engine.tally import Tally, check, contract_scores, out_from_places
 from barbu.wording import renumber
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 SHEETS = sorted(p for p in (EXAMPLES / "sheets").glob("*.json") if not p.name.endswith(".expected.json"))
 CLASSIC = Game.classic()
 Doc = dict[str, Any]

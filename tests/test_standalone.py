@@ -32,6 +32,8 @@ USED_BY = {
     "hypothesis": r"^\s*from hypothesis\b",
     "ruff": r"ruff check",
     "pytest-timeout": r"^timeout = \d+",
+    "pytest-xdist": r"--dist loadfile",  # test.sh: the stages' test files spread over workers
+    "pytest-cov": r"--cov=barbu",  # test.sh --coverage
     "pettingzoo": r"^\s*from pettingzoo\b",
     "gymnasium": r"^\s*from gymnasium\b",
     "sb3-contrib": r"^\s*from sb3_contrib\b",  # examples/train_maskable_ppo.py (the train extra)

@@ -19,6 +19,8 @@ from barbu.engine.record import replay, to_record
 from barbu.engine.scoresheet import replay_sheet
 from barbu.engine.tally import contract_scores, fields_of, named_cards
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 SEEDS = st.integers(min_value=0, max_value=2**40)
 TABLES = st.sampled_from(EVERY_TABLE)
 GAMES = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -24,6 +24,8 @@ from barbu.vector import VectorEnv
 from barbu.vector.deal import _words, deal, mt_keys, python_words, seed_of
 from barbu.vector.env import stream_seed
 
+pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+
 SCALE = int(os.environ.get("BARBU_VECTOR_STEPS", "1"))
 ALL_OPTIONS = ("heart-lead", "king-first", "overtrump", "dominoes-40")
 
