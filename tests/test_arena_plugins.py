@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from barbu import bots
 from barbu.bots import levels, make_bot
 from barbu.bots.plugins import PlugIn
 from barbu.cli import main as cli_main
@@ -82,6 +83,8 @@ def test_a_bot_named_by_its_entry_point_plays_in_worker_processes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _install_entry_point(tmp_path, "linear", PLUGIN)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # The level is registered for this test only: the tests after it see the levels as installed.
+    monkeypatch.setattr(bots, "_FACTORIES", dict(bots._FACTORIES))
     assert "linear" in levels()
     summary = match(["linear", "random", "random", "random"], deals=2, jobs=2)
     assert summary["bots"][0] == "0:linear"
