@@ -81,6 +81,32 @@ def test_the_engine_modules_import_each_other_in_no_circle() -> None:
     assert cycle(graph) == []
 
 
+# The modules of the web server's storage: SQLite's, PostgreSQL's, the SQL they share, `barbu db`.
+STORAGE = ("store", "pgstore", "storesql", "schema", "dbtool")
+
+
+def storage_graph() -> dict[str, set[str]]:
+    """Each storage module and the storage modules it imports, even inside a function (imported lazily)."""
+    web = ENGINE.parent / "web"
+    modules = {f"barbu.web.{name}": web / f"{name}.py" for name in STORAGE if (web / f"{name}.py").is_file()}
+    graph = {}
+    for name, path in modules.items():
+        names = imported(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # `from barbu.web import pgstore` imports the module barbu.web.pgstore.
+        names.update(f"barbu.web.{a.name}" for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module == "barbu.web" for a in node.names)
+        graph[name] = names & modules.keys()
+    return graph
+
+
+def test_the_storage_modules_import_each_other_in_no_circle() -> None:
+    graph = storage_graph()
+    assert {"barbu.web.store", "barbu.web.pgstore"} <= graph.keys()
+    assert "barbu.web.pgstore" in graph["barbu.web.store"]  # open_store picks PostgreSQL's when asked
+    assert cycle(graph) == []
+
+
 def test_the_old_module_paths_are_the_new_modules() -> None:
     import barbu.record
     import barbu.state

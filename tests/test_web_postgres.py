@@ -20,8 +20,18 @@ from barbu.cli import main
 from barbu.web import pgstore
 from barbu.web.dbtool import MOVED
 from barbu.web.pgstore import PgStore
+from barbu.web.schema import PG_FIRST_STEP, STEPS, pg_stored, statements
 from barbu.web.server import CannotStart, check_database
-from barbu.web.store import Batch, NewerDatabase, PlayerBatch, SeatRow, SheetBatch, Store, TableStore
+from barbu.web.store import (
+    Batch,
+    DeviceRow,
+    NewerDatabase,
+    PlayerBatch,
+    SeatRow,
+    SheetBatch,
+    Store,
+    TableStore,
+)
 from barbu.web.tables import Lobby
 
 RANDOM = {"kind": "bot", "level": "random"}
@@ -79,7 +89,7 @@ def test_a_database_of_a_newer_barbu_is_refused_and_left_alone(
         pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     PgStore(pg_url).close()
     conn = pgstore.connect(pg_url, 5.0)
-    conn.execute("UPDATE barbu_schema SET version = %s", (pgstore.SCHEMA_VERSION + 1,))
+    conn.execute("UPDATE barbu_schema SET version = %s", (pg_stored(pgstore.SCHEMA_VERSION + 1),))
     conn.close()
     with pytest.raises(NewerDatabase):
         PgStore(pg_url)
@@ -88,6 +98,50 @@ def test_a_database_of_a_newer_barbu_is_refused_and_left_alone(
     assert main(["db", "migrate", pg_url]) == 1
     assert "newer barbu" in capsys.readouterr().err
     assert layout_version(pg_url) == pgstore.SCHEMA_VERSION + 1
+
+
+def test_the_numbers_postgresql_kept_before_the_steps_were_one_list_are_steps_3_to_5() -> None:
+    assert [pg_stored(step) for step in (0, 3, 4, 5)] == [0, 1, 2, 3]
+    assert [step.postgres is None for step in STEPS[:PG_FIRST_STEP]] == [True, True, False]
+
+
+@pytest.mark.parametrize("old", [1, 2, 3])
+def test_a_database_at_a_version_of_postgresqls_own_numbering_migrates_on(pg_url: str, old: int) -> None:
+    """A database made when PostgreSQL numbered its own steps (1: the first layout, 2: devices, 3:
+    clients), with rows in it: opened, it runs only the steps it lacks, and its rows read back."""
+    earlier = [step.postgres or "" for step in STEPS[PG_FIRST_STEP - 1:]][:old]  # its steps, as they were
+    conn = pgstore.connect(pg_url, 5.0)
+    try:
+        conn.execute("CREATE TABLE barbu_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO barbu_schema (version) VALUES (%s)", (old,))
+        for script in earlier:
+            for statement in statements(script):
+                conn.execute(statement)
+        conn.execute("INSERT INTO tables (id, created, setup) VALUES ('t', 1.0e9, %s)",
+                     ('{"ruleset": "classic"}',))
+        conn.execute("INSERT INTO seats (table_id, seat, name, token, kind, level, claimed) "
+                     "VALUES ('t', 0, 'Ann', 'k', 'human', '', 1)")
+        conn.execute("INSERT INTO players (id, name, name_key, created) VALUES ('p', 'Old', 'old', 1.0e9)")
+        conn.execute("INSERT INTO player_keys (player_id, salt, hash, created) VALUES ('p', 's', 'h', 1.0e9)")
+    finally:
+        conn.close()
+    assert layout_version(pg_url) == old + 2
+    store = PgStore(pg_url)
+    try:
+        assert [(s.name, s.client) for s in store.load_seats("t")] == [("Ann", "")]
+        assert store.devices_of("p") == [DeviceRow("h", 1.0e9, 0.0, "")]
+        assert store.append_event("t", "act", {"seat": 0}) == 1
+        store.commit(PlayerBatch("p", seen=("h", 2.0e9)))
+        assert store.devices_of("p")[0].seen == 2.0e9
+    finally:
+        store.close()
+    assert layout_version(pg_url) == pgstore.SCHEMA_VERSION
+    conn = pgstore.connect(pg_url, 5.0)
+    try:
+        stored = conn.execute("SELECT version FROM barbu_schema").fetchall()
+        assert stored == [(pg_stored(pgstore.SCHEMA_VERSION),)]
+    finally:
+        conn.close()
 
 
 def test_a_second_writer_of_a_table_is_refused_not_forked(pg_url: str) -> None:

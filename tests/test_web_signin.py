@@ -24,7 +24,8 @@ from tests.web_helpers import fresh_db, query, sqlite_only
 
 from barbu.web.errors import TableError
 from barbu.web.players import Policy, Profiles, new_key
-from barbu.web.store import MIGRATIONS, SCHEMA_VERSION, Store, _statements, open_store
+from barbu.web.schema import statements
+from barbu.web.store import MIGRATIONS, SCHEMA_VERSION, Store, open_store
 
 PASSWORD = "correct horse battery"
 
@@ -351,7 +352,7 @@ def test_keys_made_before_the_list_of_devices_still_open_their_profile(tmp_path:
     shutil.copy(OLD / "0.2.0.sqlite", path)
     db = sqlite3.connect(path, isolation_level=None)
     for step in range(int(db.execute("PRAGMA user_version").fetchone()[0]), 3):
-        for statement in _statements(MIGRATIONS[step]):
+        for statement in statements(MIGRATIONS[step]):
             db.execute(statement)
     db.execute("PRAGMA user_version = 3")
     secret, (salt, digest) = new_key()

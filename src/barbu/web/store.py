@@ -20,142 +20,36 @@ import json
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from barbu.web.ratings import PERSON, Skill, rate_game
+from barbu.web.schema import MIGRATIONS, SCHEMA_VERSION, statements
+from barbu.web.storesql import (
+    SQLITE,
+    Batch,
+    DeviceRow,
+    Event,
+    GameResult,
+    HistoryRow,
+    NewerDatabase,
+    PlayerBatch,
+    PlayerRow,
+    RatingRow,
+    SeatRow,
+    SheetBatch,
+    SheetRow,
+    TableEntry,
+    event_of,
+    history_row,
+    rating_row,
+    write_all,
+    written,
+)
 
-# The layout of release 0.1.0, the first step of every database: a new one is made by the steps in order.
-_SCHEMA_0_1 = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    setup TEXT NOT NULL,
-    over INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS seats (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    token TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    level TEXT NOT NULL,
-    claimed INTEGER NOT NULL,
-    PRIMARY KEY (table_id, seat)
-);
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    seq INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    data TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, seq)
-);
-CREATE TABLE IF NOT EXISTS sheets (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    token TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sheet_entries (
-    sheet_id TEXT NOT NULL REFERENCES sheets(id),
-    entry TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    op TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (sheet_id, entry)
-);
-"""
-
-# Profiles, seats tied to them, friends' seats and private tables. Every older row keeps its meaning:
-# a seat of 0.1.0 is open to anyone, tied to no profile; a table is public, its creator unknown.
-_PROFILES = """
-ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE tables ADD COLUMN creator INTEGER NOT NULL DEFAULT -1;
-ALTER TABLE seats ADD COLUMN player TEXT NOT NULL DEFAULT '';
-ALTER TABLE seats ADD COLUMN access TEXT NOT NULL DEFAULT 'open';
-CREATE INDEX seats_by_player ON seats(player) WHERE player != '';
-CREATE TABLE players (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    name_key TEXT NOT NULL UNIQUE,
-    created REAL NOT NULL,
-    password TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE player_keys (
-    player_id TEXT NOT NULL REFERENCES players(id),
-    salt TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    created REAL NOT NULL,
-    PRIMARY KEY (player_id, hash)
-);
-CREATE TABLE transfers (
-    code_hash TEXT PRIMARY KEY,
-    player_id TEXT NOT NULL REFERENCES players(id),
-    expires REAL NOT NULL
-);
-"""
-
-# Ratings: each profile's skill per rule set, and one row per rated game and person (the history
-# the player's page draws). ``rated_games`` says a finished table was rated: never twice.
-_RATINGS = """
-CREATE TABLE ratings (
-    player_id TEXT NOT NULL REFERENCES players(id),
-    ruleset TEXT NOT NULL,
-    mu REAL NOT NULL,
-    sigma REAL NOT NULL,
-    games INTEGER NOT NULL,
-    updated REAL NOT NULL,
-    PRIMARY KEY (player_id, ruleset)
-);
-CREATE TABLE rated_games (
-    table_id TEXT PRIMARY KEY REFERENCES tables(id),
-    ruleset TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE rating_history (
-    table_id TEXT NOT NULL REFERENCES rated_games(table_id),
-    player_id TEXT NOT NULL REFERENCES players(id),
-    ruleset TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    place INTEGER NOT NULL,
-    total INTEGER NOT NULL,
-    mu_before REAL NOT NULL,
-    sigma_before REAL NOT NULL,
-    mu_after REAL NOT NULL,
-    sigma_after REAL NOT NULL,
-    contracts TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, player_id)
-);
-CREATE INDEX rating_history_by_player ON rating_history(player_id, at);
-CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
-"""
-
-# Devices: how each key of a profile came (made, transfer, password; "" before this step) and when
-# it was last seen, for the list its owner may sign devices out of.
-_DEVICES = """
-ALTER TABLE player_keys ADD COLUMN how TEXT NOT NULL DEFAULT '';
-ALTER TABLE player_keys ADD COLUMN seen REAL NOT NULL DEFAULT 0;
-CREATE INDEX transfers_by_player ON transfers(player_id, expires);
-"""
-
-# The browser that took each seat (a digest of its client id), so that it holds one seat of a table.
-_CLIENTS = """
-ALTER TABLE seats ADD COLUMN client TEXT NOT NULL DEFAULT '';
-"""
-
-# The migrations, in order: a database at version k (PRAGMA user_version) runs the steps after k.
-MIGRATIONS = (_SCHEMA_0_1, _PROFILES, _RATINGS, _DEVICES, _CLIENTS)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class NewerDatabase(sqlite3.DatabaseError):
-    """The database was made by a newer barbu: this one does not know its layout and leaves it alone."""
+# What callers import from here, though defined in schema and storesql.
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Batch", "DeviceRow", "Event", "GameResult", "HistoryRow",
+           "NewerDatabase", "PlayerBatch", "PlayerRow", "RatingRow", "SeatRow", "SheetBatch", "SheetRow",
+           "TableEntry"]
 
 
 def migrate(db: sqlite3.Connection) -> int:
@@ -170,7 +64,7 @@ def migrate(db: sqlite3.Connection) -> int:
     for step in range(version, SCHEMA_VERSION):
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[step]):
+            for statement in statements(MIGRATIONS[step]):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {step + 1}")
             db.execute("COMMIT")
@@ -178,173 +72,6 @@ def migrate(db: sqlite3.Connection) -> int:
             db.execute("ROLLBACK")
             raise
     return SCHEMA_VERSION - version
-
-
-def _statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";") if s.strip()]
-
-
-@dataclass
-class SeatRow:
-    """One seat as stored: who sits there and whether a person or a computer plays it."""
-
-    seat: int
-    name: str
-    token: str  # the secret of the seat's invitation link
-    kind: str  # "human" or "bot"
-    level: str  # bot level when kind is "bot", or the level that took over an idle human
-    claimed: bool  # a person has taken the seat (by its link or from the lobby)
-    player: str = ""  # the profile the seat is tied to ("" for none)
-    access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
-    client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
-
-
-@dataclass(frozen=True)
-class TableEntry:
-    """A stored table as the start-up sees it before rebuilding it."""
-
-    id: str
-    over: bool
-    last_change: float  # wall time of its last event, or of its creation
-
-
-@dataclass(frozen=True)
-class Event:
-    """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
-
-    seq: int
-    kind: str
-    data: dict[str, Any]
-    at: float = 0.0
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """A finished game to rate: who sat where ("person:ID", "computer:LEVEL" or "" for a newcomer
-    who is not stored), each seat's place and total, and per seat each contract's (sum, hands)."""
-
-    ruleset: str
-    entrants: tuple[str, ...]
-    places: tuple[int, ...]
-    totals: tuple[int, ...]
-    contracts: tuple[dict[str, tuple[int, int]], ...]
-
-
-@dataclass(frozen=True)
-class RatingRow:
-    """A stored rating: a profile's skill under a rule set and how many rated games made it."""
-
-    player_id: str
-    name: str
-    ruleset: str
-    mu: float
-    sigma: float
-    games: int
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """One rated game of one profile: where and when, its place and total, its skill before and after."""
-
-    table_id: str
-    ruleset: str
-    seat: int
-    place: int
-    total: int
-    before: tuple[float, float]
-    after: tuple[float, float]
-    contracts: dict[str, tuple[int, int]]
-    at: float
-
-
-@dataclass
-class Batch:
-    """One change of one table, stored in one transaction: new events, seats, the end of the game."""
-
-    table_id: str
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    seats: list[SeatRow] = field(default_factory=list)
-    over: bool = False
-    create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
-    private: bool = False  # a new table left out of the lobby's list
-    creator: int = -1  # a new table's seat of its creator (-1: none)
-    also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
-    result: GameResult | None = None  # the game this change ends, rated in the same transaction
-
-    def __bool__(self) -> bool:
-        return bool(self.events or self.seats or self.over or self.create is not None or self.also)
-
-
-@dataclass
-class SheetBatch:
-    """One change of a score sheet, in one transaction: the whole new document and the entry that made it.
-
-    ``entry`` is the client's id of the change: stored with it, so that a resend is known as one.
-    ``token`` is set only for a new sheet. ``op`` is what was asked (kept as the sheet's history).
-    """
-
-    sheet_id: str
-    doc: dict[str, Any]
-    version: int
-    entry: str | None = None
-    op: dict[str, Any] = field(default_factory=dict)
-    token: str | None = None
-
-    def __bool__(self) -> bool:
-        return True
-
-
-@dataclass
-class PlayerBatch:
-    """One change of a profile, in one transaction: made, a device's key added, a code given or used."""
-
-    player_id: str
-    create: tuple[str, str] | None = None  # a new profile's name and its case-folded key
-    keys: list[tuple[str, str]] = field(default_factory=list)  # (salt, hash) of a device's secret
-    password: str | None = None  # the password's argon2 hash ("" removes it)
-    transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
-    used_transfer: str | None = None  # the hash of a transfer code now used up
-    how: str = ""  # how the new keys came: "made", "transfer" or "password"
-    max_keys: int = 0  # keys the profile keeps at most, the least recently seen dropped (0: no cap)
-    live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
-    drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
-    keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
-    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
-
-    def __bool__(self) -> bool:
-        return True
-
-
-@dataclass(frozen=True)
-class PlayerRow:
-    """A stored profile: its id (what ratings will hang on), name, password hash and device keys."""
-
-    id: str
-    name: str
-    name_key: str
-    password: str  # argon2 hash, or "" for a profile without a password
-    keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
-
-
-@dataclass(frozen=True)
-class DeviceRow:
-    """One device's key of a profile: its hash, when it was made and last seen, and how it came."""
-
-    hash: str
-    created: float
-    seen: float  # 0 until first noted
-    how: str  # "made", "transfer", "password", or "" for a key older than the list of devices
-
-
-@dataclass(frozen=True)
-class SheetRow:
-    """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
-
-    id: str
-    token: str
-    doc: str
-    version: int
 
 
 class TableStore(Protocol):
@@ -526,7 +253,7 @@ class Store:
         with self.lock:
             rows = self.db.execute("SELECT seq, kind, data, at FROM events WHERE table_id = ? ORDER BY seq",
                                    (table_id,)).fetchall()
-        return [_event(r) for r in rows]
+        return [event_of(r) for r in rows]
 
     def last_change(self, table_id: str) -> float | None:
         """When the table last changed (its last event, or its creation); None if there is no such table."""
@@ -595,7 +322,7 @@ class Store:
                 "ON p.id = r.player_id WHERE r.ruleset = ? AND r.games > 0 "
                 "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.name_key LIMIT ?",
                 (ruleset, limit)).fetchall()
-        return [_rating_row(r) for r in rows]
+        return [rating_row(r) for r in rows]
 
     def ratings_of(self, player_id: str) -> list[RatingRow]:
         with self.lock:
@@ -603,7 +330,7 @@ class Store:
                 "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r "
                 "JOIN players p ON p.id = r.player_id WHERE r.player_id = ? ORDER BY r.ruleset",
                 (player_id,)).fetchall()
-        return [_rating_row(r) for r in rows]
+        return [rating_row(r) for r in rows]
 
     def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]:
         """A profile's rated games, oldest first (the newest ``limit`` of them)."""
@@ -612,7 +339,7 @@ class Store:
                 "SELECT table_id, ruleset, seat, place, total, mu_before, sigma_before, mu_after, "
                 "sigma_after, contracts, at FROM rating_history WHERE player_id = ? "
                 "ORDER BY at DESC, rowid DESC LIMIT ?", (player_id, limit)).fetchall()
-        return [_history_row(r) for r in reversed(rows)]
+        return [history_row(r) for r in reversed(rows)]
 
     def rated(self, table_id: str) -> bool:
         with self.lock:
@@ -635,54 +362,13 @@ class Store:
         with self.wlock:
             try:
                 self.wdb.execute("BEGIN IMMEDIATE")
-                seqs = self._write(self.wdb, batch)
-                also = batch.also if isinstance(batch, Batch) else []
-                more = [(b.table_id, self._write(self.wdb, b)) for b in also]
+                seqs, more = write_all(self.wdb, SQLITE, batch, self._next_seq)
                 self.wdb.execute("COMMIT")
             except BaseException:
                 if self.wdb.in_transaction:
                     self.wdb.execute("ROLLBACK")
                 raise
-            if seqs and isinstance(batch, Batch):
-                self._next_seq[batch.table_id] = seqs[-1] + 1
-            for table_id, written in more:
-                if written:
-                    self._next_seq[table_id] = written[-1] + 1
-        return seqs
-
-    def _write(self, db: sqlite3.Connection, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:
-        if isinstance(batch, SheetBatch):
-            _write_sheet(db, batch)
-            return []
-        if isinstance(batch, PlayerBatch):
-            _write_player(db, batch)
-            return []
-        tid = batch.table_id
-        if batch.create is not None:
-            db.execute("INSERT INTO tables (id, created, setup, private, creator) VALUES (?, ?, ?, ?, ?)",
-                       (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
-            db.executemany(
-                "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access, "
-                "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access,
-                  s.client) for s in batch.seats])
-        else:
-            for row in batch.seats:
-                db.execute("UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ?, "
-                           "player = ?, access = ?, client = ? WHERE table_id = ? AND seat = ?",
-                           (row.name, row.token, row.kind, row.level, int(row.claimed), row.player,
-                            row.access, row.client, tid, row.seat))
-        seq = 1 if batch.create is not None else self._seq_after(db, tid)
-        seqs = []
-        for kind, data in batch.events:
-            db.execute("INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
-                       (tid, seq, kind, json.dumps(data), time.time()))
-            seqs.append(seq)
-            seq += 1
-        if batch.over:
-            db.execute("UPDATE tables SET over = 1 WHERE id = ?", (tid,))
-        if batch.result is not None:
-            _write_rating(db, tid, batch.result)
+            written(self._next_seq, batch, seqs, more)
         return seqs
 
     def expect_seq(self, table_id: str, seq: int) -> None:
@@ -691,14 +377,6 @@ class Store:
         with self.wlock:
             # A seq already further on was written by this store after the replay that gave ``seq``.
             self._next_seq[table_id] = max(seq, self._next_seq.get(table_id, 0))
-
-    def _seq_after(self, db: sqlite3.Connection, table_id: str) -> int:
-        seq = self._next_seq.get(table_id)
-        if seq is None:
-            row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?",
-                             (table_id,)).fetchone()
-            seq = int(row[0]) + 1
-        return seq
 
 
 def _check_schema(db: sqlite3.Connection) -> None:
@@ -717,112 +395,6 @@ _COLUMNS = {
     "sheets": {"id", "created", "token", "doc", "version", "updated"},
     "sheet_entries": {"sheet_id", "entry", "version", "op", "at"},
 }
-
-
-def _write_sheet(db: sqlite3.Connection, b: SheetBatch) -> None:
-    now, doc = time.time(), json.dumps(b.doc, ensure_ascii=False)
-    if b.token is not None:
-        db.execute("INSERT INTO sheets (id, created, token, doc, version, updated) VALUES (?, ?, ?, ?, ?, ?)",
-                   (b.sheet_id, now, b.token, doc, b.version, now))
-    else:
-        # Only on top of the version it was planned on: a change never lands on a state it did not see.
-        cur = db.execute("UPDATE sheets SET doc = ?, version = ?, updated = ? WHERE id = ? AND version = ?",
-                         (doc, b.version, now, b.sheet_id, b.version - 1))
-        if cur.rowcount != 1:
-            raise sqlite3.IntegrityError(f"sheet {b.sheet_id} is not at version {b.version - 1}")
-    if b.entry is not None:
-        db.execute("INSERT INTO sheet_entries (sheet_id, entry, version, op, at) VALUES (?, ?, ?, ?, ?)",
-                   (b.sheet_id, b.entry, b.version, json.dumps(b.op, ensure_ascii=False), now))
-
-
-def _write_player(db: sqlite3.Connection, b: PlayerBatch) -> None:
-    now = time.time()
-    if b.create is not None:
-        db.execute("INSERT INTO players (id, name, name_key, created) VALUES (?, ?, ?, ?)",
-                   (b.player_id, b.create[0], b.create[1], now))
-    if b.password is not None:
-        db.execute("UPDATE players SET password = ? WHERE id = ?", (b.password, b.player_id))
-    if b.keep_only is not None:
-        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash != ?", (b.player_id, b.keep_only))
-    for gone in b.drop_keys:
-        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash = ?", (b.player_id, gone))
-    if b.seen is not None:
-        db.execute("UPDATE player_keys SET seen = ? WHERE player_id = ? AND hash = ?",
-                   (b.seen[1], b.player_id, b.seen[0]))
-    for salt, digest in b.keys:
-        db.execute("INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
-                   "VALUES (?, ?, ?, ?, ?, ?)",
-                   (b.player_id, salt, digest, now, b.how, now))
-    if b.keys and b.max_keys:  # the least recently seen beyond the cap are signed out
-        db.execute("DELETE FROM player_keys WHERE player_id = ? AND hash NOT IN (SELECT hash "
-                   "FROM player_keys WHERE player_id = ? ORDER BY MAX(seen, created) DESC, hash LIMIT ?)",
-                   (b.player_id, b.player_id, b.max_keys))
-    db.execute("DELETE FROM transfers WHERE expires < ?", (now,))
-    # Deleted only if still there: a code used twice at once opens the profile once.
-    if b.used_transfer is not None and \
-            db.execute("DELETE FROM transfers WHERE code_hash = ?", (b.used_transfer,)).rowcount != 1:
-        raise sqlite3.IntegrityError("this transfer code was used already")
-    if b.transfer is not None:
-        db.execute("INSERT INTO transfers (code_hash, player_id, expires) VALUES (?, ?, ?)",
-                   (b.transfer[0], b.player_id, b.transfer[1]))
-    if b.transfer is not None and b.live_codes:  # a new code replaces the oldest beyond the cap
-        db.execute("DELETE FROM transfers WHERE player_id = ? AND code_hash NOT IN (SELECT code_hash FROM "
-                   "transfers WHERE player_id = ? ORDER BY expires DESC, code_hash LIMIT ?)",
-                   (b.player_id, b.player_id, b.live_codes))
-
-
-def _write_rating(db: sqlite3.Connection, table_id: str, result: GameResult) -> None:
-    """Rate a finished game inside its final action's transaction, once: a table already rated is left."""
-    if db.execute("SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone() is not None:
-        return
-    now, rs = time.time(), result.ruleset
-    people = {e: _skill(db, e.removeprefix(PERSON), rs) for e in result.entrants if e.startswith(PERSON)}
-    newcomers = [e if e else f"newcomer:{s}" for s, e in enumerate(result.entrants)]  # rated, not kept
-    after = rate_game(rs, newcomers, result.places, {k: v[0] for k, v in people.items()})
-    db.execute("INSERT INTO rated_games (table_id, ruleset, at) VALUES (?, ?, ?)", (table_id, rs, now))
-    for seat, entrant in enumerate(result.entrants):
-        if entrant not in people:
-            continue
-        pid, (was, games) = entrant.removeprefix(PERSON), people[entrant]
-        new = after[entrant]
-        db.execute("INSERT INTO ratings (player_id, ruleset, mu, sigma, games, updated) "
-                   "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
-                   "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
-                   "updated = excluded.updated",
-                   (pid, rs, new.mu, new.sigma, games + 1, now))
-        db.execute("INSERT INTO rating_history (table_id, player_id, ruleset, seat, place, total, mu_before, "
-                   "sigma_before, mu_after, sigma_after, contracts, at) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (table_id, pid, rs, seat, result.places[seat], result.totals[seat], was.mu, was.sigma,
-                    new.mu, new.sigma, json.dumps(result.contracts[seat], sort_keys=True), now))
-
-
-def _rating_row(r: tuple[Any, ...]) -> RatingRow:
-    return RatingRow(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), int(r[5]))
-
-
-def _history_row(r: tuple[Any, ...]) -> HistoryRow:
-    contracts = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r[9]).items()}
-    return HistoryRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), (float(r[5]), float(r[6])),
-                      (float(r[7]), float(r[8])), contracts, float(r[10]))
-
-
-def _skill(db: sqlite3.Connection, player_id: str, ruleset: str) -> tuple[Skill, int]:
-    row = db.execute("SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND ruleset = ?",
-                     (player_id, ruleset)).fetchone()
-    return (Skill.new(), 0) if row is None else (Skill(float(row[0]), float(row[1])), int(row[2]))
-
-
-def _event(row: tuple[Any, ...]) -> Event:
-    """A stored event; one whose data is not a JSON object says so in ``problem`` instead of raising."""
-    seq, kind, text, at = int(row[0]), str(row[1]), row[2], float(row[3])
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError, TypeError) as e:
-        return Event(seq, kind, {}, at, f"its data is not JSON ({e})")
-    if not isinstance(data, dict):
-        return Event(seq, kind, {}, at, "its data is not a JSON object")
-    return Event(seq, kind, data, at)
 
 
 class DatabaseInUse(Exception):

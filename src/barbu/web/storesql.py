@@ -1,0 +1,426 @@
+"""The storage's rows and batches, and the SQL of a batch's writes, written once for SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from barbu.web.ratings import PERSON, Skill, rate_game
+
+
+class NewerDatabase(sqlite3.DatabaseError):
+    """The database was made by a newer barbu: this one does not know its layout and leaves it alone."""
+
+
+@dataclass
+class SeatRow:
+    """One seat as stored: who sits there and whether a person or a computer plays it."""
+
+    seat: int
+    name: str
+    token: str  # the secret of the seat's invitation link
+    kind: str  # "human" or "bot"
+    level: str  # bot level when kind is "bot", or the level that took over an idle human
+    claimed: bool  # a person has taken the seat (by its link or from the lobby)
+    player: str = ""  # the profile the seat is tied to ("" for none)
+    access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
+    client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """A stored table as the start-up sees it before rebuilding it."""
+
+    id: str
+    over: bool
+    last_change: float  # wall time of its last event, or of its creation
+
+
+@dataclass(frozen=True)
+class Event:
+    """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    at: float = 0.0
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game to rate: who sat where ("person:ID", "computer:LEVEL" or "" for a newcomer
+    who is not stored), each seat's place and total, and per seat each contract's (sum, hands)."""
+
+    ruleset: str
+    entrants: tuple[str, ...]
+    places: tuple[int, ...]
+    totals: tuple[int, ...]
+    contracts: tuple[dict[str, tuple[int, int]], ...]
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A stored rating: a profile's skill under a rule set and how many rated games made it."""
+
+    player_id: str
+    name: str
+    ruleset: str
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One rated game of one profile: where and when, its place and total, its skill before and after."""
+
+    table_id: str
+    ruleset: str
+    seat: int
+    place: int
+    total: int
+    before: tuple[float, float]
+    after: tuple[float, float]
+    contracts: dict[str, tuple[int, int]]
+    at: float
+
+
+@dataclass
+class Batch:
+    """One change of one table, stored in one transaction: new events, seats, the end of the game."""
+
+    table_id: str
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    seats: list[SeatRow] = field(default_factory=list)
+    over: bool = False
+    create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
+    private: bool = False  # a new table left out of the lobby's list
+    creator: int = -1  # a new table's seat of its creator (-1: none)
+    also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
+    result: GameResult | None = None  # the game this change ends, rated in the same transaction
+
+    def __bool__(self) -> bool:
+        return bool(self.events or self.seats or self.over or self.create is not None or self.also)
+
+
+@dataclass
+class SheetBatch:
+    """One change of a score sheet, in one transaction: the whole new document and the entry that made it.
+
+    ``entry`` is the client's id of the change: stored with it, so that a resend is known as one.
+    ``token`` is set only for a new sheet. ``op`` is what was asked (kept as the sheet's history).
+    """
+
+    sheet_id: str
+    doc: dict[str, Any]
+    version: int
+    entry: str | None = None
+    op: dict[str, Any] = field(default_factory=dict)
+    token: str | None = None
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass
+class PlayerBatch:
+    """One change of a profile, in one transaction: made, a device's key added, a code given or used."""
+
+    player_id: str
+    create: tuple[str, str] | None = None  # a new profile's name and its case-folded key
+    keys: list[tuple[str, str]] = field(default_factory=list)  # (salt, hash) of a device's secret
+    password: str | None = None  # the password's argon2 hash ("" removes it)
+    transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
+    used_transfer: str | None = None  # the hash of a transfer code now used up
+    how: str = ""  # how the new keys came: "made", "transfer" or "password"
+    max_keys: int = 0  # keys the profile keeps at most, the least recently seen dropped (0: no cap)
+    live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
+    drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
+    keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
+    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A stored profile: its id (what ratings will hang on), name, password hash and device keys."""
+
+    id: str
+    name: str
+    name_key: str
+    password: str  # argon2 hash, or "" for a profile without a password
+    keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    """One device's key of a profile: its hash, when it was made and last seen, and how it came."""
+
+    hash: str
+    created: float
+    seen: float  # 0 until first noted
+    how: str  # "made", "transfer", "password", or "" for a key older than the list of devices
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
+
+    id: str
+    token: str
+    doc: str
+    version: int
+
+
+class Cursor(Protocol):
+    """What a write reads back from a statement, in sqlite3's and psycopg's cursors alike."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+
+
+class Conn(Protocol):
+    """A DB-API connection's ``execute``, as both sqlite3 and psycopg give it."""
+
+    def execute(self, sql: Any, params: Any = ..., /) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The few words in which SQLite and PostgreSQL differ, for the SQL below written in SQLite's.
+
+    The SQL is written with ``?`` placeholders, ``{greatest}`` for the larger of two values and
+    ``{bytes}`` after a text ordered byte by byte (SQLite's default; PostgreSQL's collation "C").
+    """
+
+    name: str
+    param: str  # the placeholder
+    greatest: str  # the function giving the larger of its arguments
+    bytewise: str  # what orders a text column byte by byte
+    rating_lock: str | None  # a statement holding a rating to the transaction's end (None: not needed)
+
+    def sql(self, text: str) -> str:
+        """``text`` in this dialect's words (translated once, then remembered)."""
+        key = (self.name, text)
+        done = _TRANSLATED.get(key)
+        if done is None:
+            done = text.replace("?", self.param).replace("{greatest}", self.greatest)
+            done = _TRANSLATED[key] = done.replace("{bytes}", self.bytewise)
+        return done
+
+    def run(self, db: Conn, text: str, params: tuple[Any, ...] = ()) -> Cursor:
+        """Execute ``text`` (SQLite's words) on ``db`` in this dialect."""
+        cursor: Cursor = db.execute(self.sql(text), params)
+        return cursor
+
+
+_TRANSLATED: dict[tuple[str, str], str] = {}
+
+# SQLite has one writer at a time (BEGIN IMMEDIATE), so its ratings need no lock of their own.
+SQLITE = Dialect("sqlite", "?", "MAX", "", None)
+# PostgreSQL's transactions run side by side under READ COMMITTED: a person's rating is locked while rated.
+POSTGRES = Dialect("postgres", "%s", "GREATEST", ' COLLATE "C"',
+                   "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")
+
+
+def write(db: Conn, d: Dialect, batch: Batch | SheetBatch | PlayerBatch,
+          next_seq: dict[str, int]) -> list[int]:
+    """Write a batch (and the tables in its ``also``) inside the caller's transaction: its events' numbers.
+
+    ``next_seq`` is the caller's count of each table's events, updated only by :func:`written`.
+    """
+    if isinstance(batch, SheetBatch):
+        _write_sheet(db, d, batch)
+        return []
+    if isinstance(batch, PlayerBatch):
+        _write_player(db, d, batch)
+        return []
+    _write_table(db, d, batch)
+    tid = batch.table_id
+    seq = 1 if batch.create is not None else _seq_after(db, d, tid, next_seq)
+    seqs = list(range(seq, seq + len(batch.events)))
+    # One statement per row: a batch holds one or two events (fewer round trips to PostgreSQL).
+    for n, (kind, data) in zip(seqs, batch.events, strict=True):
+        d.run(db, "INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+              (tid, n, kind, json.dumps(data), time.time()))
+    if batch.over:
+        d.run(db, "UPDATE tables SET over = 1 WHERE id = ?", (tid,))
+    if batch.result is not None:
+        _write_rating(db, d, tid, batch.result)
+    return seqs
+
+
+def write_all(db: Conn, d: Dialect, batch: Batch | SheetBatch | PlayerBatch,
+              next_seq: dict[str, int]) -> tuple[list[int], list[tuple[str, list[int]]]]:
+    """Write a batch and the more tables of its ``also``: its numbers, and each other table's."""
+    seqs = write(db, d, batch, next_seq)
+    also = batch.also if isinstance(batch, Batch) else []
+    return seqs, [(b.table_id, write(db, d, b, next_seq)) for b in also]
+
+
+def written(next_seq: dict[str, int], batch: Batch | SheetBatch | PlayerBatch, seqs: list[int],
+            more: list[tuple[str, list[int]]]) -> None:
+    """Count a committed batch's events: each table's next number follows its last one written."""
+    if seqs and isinstance(batch, Batch):
+        next_seq[batch.table_id] = seqs[-1] + 1
+    for table_id, numbers in more:
+        if numbers:
+            next_seq[table_id] = numbers[-1] + 1
+
+
+def _seq_after(db: Conn, d: Dialect, table_id: str, next_seq: dict[str, int]) -> int:
+    seq = next_seq.get(table_id)
+    if seq is None:
+        row = d.run(db, "SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?",
+                    (table_id,)).fetchone()
+        seq = int(row[0] if row else 0) + 1
+    return seq
+
+
+def _write_table(db: Conn, d: Dialect, batch: Batch) -> None:
+    """A new table and its seats, or the changed seats of one."""
+    tid = batch.table_id
+    if batch.create is not None:
+        d.run(db, "INSERT INTO tables (id, created, setup, private, creator) VALUES (?, ?, ?, ?, ?)",
+              (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
+        for s in batch.seats:
+            d.run(db, "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access, "
+                  "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access,
+                   s.client))
+        return
+    for r in batch.seats:
+        d.run(db, "UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ?, "
+              "player = ?, access = ?, client = ? WHERE table_id = ? AND seat = ?",
+              (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, r.client, tid, r.seat))
+
+
+def _write_sheet(db: Conn, d: Dialect, b: SheetBatch) -> None:
+    now, doc = time.time(), json.dumps(b.doc, ensure_ascii=False)
+    if b.token is not None:
+        d.run(db, "INSERT INTO sheets (id, created, token, doc, version, updated) VALUES (?, ?, ?, ?, ?, ?)",
+              (b.sheet_id, now, b.token, doc, b.version, now))
+    else:
+        # Only on top of the version it was planned on: a change never lands on a state it did not see.
+        cur = d.run(db, "UPDATE sheets SET doc = ?, version = ?, updated = ? WHERE id = ? AND version = ?",
+                    (doc, b.version, now, b.sheet_id, b.version - 1))
+        if cur.rowcount != 1:
+            raise sqlite3.IntegrityError(f"sheet {b.sheet_id} is not at version {b.version - 1}")
+    if b.entry is not None:
+        d.run(db, "INSERT INTO sheet_entries (sheet_id, entry, version, op, at) VALUES (?, ?, ?, ?, ?)",
+              (b.sheet_id, b.entry, b.version, json.dumps(b.op, ensure_ascii=False), now))
+
+
+def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
+    now, pid = time.time(), b.player_id
+    if b.create is not None:
+        d.run(db, "INSERT INTO players (id, name, name_key, created) VALUES (?, ?, ?, ?)",
+              (pid, b.create[0], b.create[1], now))
+    if b.password is not None:
+        d.run(db, "UPDATE players SET password = ? WHERE id = ?", (b.password, pid))
+    if b.keep_only is not None:
+        d.run(db, "DELETE FROM player_keys WHERE player_id = ? AND hash <> ?", (pid, b.keep_only))
+    for gone in b.drop_keys:
+        d.run(db, "DELETE FROM player_keys WHERE player_id = ? AND hash = ?", (pid, gone))
+    if b.seen is not None:
+        d.run(db, "UPDATE player_keys SET seen = ? WHERE player_id = ? AND hash = ?",
+              (b.seen[1], pid, b.seen[0]))
+    for salt, digest in b.keys:
+        d.run(db, "INSERT INTO player_keys (player_id, salt, hash, created, how, seen) "
+              "VALUES (?, ?, ?, ?, ?, ?)",
+              (pid, salt, digest, now, b.how, now))
+    if b.keys and b.max_keys:  # the least recently seen beyond the cap are signed out
+        d.run(db, "DELETE FROM player_keys WHERE player_id = ? AND hash NOT IN (SELECT hash FROM player_keys "
+              "WHERE player_id = ? ORDER BY {greatest}(seen, created) DESC, hash{bytes} LIMIT ?)",
+              (pid, pid, b.max_keys))
+    _write_transfers(db, d, b, now)
+
+
+def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
+    d.run(db, "DELETE FROM transfers WHERE expires < ?", (now,))
+    # Deleted only if still there: a code used twice at once opens the profile once.
+    if b.used_transfer is not None and \
+            d.run(db, "DELETE FROM transfers WHERE code_hash = ?", (b.used_transfer,)).rowcount != 1:
+        raise sqlite3.IntegrityError("this transfer code was used already")
+    if b.transfer is not None:
+        d.run(db, "INSERT INTO transfers (code_hash, player_id, expires) VALUES (?, ?, ?)",
+              (b.transfer[0], b.player_id, b.transfer[1]))
+    if b.transfer is not None and b.live_codes:  # a new code replaces the oldest beyond the cap
+        d.run(db, "DELETE FROM transfers WHERE player_id = ? AND code_hash NOT IN (SELECT code_hash FROM "
+              "transfers WHERE player_id = ? ORDER BY expires DESC, code_hash{bytes} LIMIT ?)",
+              (b.player_id, b.player_id, b.live_codes))
+
+
+def _write_rating(db: Conn, d: Dialect, table_id: str, result: GameResult) -> None:
+    """Rate a finished game inside its final action's transaction, once: a table already rated is left."""
+    _lock_ratings(db, d, result)
+    if d.run(db, "SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone() is not None:
+        return
+    now, rs = time.time(), result.ruleset
+    people = {e: _skill(db, d, e.removeprefix(PERSON), rs) for e in result.entrants if e.startswith(PERSON)}
+    newcomers = [e if e else f"newcomer:{s}" for s, e in enumerate(result.entrants)]  # rated, not kept
+    after = rate_game(rs, newcomers, result.places, {k: v[0] for k, v in people.items()})
+    d.run(db, "INSERT INTO rated_games (table_id, ruleset, at) VALUES (?, ?, ?)", (table_id, rs, now))
+    for seat, entrant in enumerate(result.entrants):
+        if entrant not in people:
+            continue
+        pid, (was, games) = entrant.removeprefix(PERSON), people[entrant]
+        new = after[entrant]
+        d.run(db, "INSERT INTO ratings (player_id, ruleset, mu, sigma, games, updated) "
+              "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET mu = excluded.mu, "
+              "sigma = excluded.sigma, games = excluded.games, updated = excluded.updated",
+              (pid, rs, new.mu, new.sigma, games + 1, now))
+        d.run(db, "INSERT INTO rating_history (table_id, player_id, ruleset, seat, place, total, mu_before, "
+              "sigma_before, mu_after, sigma_after, contracts, at) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              (table_id, pid, rs, seat, result.places[seat], result.totals[seat], was.mu, was.sigma,
+               new.mu, new.sigma, json.dumps(result.contracts[seat], sort_keys=True), now))
+
+
+def _lock_ratings(db: Conn, d: Dialect, result: GameResult) -> None:
+    """Hold each rated person's rating until the transaction ends, in one order (no deadlock).
+
+    Under PostgreSQL's READ COMMITTED two processes ending games of one person at once would both
+    read the old rating and the second write would undo the first: the second waits instead.
+    """
+    if d.rating_lock is None:
+        return
+    for pid in sorted({e.removeprefix(PERSON) for e in result.entrants if e.startswith(PERSON)}):
+        d.run(db, d.rating_lock, (f"barbu:rating:{pid}:{result.ruleset}",))
+
+
+def _skill(db: Conn, d: Dialect, player_id: str, ruleset: str) -> tuple[Skill, int]:
+    row = d.run(db, "SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND ruleset = ?",
+                (player_id, ruleset)).fetchone()
+    return (Skill.new(), 0) if row is None else (Skill(float(row[0]), float(row[1])), int(row[2]))
+
+
+def rating_row(r: tuple[Any, ...]) -> RatingRow:
+    return RatingRow(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), int(r[5]))
+
+
+def history_row(r: tuple[Any, ...]) -> HistoryRow:
+    contracts = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r[9]).items()}
+    return HistoryRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), (float(r[5]), float(r[6])),
+                      (float(r[7]), float(r[8])), contracts, float(r[10]))
+
+
+
+def event_of(row: tuple[Any, ...]) -> Event:
+    """A stored event; one whose data is not a JSON object says so in ``problem`` instead of raising."""
+    seq, kind, text, at = int(row[0]), str(row[1]), row[2], float(row[3])
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError, TypeError) as e:
+        return Event(seq, kind, {}, at, f"its data is not JSON ({e})")
+    if not isinstance(data, dict):
+        return Event(seq, kind, {}, at, "its data is not a JSON object")
+    return Event(seq, kind, data, at)
+
