@@ -1,14 +1,18 @@
-"""A Griffe extension for the API pages: the doctest blocks of a docstring shown as code.
+"""A Griffe extension for the API pages: a docstring's doctests and Sphinx roles shown as code.
 
 The docstrings keep their examples as plain doctests (pytest runs them); outside a Google
-"Examples:" section Markdown would read ``>>>`` as quotes and ``x[a][b]`` as links.
+"Examples:" section Markdown would read ``>>>`` as quotes and ``x[a][b]`` as links. Their
+cross-references are Sphinx roles (``:class:`State```), which Markdown would print as they are.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import griffe
+
+ROLE = re.compile(r":(?:class|meth|func|attr|mod|data|exc|obj):(`[^`]+`)")
 
 
 def fence_doctests(text: str) -> str:
@@ -30,8 +34,8 @@ def fence_doctests(text: str) -> str:
 
 
 class DoctestBlocks(griffe.Extension):
-    """Fences the doctests of every docstring Griffe loads."""
+    """Fences the doctests of every docstring Griffe loads and writes its roles as code."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = fence_doctests(obj.docstring.value)
+            obj.docstring.value = ROLE.sub(r"\1", fence_doctests(obj.docstring.value))

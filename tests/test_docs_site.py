@@ -35,6 +35,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     api = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert 'id="barbu.engine.state.State"' in api  # the API page is drawn from the docstrings
     assert "IllegalActionError" in api
+    assert 'class="language-pycon"' in api and ":class:" not in api  # doctests as code, roles as code
 
 
 def test_every_page_of_docs_is_in_the_nav() -> None:
