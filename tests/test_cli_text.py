@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -177,16 +178,17 @@ def test_the_hint_names_run_sh_as_its_caller_typed_it(monkeypatch: pytest.Monkey
 
 
 def _synopsis(command: str) -> str:
-    """The usage block of ``command`` in README: the indented lines after its heading."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split(f"### barbu {command} ", 1)[1]
+    """The usage block of ``command`` in the manual (docs/): the indented lines after its heading."""
+    docs = Path(__file__).parent.parent / "docs"
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in sorted(docs.glob("*.md")))
+    section = re.split(rf"^#+ barbu {command} ", pages, maxsplit=1, flags=re.MULTILINE)[1]
     block = section.split("\n\n", 2)[1]
     assert block.startswith("    "), block
     return block
 
 
 @pytest.mark.parametrize("command", ["play", "replay", "arena", "analyze", "bench", "serve"])
-def test_the_readme_synopsis_lists_every_option(command: str) -> None:
+def test_the_manual_synopsis_lists_every_option(command: str) -> None:
     parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
     options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
     text = _synopsis(command)

@@ -43,6 +43,9 @@ USED_BY = {
     "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
     "psycopg": r"^\s*import psycopg\b",  # barbu.web.pgstore: the tables in PostgreSQL
     "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.bus: leases and messages between server processes
+    "mkdocs": r'"mkdocs", "build"',  # tests/test_docs_site.py builds the manual as a site
+    "mkdocs-material": r"^\s*name: material\b",  # mkdocs.yml: the theme
+    "mkdocstrings": r"^\s*- mkdocstrings:",  # mkdocs.yml: the API pages from the docstrings
 }
 
 
@@ -98,7 +101,7 @@ def project_dependencies() -> set[str]:
 
 def test_every_dependency_is_used() -> None:
     sources = "\n".join(text_of(p) for p in tracked_files()
-                        if p.suffix in {".py", ".sh", ".toml"} or p.name == "run")
+                        if p.suffix in {".py", ".sh", ".toml", ".yml"} or p.name == "run")
     unknown = project_dependencies() - USED_BY.keys()
     assert unknown == set(), f"say what uses {sorted(unknown)} in USED_BY, or drop it"
     unused = [dep for dep in project_dependencies()

@@ -65,7 +65,7 @@ def test_a_secret_sent_in_an_address_is_refused_and_never_logged(served: tuple[s
     status, out = call(f"{url}/api/tables/{table}/record?token={token}")
     assert status == 400 and out["error"]["code"] == "secret-in-url", out
     status, out = call(f"{url}/api/tables/{table}/record", headers={"X-Barbu-Token": token})
-    assert status == 200 and out["seat"] == 0, out  # the header form, as README documents it
+    assert status == 200 and out["seat"] == 0, out  # the header form, as docs/web-api.md documents it
     status, profile = call(url + "/api/players", {"name": "Secretive"})
     credential = profile["credential"]
     status, transfer = call(url + "/api/me/transfer", {}, {"X-Barbu-Player": credential})

@@ -1,7 +1,7 @@
 """Text for people shared by the front ends: counting from 1, plurals, where a record went wrong.
 
 Machine formats (records, ``--json`` output) count hands, actions and seats from 0;
-everything a person reads counts them from 1 (README, "Numbering").
+everything a person reads counts them from 1 (docs/play.md, "Numbering").
 
 >>> plural(1, "trick"), plural(2, "trick"), plural(0, "hand")
 ('1 trick', '2 tricks', '0 hands')

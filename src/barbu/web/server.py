@@ -69,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "PostgreSQL database as postgresql://USER@HOST:PORT/NAME (needs barbu[cluster])")
     p.add_argument("--bus", default=None, metavar="redis://HOST:PORT",
                    help="run as one of several processes serving the same database: they share table "
-                   "leases, sockets and the lobby through this Redis (see the README's 'Several server "
+                   "leases, sockets and the lobby through this Redis (see docs/cluster.md, 'Several server "
                    "processes')")
     p.add_argument("--forwarded-allow-ips", default=None, metavar="LIST",
                    help="the addresses of the reverse proxies in front (comma-separated, or *): only a "

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - the web extra installs it
 # Fonts with TrueType outlines (reportlab embeds no other kind), by the languages they are the base
 # font of: DejaVu Sans (Latin, Cyrillic, the suit symbols), WenQuanYi Micro Hei (Chinese, with Latin)
 # and Padauk (Burmese, with Latin; Noto Sans Myanmar has Burmese only). A character the base font
-# lacks is set in the first other font that has it; a missing font is skipped (README).
+# lacks is set in the first other font that has it; a missing font is skipped (docs/score.md).
 _FONT_FILES = {
     "DejaVuSans": ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                    "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"),
@@ -73,7 +73,7 @@ def font(lang: str = "en") -> str:
 def _missing(lang: str) -> None:
     """Said once: a PDF in this language will show boxes where its letters should be."""
     wanted = " or ".join(_FONT_FILES[name][0] for name in _BASE_FONTS[lang])
-    log.warning("no font for %s PDFs (%s): their text is drawn as empty boxes (README, the score keeper)",
+    log.warning("no font for %s PDFs (%s): their text is drawn as empty boxes (docs/score.md)",
                 lang, wanted)
 
 
