@@ -206,7 +206,8 @@ def test_changing_or_removing_the_password_signs_out_the_other_devices(client: T
     auth = profile(client, "Carrier", password="an older password")
     other = carried(client, auth)
     assert client.get("/api/me", headers=other).status_code == 200
-    assert client.post("/api/me/password", headers=auth, json={"password": password}).status_code == 200
+    change = {"password": password, "current": "an older password"}
+    assert client.post("/api/me/password", headers=auth, json=change).status_code == 200
     assert error(client.get("/api/me", headers=other)) == (403, "bad-profile")
     assert client.get("/api/me", headers=auth).status_code == 200  # the device that changed it stays
 

@@ -1082,9 +1082,11 @@ def profile_routes(server: Server) -> list[Route]:
         row, key_hash = server.profiles.identify(secret_header(request, PROFILE_HEADER))
         body = await _json_body(request)
         if not isinstance(body, dict) or "password" not in body:
-            raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it)",
+            raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it), with "
+                             "{\"current\": TEXT} when the profile has one",
                              args={"min": 8, "max": 128})
-        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"], key_hash)
+        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"], key_hash,
+                                        body.get("current"), client_of(request))
         await server.store_player(batch)
         return JSONResponse({"profile": public(me(request))})
 

@@ -1,0 +1,32 @@
+"""The web server against abuse: a table's creator seat, the owner's sign-in under a crowd's guesses, the
+current password, the bounded count of tables made per address, secrets kept out of the access log."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+from tests.test_web_signin import PASSWORD, at, profile, signin
+from tests.test_web_signin import client as client
+
+
+def test_a_password_is_changed_or_removed_only_with_the_current_one(client: TestClient) -> None:
+    """Whoever holds one device's key (a shared computer, a transfer code seen over a shoulder) cannot set
+    or remove the password (which signs out the owner's other devices): the current one is asked for,
+    and guessing it is slowed down like any sign-in."""
+    owner = profile(client, "Bea")
+    code = client.post("/api/me/transfer", headers=owner).json()["code"]
+    shared = at(client, "192.0.2.44")  # the shared computer
+    thief = {"X-Barbu-Player": shared.post("/api/players/claim", json={"code": code}).json()["credential"]}
+    for change in ({"password": "the thief's own"}, {"password": None},
+                   {"password": "the thief's own", "current": 7}):
+        res = shared.post("/api/me/password", headers=thief, json=change)
+        assert res.status_code == 403 and res.json()["error"]["code"] == "bad-current-password", change
+    guesses = [shared.post("/api/me/password", headers=thief,
+                           json={"password": None, "current": f"guess {i}"})
+               for i in range(30)]
+    assert guesses[-1].status_code == 429, "guesses at the current password are not slowed down"
+    assert client.get("/api/me", headers=owner).status_code == 200  # nothing changed
+    assert signin(client, "198.51.100.9", "Bea", PASSWORD) == 200
+    res = client.post("/api/me/password", headers=owner,
+                      json={"password": "a new one now", "current": PASSWORD})
+    assert res.status_code == 200, res.text
+    assert signin(client, "198.51.100.9", "Bea", "a new one now") == 200
