@@ -4,8 +4,27 @@ current password, the bounded count of tables made per address, secrets kept out
 from __future__ import annotations
 
 from starlette.testclient import TestClient
-from tests.test_web_signin import PASSWORD, at, profile, signin
+from tests.test_web_signin import PASSWORD, at, clock, profile, signin
 from tests.test_web_signin import client as client
+
+
+def test_the_owner_on_a_new_device_gets_in_despite_a_crowd(client: TestClient) -> None:
+    """Five addresses guess the name's password in turn, once a second, for 30 minutes: the owner, on a
+    new device and address trying every 7 s, still gets in."""
+    profile(client, "Ann")
+    wall = clock(client)
+    crowd = [f"198.51.100.{i}" for i in range(5)]
+    owner_in = False
+    for second in range(1800):
+        signin(client, crowd[second % 5], "Ann", "not the password")
+        if second >= 120 and second % 7 == 0:  # once the crowd has made its first ten failures
+            wall.now += 0.5
+            owner_in = owner_in or signin(client, "203.0.113.7", "Ann", PASSWORD) == 200
+            wall.now -= 0.5
+        if owner_in:
+            break
+        wall.now += 1.0
+    assert owner_in, "a crowd of five addresses kept the owner's new device out for 30 minutes"
 
 
 def test_a_password_is_changed_or_removed_only_with_the_current_one(client: TestClient) -> None:
