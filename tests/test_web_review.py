@@ -3,9 +3,32 @@ current password, the bounded count of tables made per address, secrets kept out
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from starlette.testclient import TestClient
 from tests.test_web_signin import PASSWORD, at, clock, profile, signin
 from tests.test_web_signin import client as client
+from tests.test_web_ws import app_for, receive
+from tests.web_helpers import fresh_db
+
+
+def test_a_stranger_who_joins_never_becomes_the_creator(tmp_path: Path) -> None:
+    """A table made through the API without a name or profile for its "you" seat: nobody who joins it
+    later is told they are its creator (who is sent the friends' links and may start without them)."""
+    with TestClient(app_for(Path(fresh_db(tmp_path, "creator.db")))) as c:
+        res = c.post("/api/tables", json={"seats": [{"kind": "you"}, {"kind": "friend"},
+                                                    {"kind": "bot"}, {"kind": "bot"}]})
+        assert res.status_code == 201, res.text
+        tid = res.json()["id"]
+        stranger = at(c, "192.0.2.66")
+        joined = stranger.post(f"/api/tables/{tid}/join", json={"name": "Mallory"},
+                               headers={"X-Barbu-Client": "mallory-browser"})
+        assert joined.status_code == 403, "a stranger from the lobby took the creator's seat"
+        assert c.get(f"/api/tables/{tid}").json()["summary"]["free_seats"] == 0  # nor is it listed free
+        with c.websocket_connect(f"/ws/{tid}") as ws:  # the creator takes it with its link
+            ws.send_json({"type": "hello", "token": res.json()["you"]["token"], "name": "Ann"})
+            welcome = receive(ws, "welcome")
+            assert welcome["you"] == 0 and welcome["creator"]
 
 
 def test_the_owner_on_a_new_device_gets_in_despite_a_crowd(client: TestClient) -> None:

@@ -658,7 +658,7 @@ def build_app(config: Config) -> Starlette:
                              "for a game of one person against computer players", args={"variant": "seed"})
         table = await server.create(setup, who_of(server, request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
-        mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
+        mine = links.get(table.creator)  # the creator's seat, named or still to be taken with its link
         return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
 
     async def table_info(request: Request) -> Response:

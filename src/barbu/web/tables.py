@@ -730,7 +730,7 @@ class Table:
         self._writable()
         self._one_seat_each(player, browser)
         for s in self.seats:
-            if s.free and s.row.access == "open":
+            if self.joinable(s):
                 fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18),
                                             player=player.id if player else "", client=browser)
 
@@ -742,6 +742,11 @@ class Table:
             raise TableError("invite-only", "the free seats of this table are kept for invited friends: "
                              "only a seat's own link opens it", 403)
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    def joinable(self, s: Seat) -> bool:
+        """Whether anyone may take seat ``s`` from the lobby: a free open seat, not the creator's (one
+        created without a name waits for its creator's link, else whoever took it would be the creator)."""
+        return s.free and s.row.access == "open" and s.row.seat != self.creator
 
     def _one_seat_each(self, player: PlayerRow | None, browser: str = "") -> None:
         """One person, one seat of a table: a profile, and a browser (its client id's digest), take at most
@@ -1222,7 +1227,7 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists about this table (``free_seats``: those anyone may take)."""
-        free = sum(1 for s in self.seats if s.free and s.row.access == "open")
+        free = sum(1 for s in self.seats if self.joinable(s))
         invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
                 "options": sorted(self.game.options), "names": self.names(),
