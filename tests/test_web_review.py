@@ -8,8 +8,10 @@ from pathlib import Path
 from starlette.testclient import TestClient
 from tests.test_web_signin import PASSWORD, at, clock, profile, signin
 from tests.test_web_signin import client as client
-from tests.test_web_ws import app_for, receive
+from tests.test_web_ws import app_for, receive, server_of
 from tests.web_helpers import fresh_db
+
+from barbu.web.limits import LocalCounters
 
 
 def test_a_stranger_who_joins_never_becomes_the_creator(tmp_path: Path) -> None:
@@ -72,3 +74,14 @@ def test_a_password_is_changed_or_removed_only_with_the_current_one(client: Test
                       json={"password": "a new one now", "current": PASSWORD})
     assert res.status_code == 200, res.text
     assert signin(client, "198.51.100.9", "Bea", "a new one now") == 200
+
+
+def test_refused_tables_leave_no_count_per_address(tmp_path: Path) -> None:
+    """A table refused because the server is full leaves no counter behind for its address."""
+    with TestClient(app_for(Path(fresh_db(tmp_path, "created.db")), max_open_tables=0)) as c:
+        for i in range(300):
+            res = at(c, f"10.20.{i // 250}.{i % 250}").post("/api/tables", json={"name": "Ann"})
+            assert res.status_code == 429
+        counters = server_of(c).limiter.counters
+        assert isinstance(counters, LocalCounters)
+        assert len(counters) == 0, "refused requests left a key per address"
