@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 from tests.test_web_signin import PASSWORD, at, clock, profile, signin
 from tests.test_web_signin import client as client
 from tests.test_web_ws import app_for, receive, server_of
 from tests.web_helpers import fresh_db
 
+from barbu.web.guard import redact
 from barbu.web.limits import LocalCounters
 
 
@@ -85,3 +87,11 @@ def test_refused_tables_leave_no_count_per_address(tmp_path: Path) -> None:
         counters = server_of(c).limiter.counters
         assert isinstance(counters, LocalCounters)
         assert len(counters) == 0, "refused requests left a key per address"
+
+
+@pytest.mark.parametrize("path", ["/api/tables/x/record?tok%65n=SECRET", "/table/x?t=SECRET",
+                                  "/table/x?access_token=SECRET"])
+def test_secrets_in_a_query_are_redacted_from_the_log(path: str) -> None:
+    """A secret's name percent-encoded (``tok%65n``, read as ``token``), short (``t``) or a variant
+    (``access_token``) is redacted too."""
+    assert "SECRET" not in redact(f'127.0.0.1:1 - "GET {path} HTTP/1.1" 400')

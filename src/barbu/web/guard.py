@@ -8,6 +8,7 @@ import logging
 import re
 import sqlite3
 from typing import Any
+from urllib.parse import unquote_plus
 
 from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
@@ -124,12 +125,21 @@ class Guard:
 
 # -- logs ------------------------------------------------------------------------------------------
 
-_SECRET_PARAM = re.compile(r"(?i)\b(token|code|secret|password|credential|k|key)=[^&#\s\"']+")
+_PARAM = re.compile(r"(^|[?&;#\s])([^=?&;#\s\"']+)=([^&;#\s\"']+)")
+_SECRET_WORDS = ("token", "secret", "code", "password", "credential", "key")
+_SECRET_NAMES = ("t", "k")
+
+
+def secret_name(name: str) -> bool:
+    """Whether a query parameter of this (still percent-encoded) name may carry a secret: its decoded,
+    lower-cased name contains a secret's word (``access_token``, ``tok%65n``) or is ``t`` or ``k``."""
+    plain = unquote_plus(name).lower()
+    return plain in _SECRET_NAMES or any(w in plain for w in _SECRET_WORDS)
 
 
 def redact(text: str) -> str:
     """``text`` with the values of secret-like query parameters (``token=…``, ``code=…``) blotted out."""
-    return _SECRET_PARAM.sub(lambda m: m[1] + "=[redacted]", text)
+    return _PARAM.sub(lambda m: f"{m[1]}{m[2]}=[redacted]" if secret_name(m[2]) else m[0], text)
 
 
 class RedactSecrets(logging.Filter):
