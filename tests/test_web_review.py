@@ -95,3 +95,18 @@ def test_secrets_in_a_query_are_redacted_from_the_log(path: str) -> None:
     """A secret's name percent-encoded (``tok%65n``, read as ``token``), short (``t``) or a variant
     (``access_token``) is redacted too."""
     assert "SECRET" not in redact(f'127.0.0.1:1 - "GET {path} HTTP/1.1" 400')
+
+
+def test_unknown_api_addresses_and_wrong_methods_answer_in_json(tmp_path: Path) -> None:
+    """Under /api a 404 or 405 has the JSON body of every other refusal; a page keeps plain text."""
+    with TestClient(app_for(Path(fresh_db(tmp_path, "routes.db")))) as c:
+        missing = c.get("/api/no-such-thing")
+        assert missing.status_code == 404
+        assert missing.json()["error"]["code"] == "not-found"
+        wrong = c.delete("/api/tables")
+        assert wrong.status_code == 405 and "GET" in wrong.headers["allow"]
+        error = wrong.json()["error"]
+        assert error == {"code": "method-not-allowed", "message": error["message"], "field": None,
+                         "args": {"allow": wrong.headers["allow"]}}
+        page = c.get("/no-such-page")
+        assert page.status_code == 404 and page.headers["content-type"].startswith("text/plain")

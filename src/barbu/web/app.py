@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -47,7 +48,7 @@ from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.clientid import CLIENT_HEADER, client_key
 from barbu.web.errors import TableError
-from barbu.web.guard import Guard, parse_json, refusal_of, secret_header
+from barbu.web.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
 from barbu.web.heavy import Heavy
 from barbu.web.limits import Limiter, RedisCounters, Rule, Who, client_id
 from barbu.web.players import Policy, Profiles, public
@@ -750,7 +751,8 @@ def build_app(config: Config) -> Starlette:
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)],
+                    exception_handlers={HTTPException: http_refusal})
     app.state.server = server
     app.state.analyses = analyses
     return app

@@ -10,8 +10,9 @@ import sqlite3
 from typing import Any
 from urllib.parse import unquote_plus
 
-from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from barbu.web.errors import TableError
@@ -121,6 +122,25 @@ class Guard:
             if started:  # half an answer went out: only dropping the connection can say it failed
                 raise
             await JSONResponse(refusal.body(), status_code=refusal.status)(scope, receive, send)
+
+
+async def http_refusal(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (an unknown address, a method a route does not take): under /api in the
+    JSON of every other refusal (404 ``not-found``, 405 ``method-not-allowed``), elsewhere plain text."""
+    if not isinstance(exc, HTTPException):
+        raise exc
+    headers = dict(exc.headers or {})
+    if request.url.path != "/api" and not request.url.path.startswith("/api/"):
+        return PlainTextResponse(exc.detail, exc.status_code, headers=headers)
+    if exc.status_code == 405:
+        allowed = headers.get("allow") or headers.get("Allow") or ""
+        error = TableError("method-not-allowed", f"this address takes {allowed or 'other methods'}", 405,
+                           args={"allow": allowed})
+    elif exc.status_code == 404:
+        error = TableError("not-found", "there is nothing at this address", 404)
+    else:
+        error = TableError("bad-request", str(exc.detail), exc.status_code)
+    return JSONResponse(error.body(), status_code=exc.status_code, headers=headers)
 
 
 # -- logs ------------------------------------------------------------------------------------------
