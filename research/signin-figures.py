@@ -89,7 +89,7 @@ def devices(app: Any) -> None:
     code = at(app, "10.5.0.1").post("/api/me/transfer", headers=auth).json()["code"]
     claimed = at(app, "10.5.0.3").post("/api/players/claim", json={"code": code}).json()["credential"]
     other = {"X-Barbu-Player": claimed}
-    at(app, "10.5.0.1").post("/api/me/password", headers=auth, json={"password": None})
+    at(app, "10.5.0.1").post("/api/me/password", headers=auth, json={"password": None, "current": PASSWORD})
     print("... another transferred device's, after it is removed:",
           at(app, "10.5.0.3").get("/api/me", headers=other).status_code)
     server = app.state.server

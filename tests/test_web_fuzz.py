@@ -337,6 +337,8 @@ def test_fuzz_every_route(path: str, method: str, fuzzed: tuple[TestClient, LogC
                 return
             raise
         assert res.status_code < 500, f"{method} {url}?{query} {head} {body[:80]!r}: {res.text[:300]}"
+        if url.startswith("/api/") and res.status_code >= 400:  # a refusal of the API is JSON, 404s too
+            assert "code" in res.json()["error"], f"{method} {url}?{query}: {res.text[:300]}"
 
     for case in odd_requests(names, world):
         check(*case)

@@ -285,3 +285,19 @@ def test_a_classic_game_rates_against_the_computers_anchors(store_target: str) -
     [row] = store.ratings_of(ann.id)
     assert (row.ruleset, row.games) == ("classic", 1)
     assert (row.mu, row.sigma) == (pytest.approx(want.mu), pytest.approx(want.sigma))
+
+
+def test_a_game_with_a_chosen_seed_is_never_rated(store_target: str) -> None:
+    """Whoever chose the seed knows every deal: such a practice game is not rated, even after a restart."""
+    db = store_target
+    store = open_store(db)
+    ann = person(store, "Ann")
+    table = sit(Lobby(store), [{"kind": "you"}, *RANDOMS], ann, ruleset="family", players=3, seed=7)
+    play_out(table, {0: attach(table, 0)})
+    assert table.state.is_over
+    assert store.ratings_of(ann.id) == []
+    assert count(store, "SELECT COUNT(*) FROM rating_history") == 0
+    store.close()
+    again = open_store(db)
+    Lobby(again).load_all()
+    assert count(again, "SELECT COUNT(*) FROM rating_history") == 0

@@ -348,6 +348,20 @@ def test_serve_believes_forwarded_addresses_from_the_balancer_it_is_given() -> N
     assert not default.proxy_headers
 
 
+def test_a_socket_message_up_to_a_mebibyte_reaches_the_app() -> None:
+    """uvicorn closes a socket (1009, no event) on a message over ``ws_max_size``: ``barbu serve`` lets
+    through up to 1 MiB, so that one far over MAX_MESSAGE still gets the app's ``too-large`` event."""
+    import argparse
+
+    from barbu.web.app import MAX_MESSAGE
+    from barbu.web.server import add_arguments, uvicorn_config
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    config = uvicorn_config(None, parser.parse_args([]))
+    assert config.ws_max_size == 1 << 20 > 16 * MAX_MESSAGE
+
+
 def test_computer_only_tables_take_their_levels_by_either_name(tmp_path: Path) -> None:
     import argparse
 

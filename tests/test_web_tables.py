@@ -130,11 +130,12 @@ def test_seats_are_taken_by_token_and_a_free_seat_needs_a_name(store: Store) -> 
 
 
 def test_joining_from_the_lobby_gives_a_fresh_token_and_the_old_link_lapses(store: Store) -> None:
-    table = make(store, {"seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}]})
-    old = table.seats[0].row.token
+    table = make(store, {"name": "Ann", "seats": [{"kind": "you"}, {"kind": "human"}, {"kind": "bot"},
+                                                  {"kind": "bot"}]})
+    old = table.seats[1].row.token
     seat, token = table.join("Cleo")
-    assert seat == 0 and token != old and table.seat_of_token(old) is None
-    assert table.seat_of_token(token) == 0
+    assert seat == 1 and token != old and table.seat_of_token(old) is None
+    assert table.seat_of_token(token) == 1
     with pytest.raises(TableError) as e:
         table.join("Dan")
     assert code(e) == "no-free-seat" and e.value.status == 409

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -47,7 +48,7 @@ from barbu.web import ladder
 from barbu.web import sheets as sheetmod
 from barbu.web.clientid import CLIENT_HEADER, client_key
 from barbu.web.errors import TableError
-from barbu.web.guard import Guard, parse_json, refusal_of, secret_header
+from barbu.web.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
 from barbu.web.heavy import Heavy
 from barbu.web.limits import Limiter, RedisCounters, Rule, Who, client_id
 from barbu.web.players import Policy, Profiles, public
@@ -658,7 +659,7 @@ def build_app(config: Config) -> Starlette:
                              "for a game of one person against computer players", args={"variant": "seed"})
         table = await server.create(setup, who_of(server, request))
         links = {s: {"seat": s, "token": t, "link": f"/table/{table.id}#t={t}"} for s, t in table.tokens()}
-        mine = next((x for s, x in links.items() if table.seats[s].row.claimed), None)
+        mine = links.get(table.creator)  # the creator's seat, named or still to be taken with its link
         return JSONResponse({"id": table.id, "seats": list(links.values()), "you": mine}, status_code=201)
 
     async def table_info(request: Request) -> Response:
@@ -750,7 +751,8 @@ def build_app(config: Config) -> Starlette:
         *ladder_routes(server),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)],
+                    exception_handlers={HTTPException: http_refusal})
     app.state.server = server
     app.state.analyses = analyses
     return app
@@ -1082,9 +1084,11 @@ def profile_routes(server: Server) -> list[Route]:
         row, key_hash = server.profiles.identify(secret_header(request, PROFILE_HEADER))
         body = await _json_body(request)
         if not isinstance(body, dict) or "password" not in body:
-            raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it)",
+            raise TableError("bad-password", "send {\"password\": TEXT} (or null to remove it), with "
+                             "{\"current\": TEXT} when the profile has one",
                              args={"min": 8, "max": 128})
-        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"], key_hash)
+        batch = await asyncio.to_thread(server.profiles.plan_password, row, body["password"], key_hash,
+                                        body.get("current"), client_of(request))
         await server.store_player(batch)
         return JSONResponse({"profile": public(me(request))})
 

@@ -8,9 +8,11 @@ import logging
 import re
 import sqlite3
 from typing import Any
+from urllib.parse import unquote_plus
 
-from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from barbu.web.errors import TableError
@@ -122,14 +124,42 @@ class Guard:
             await JSONResponse(refusal.body(), status_code=refusal.status)(scope, receive, send)
 
 
+async def http_refusal(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (an unknown address, a method a route does not take): under /api in the
+    JSON of every other refusal (404 ``not-found``, 405 ``method-not-allowed``), elsewhere plain text."""
+    if not isinstance(exc, HTTPException):
+        raise exc
+    headers = dict(exc.headers or {})
+    if request.url.path != "/api" and not request.url.path.startswith("/api/"):
+        return PlainTextResponse(exc.detail, exc.status_code, headers=headers)
+    if exc.status_code == 405:
+        allowed = headers.get("allow") or headers.get("Allow") or ""
+        error = TableError("method-not-allowed", f"this address takes {allowed or 'other methods'}", 405,
+                           args={"allow": allowed})
+    elif exc.status_code == 404:
+        error = TableError("not-found", "there is nothing at this address", 404)
+    else:
+        error = TableError("bad-request", str(exc.detail), exc.status_code)
+    return JSONResponse(error.body(), status_code=exc.status_code, headers=headers)
+
+
 # -- logs ------------------------------------------------------------------------------------------
 
-_SECRET_PARAM = re.compile(r"(?i)\b(token|code|secret|password|credential|k|key)=[^&#\s\"']+")
+_PARAM = re.compile(r"(^|[?&;#\s])([^=?&;#\s\"']+)=([^&;#\s\"']+)")
+_SECRET_WORDS = ("token", "secret", "code", "password", "credential", "key")
+_SECRET_NAMES = ("t", "k")
+
+
+def secret_name(name: str) -> bool:
+    """Whether a query parameter of this (still percent-encoded) name may carry a secret: its decoded,
+    lower-cased name contains a secret's word (``access_token``, ``tok%65n``) or is ``t`` or ``k``."""
+    plain = unquote_plus(name).lower()
+    return plain in _SECRET_NAMES or any(w in plain for w in _SECRET_WORDS)
 
 
 def redact(text: str) -> str:
     """``text`` with the values of secret-like query parameters (``token=…``, ``code=…``) blotted out."""
-    return _SECRET_PARAM.sub(lambda m: m[1] + "=[redacted]", text)
+    return _PARAM.sub(lambda m: f"{m[1]}{m[2]}=[redacted]" if secret_name(m[2]) else m[0], text)
 
 
 class RedactSecrets(logging.Filter):

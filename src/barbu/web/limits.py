@@ -131,6 +131,8 @@ class LocalCounters:
                     if item[1] == token:
                         entry[1].remove(item)
                         break
+                if not entry[1]:  # a refused action leaves no key behind
+                    del self.windows[key]
 
 
 # Each key a sorted set of (member: the action's token, score: when, in ms by Redis's clock). Checked

@@ -159,9 +159,17 @@ class Profiles:
         return row, secret, PlayerBatch(row.id, keys=[key], used_transfer=_code_hash(code), how="transfer",
                                         max_keys=self.policy.max_devices)
 
-    def plan_password(self, player: PlayerRow, password: object, keep: str = "") -> PlayerBatch:
+    def plan_password(self, player: PlayerRow, password: object, keep: str = "", current: object = None,
+                      client: str = "") -> PlayerBatch:
         """Set (or with ``None``, remove) the profile's password and sign out every device but ``keep``
-        (the hash of the one asking); argon2 runs here: not on the event loop."""
+        (the hash of the one asking); argon2 runs here: not on the event loop.
+
+        A profile that has a password changes or removes it only with ``current`` (OWASP: re-authenticate
+        before a sensitive change; a device's key alone does not do), checked as a sign-in from
+        ``client``: 403 ``bad-current-password``, slowed down by the same throttle (429).
+        """
+        if player.password:
+            self._reauthenticate(player, current, client)
         if password is None:
             return PlayerBatch(player.id, password="", keep_only=keep)
         if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
@@ -184,6 +192,16 @@ class Profiles:
             self.throttle.succeeded(key, client)
         secret, new = new_key()
         return row, secret, PlayerBatch(row.id, keys=[new], how="password", max_keys=self.policy.max_devices)
+
+    def _reauthenticate(self, player: PlayerRow, current: object, client: str) -> None:
+        key = name_key(player.name)
+        with self.lock:  # the device holds a key: no name-wide wait, but its address's own limits
+            self.throttle.admit(key, client, True)
+        if not self._verify(player.password, current):
+            raise TableError("bad-current-password", "the current password is wrong: send it as \"current\"",
+                             403)
+        with self.lock:
+            self.throttle.succeeded(key, client)
 
     def _holds(self, row: PlayerRow, device: object) -> bool:
         try:

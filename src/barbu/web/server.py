@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from barbu.bots import level_label, levels
-    from barbu.web.app import MAX_MESSAGE, build_app
+    from barbu.web.app import build_app
 
     db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
     config = config_of(args, db)
@@ -249,13 +249,17 @@ def run(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]  # the one the OS chose, for --port 0
         print(f"barbu: tables are stored in {shown_db(db)}", flush=True)
         print(f"barbu: open http://{host}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
-        # The largest message a client may send is MAX_MESSAGE; a frame far larger is cut off by uvicorn.
-        config_uv = uvicorn_config(app, args, ws_max_size=16 * MAX_MESSAGE)
+        config_uv = uvicorn_config(app, args)
         uvicorn.Server(config_uv).run(sockets=[sock])
     return 0
 
 
-def uvicorn_config(app: Any, args: argparse.Namespace, *, ws_max_size: int) -> Any:
+# The largest message a client may send is MAX_MESSAGE: one up to WS_MAX_SIZE gets the app's ``too-large``
+# error event and the socket stays open; uvicorn closes the socket (1009) on a larger one, unread.
+WS_MAX_SIZE = 1 << 20
+
+
+def uvicorn_config(app: Any, args: argparse.Namespace, *, ws_max_size: int = WS_MAX_SIZE) -> Any:
     """uvicorn's settings for ``barbu serve``: the per-client limits see the addresses it believes, and its
     logs (the access log too) never show a secret."""
     import uvicorn

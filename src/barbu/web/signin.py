@@ -4,7 +4,8 @@ Following OWASP's Authentication Cheat Sheet, failed sign-ins slow guessing down
 a name: a stranger's failures delay that stranger, never the name's owner. Failures are counted
 per (name, address) with a delay that doubles past a few of them, per address across every name
 (credential stuffing), and per name across every address (a spread-out attack), where the delay
-is short and a device that already holds a key of the profile is not held back.
+is short, holds back only addresses that already failed on that name (so that a crowd cannot shut
+the owner's new device out), and a device that already holds a key of the profile is not held back.
 """
 
 from __future__ import annotations
@@ -139,9 +140,13 @@ class Throttle:
 
     def _check(self, name: str, address: str, known_device: bool) -> None:
         p = self.policy
-        waits = [self.addresses.wait(address),
-                 self._wait(self.pairs.get(f"{name}\n{address}"), p.free, p.max_delay)]
-        if not known_device:  # a stolen key still guesses no faster than anyone from its address
+        pair = self.pairs.get(f"{name}\n{address}")
+        waits = [self.addresses.wait(address), self._wait(pair, p.free, p.max_delay)]
+        # The name-wide wait holds back only addresses that failed on this name within the window:
+        # a crowd's guesses restart it, so a first try from elsewhere (the owner's new device) must
+        # pass it; each address's own limits still slow any guessing down. A device that holds a
+        # key is not held back by it (a stolen key still guesses no faster than its address allows).
+        if not known_device and pair is not None:
             waits.append(self._wait(self.names.get(name), p.name_free, p.name_max_delay))
         wait = max(waits)
         if wait > 0:

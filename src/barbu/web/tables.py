@@ -325,6 +325,7 @@ class Table:
     last_seq: int = 0  # the seq of the last stored event replayed when the table was loaded
     decisions: Decisions = field(default_factory=dict)  # who made each seat's decisions (the ratings')
     filled: dict[str, Any] | None = None  # the creator's "start with computers" (its stored event)
+    seed_chosen: bool = False  # a practice game whose creator chose the seed (knows every deal): unrated
 
     def __post_init__(self) -> None:
         self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
@@ -360,6 +361,8 @@ class Table:
         game, table_id = state.game, secrets.token_urlsafe(6)
         record = {"ruleset": game.ruleset, "players": game.players, "options": sorted(game.options),
                   "seed": state.seed, "first_declarer": state.first_declarer, **(extra or {})}
+        if setup.seed is not None:
+            record["seed_chosen"] = True
         if setup.chat != "players":
             record["chat"] = setup.chat
         if setup.turn_clock is not None:
@@ -372,6 +375,7 @@ class Table:
         table = cls._open(store, table_id, game, state, rows, private=setup.private, creator=mine, **kw)
         table.chat.rights = setup.chat
         table.turn_clock = setup.turn_clock
+        table.seed_chosen = setup.seed is not None
         return table, batch
 
     @classmethod
@@ -423,6 +427,7 @@ class Table:
         table.last_seq = events[-1].seq if events else 0
         stored = store.load_setup(table_id) or {}
         table.chat.rights = rights_of(stored.get("chat"))
+        table.seed_chosen = stored.get("seed_chosen") is True
         with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
             table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
         table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
@@ -725,7 +730,7 @@ class Table:
         self._writable()
         self._one_seat_each(player, browser)
         for s in self.seats:
-            if s.free and s.row.access == "open":
+            if self.joinable(s):
                 fresh = dataclasses.replace(s.row, name=clean, claimed=True, token=secrets.token_urlsafe(18),
                                             player=player.id if player else "", client=browser)
 
@@ -737,6 +742,11 @@ class Table:
             raise TableError("invite-only", "the free seats of this table are kept for invited friends: "
                              "only a seat's own link opens it", 403)
         raise TableError("no-free-seat", "every seat at this table is taken", 409)
+
+    def joinable(self, s: Seat) -> bool:
+        """Whether anyone may take seat ``s`` from the lobby: a free open seat, not the creator's (one
+        created without a name waits for its creator's link, else whoever took it would be the creator)."""
+        return s.free and s.row.access == "open" and s.row.seat != self.creator
 
     def _one_seat_each(self, player: PlayerRow | None, browser: str = "") -> None:
         """One person, one seat of a table: a profile, and a browser (its client id's digest), take at most
@@ -995,7 +1005,8 @@ class Table:
         deal_into(state, batch)
         batch.over = state.is_over  # only an action ends the game
         if batch.over:  # rated with the action that ends it: stored together, or neither
-            batch.result = game_result(self.game, state, [s.row for s in self.seats], decisions)
+            batch.result = game_result(self.game, state, [s.row for s in self.seats], decisions,
+                                       seed_chosen=self.seed_chosen)
 
         ended = state.hand_no != hand_no
 
@@ -1216,7 +1227,7 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists about this table (``free_seats``: those anyone may take)."""
-        free = sum(1 for s in self.seats if s.free and s.row.access == "open")
+        free = sum(1 for s in self.seats if self.joinable(s))
         invited = sum(1 for s in self.seats if s.free and s.row.access == "friend")
         return {"id": self.id, "ruleset": self.game.ruleset, "players": self.game.players,
                 "options": sorted(self.game.options), "names": self.names(),

@@ -230,10 +230,15 @@ const Friends = (() => {
       h("section", { class: "part" }, h("h2", {}, t("profile.password-title")),
         h("p", { class: "help" }, t(p.password ? "profile.password-set" : "profile.password-help")),
         h("p", { class: "help" }, t("profile.password-signs-out")),
-        form("password-form", field("new-password", t("profile.new-password"),
-          { type: "password", minlength: 8, maxlength: 128, autocomplete: "new-password" }),
+        form("password-form", [
+          p.password ? field("current-password", t("profile.current-password"),
+            { type: "password", maxlength: 128, autocomplete: "current-password" }) : null,
+          field("new-password", t("profile.new-password"),
+            { type: "password", minlength: 8, maxlength: 128, autocomplete: "new-password" })],
         t("profile.password-button"), async () => {
-          const res = await api("/api/me/password", { password: $("new-password").value });
+          const body = { password: $("new-password").value };
+          if (p.password) body.current = $("current-password").value;
+          const res = await api("/api/me/password", body);
           keep({ credential: p.credential, profile: res.profile });
           say(t("profile.password-saved"));
           renderProfile();
