@@ -19,7 +19,7 @@ from barbu.web.limits import LocalCounters
 def test_a_stranger_who_joins_never_becomes_the_creator(tmp_path: Path) -> None:
     """A table made through the API without a name or profile for its "you" seat: nobody who joins it
     later is told they are its creator (who is sent the friends' links and may start without them)."""
-    with TestClient(app_for(Path(fresh_db(tmp_path, "creator.db")))) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "creator.db"))) as c:
         res = c.post("/api/tables", json={"seats": [{"kind": "you"}, {"kind": "friend"},
                                                     {"kind": "bot"}, {"kind": "bot"}]})
         assert res.status_code == 201, res.text
@@ -80,7 +80,7 @@ def test_a_password_is_changed_or_removed_only_with_the_current_one(client: Test
 
 def test_refused_tables_leave_no_count_per_address(tmp_path: Path) -> None:
     """A table refused because the server is full leaves no counter behind for its address."""
-    with TestClient(app_for(Path(fresh_db(tmp_path, "created.db")), max_open_tables=0)) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "created.db"), max_open_tables=0)) as c:
         for i in range(300):
             res = at(c, f"10.20.{i // 250}.{i % 250}").post("/api/tables", json={"name": "Ann"})
             assert res.status_code == 429
@@ -99,7 +99,7 @@ def test_secrets_in_a_query_are_redacted_from_the_log(path: str) -> None:
 
 def test_unknown_api_addresses_and_wrong_methods_answer_in_json(tmp_path: Path) -> None:
     """Under /api a 404 or 405 has the JSON body of every other refusal; a page keeps plain text."""
-    with TestClient(app_for(Path(fresh_db(tmp_path, "routes.db")))) as c:
+    with TestClient(app_for(fresh_db(tmp_path, "routes.db"))) as c:
         missing = c.get("/api/no-such-thing")
         assert missing.status_code == 404
         assert missing.json()["error"]["code"] == "not-found"
