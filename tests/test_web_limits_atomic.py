@@ -25,7 +25,7 @@ NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 @asynccontextmanager
 async def serving(db: str, **config: Any) -> AsyncIterator[Any]:
     """The application, started (its lifespan entered), for clients made with :func:`client`."""
-    app = app_for(Path(db), **config)
+    app = app_for(db, **config)
     async with app.router.lifespan_context(app):
         yield app
 
@@ -183,9 +183,10 @@ def test_a_group_of_processes_holds_one_limit_between_them(tmp_path: Path) -> No
     from tests.cluster_helpers import Group, services
 
     db, bus = services(tmp_path)
-    group = Group(db, bus, tmp_path, ("--tables-per-minute", "4")).start(2)
-    # An address of this test's own (the servers believe X-Forwarded-For from this machine): the
-    # counts in Redis are not another test's.
+    flags = ("--tables-per-minute", "4", "--forwarded-allow-ips", "127.0.0.1")
+    group = Group(db, bus, tmp_path, flags).start(2)
+    # An address of this test's own (the servers are told to believe X-Forwarded-For from this
+    # machine): the counts in Redis are not another test's, nor an earlier run's.
     address = "10.{}.{}.{}".format(*secrets.token_bytes(3))
 
     async def run() -> list[int]:

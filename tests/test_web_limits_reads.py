@@ -25,7 +25,7 @@ from tests.web_helpers import Recorder, fresh_db
 def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A database with one game of four people played to its end."""
     db = fresh_db(tmp_path_factory.mktemp("reads"), "r.db")
-    with TestClient(app_for(Path(db))) as c:
+    with TestClient(app_for(db)) as c:
         made = create(c, name="P1", seats=[{"kind": "human"}] * 4)
         table = server_of(c).tables.get(made["id"])
         tokens = dict(table.tokens())
@@ -40,7 +40,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_timelines_and_prints_are_limited_per_address_and_person(finished: dict[str, Any]) -> None:
-    with TestClient(app_for(Path(finished["db"]), reads_per_minute=3)) as c:
+    with TestClient(app_for(finished["db"], reads_per_minute=3)) as c:
         url = f"/api/tables/{finished['id']}/timeline"
         assert [c.get(url).status_code for _ in range(3)] == [200] * 3
         res = c.get(url)
@@ -52,7 +52,7 @@ def test_timelines_and_prints_are_limited_per_address_and_person(finished: dict[
 
 
 def test_a_finished_games_timeline_is_worked_out_once(finished: dict[str, Any]) -> None:
-    with TestClient(app_for(Path(finished["db"]))) as c:
+    with TestClient(app_for(finished["db"])) as c:
         heavy = server_of(c).heavy
         url = f"/api/tables/{finished['id']}/timeline"
         first = c.get(url).json()
@@ -68,7 +68,7 @@ def test_a_finished_games_timeline_is_worked_out_once(finished: dict[str, Any]) 
 
 
 def test_a_sheets_pdf_is_made_once_per_version_and_language(tmp_path: Path) -> None:
-    with TestClient(app_for(Path(fresh_db(tmp_path)))) as c:
+    with TestClient(app_for(fresh_db(tmp_path))) as c:
         heavy = server_of(c).heavy
         sid, auth = start(c)
         pdfs = [c.get(f"/api/sheets/{sid}/pdf").content for _ in range(2)]
