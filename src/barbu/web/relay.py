@@ -46,7 +46,7 @@ CLOSE_RESTART = 1012  # the WebSocket close code "service restart": the page con
 SWEEP_SECONDS = 1.0
 HTTP_TIMEOUT = 15.0  # seconds a relayed request waits for its owner's answer
 # The table's routes whose answer depends on the table's state in memory: answered by its owner.
-TABLE_PATH = re.compile(r"^/api/tables/([A-Za-z0-9_-]{1,32})(/join|/record)?$")
+TABLE_PATH = re.compile(r"^/api/tables/([A-Za-z0-9_-]{1,32})(/join|/record|/tie)?$")
 # An analysis runs in the process that started it: its progress is asked of that one.
 JOB_PATH = re.compile(r"^/api/analysis/([0-9a-f]{6})\.[A-Za-z0-9_-]+$")
 
