@@ -103,7 +103,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="seconds without a move after which a table with a person at it leaves the "
                         "list, above 0 (default 86400: a day; its links and 'your tables' still open it)")
     limits.add_argument("--sheets-per-minute", type=COUNT, default=10, metavar="N",
-                        help="score sheets one person and one IP address may each start per minute (default 10)")
+                        help="score sheets one person and one IP address may each start per minute "
+                        "(default 10)")
     limits.add_argument("--chat-per-minute", type=COUNT, default=30, metavar="N",
                         help="chat messages one person and one IP address may send per minute, at all tables "
                         "(default 30)")
