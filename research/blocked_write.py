@@ -21,7 +21,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from barbu.web.app import Config, build_app
+from barbu.web.http.app import Config, build_app
 
 ONE_PERSON = [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3
 

@@ -6,7 +6,7 @@
 Every game seats each level once (so the table has as many seats as levels), and each game is
 played once per rotation of the seats, the way `barbu arena` plays games. All levels start at
 openskill's default skill and are rated after each game with the Plackett–Luce model, as the
-server rates people; the final skills are printed as the lines of ``barbu.web.ratings.ANCHORS``,
+server rates people; the final skills are printed as the lines of ``barbu.web.people.ratings.ANCHORS``,
 with each level's mean place to read beside them.
 """
 
@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 from barbu.tools.arena import GAME, Config, TaskResult, run_tasks
-from barbu.web.ratings import MODEL, Skill
+from barbu.web.people.ratings import MODEL, Skill
 
 
 def places_by_level(cfg: Config, result: TaskResult) -> list[int]:

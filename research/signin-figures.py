@@ -27,9 +27,9 @@ from typing import Any
 from argon2 import PasswordHasher
 from starlette.testclient import TestClient
 
-from barbu.web.app import Config, build_app
-from barbu.web.errors import TableError
-from barbu.web.players import Profiles
+from barbu.web.core.errors import TableError
+from barbu.web.http.app import Config, build_app
+from barbu.web.people.players import Profiles
 
 PASSWORD = "correct horse battery"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 from tests.pg_helpers import PG_ENV, REQUIRE_ENV, new_database, redis_url
 
-from barbu.web.store import is_postgres
+from barbu.web.storage.sqlite import is_postgres
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 # Every table and socket of a test comes from 127.0.0.1: the per-client limits are lifted.

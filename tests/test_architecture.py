@@ -9,7 +9,8 @@ from pathlib import Path
 
 import barbu
 
-ENGINE = Path(barbu.__file__).parent / "engine"
+PACKAGE = Path(barbu.__file__).parent
+ENGINE = PACKAGE / "engine"
 
 
 def imported(path: Path) -> set[str]:
@@ -81,30 +82,80 @@ def test_the_engine_modules_import_each_other_in_no_circle() -> None:
     assert cycle(graph) == []
 
 
-# The modules of the web server's storage: SQLite's, PostgreSQL's, the SQL they share, `barbu db`.
-STORAGE = ("store", "pgstore", "storesql", "schema", "dbtool")
+# The web server's rooms, lowest first: a module may import its own room and the rooms before it, never
+# one after it (docs/ARCHITECTURE.md draws them). `serve` is the `barbu serve` command over all of them.
+ROOMS = ("core", "people", "tables", "sheets", "storage", "cluster", "http", "serve")
 
 
-def storage_graph() -> dict[str, set[str]]:
-    """Each storage module and the storage modules it imports, even inside a function (imported lazily)."""
-    web = ENGINE.parent / "web"
-    modules = {f"barbu.web.{name}": web / f"{name}.py" for name in STORAGE if (web / f"{name}.py").is_file()}
-    graph = {}
+def module_name(path: Path) -> str:
+    """The dotted name of a source file of the package (a package is its ``__init__``)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Each module of barbu and the modules of barbu it imports, at the top or inside a function.
+
+    ``from barbu.web.storage import postgres`` imports the module ``barbu.web.storage.postgres``; a name
+    imported from a package that is not a module of its own counts as the package (its ``__init__``).
+    """
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py") if "_native" not in p.parts}
+    graph: dict[str, set[str]] = {}
     for name, path in modules.items():
-        names = imported(path)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        # `from barbu.web import pgstore` imports the module barbu.web.pgstore.
-        names.update(f"barbu.web.{a.name}" for node in ast.walk(tree)
-                     if isinstance(node, ast.ImportFrom) and node.module == "barbu.web" for a in node.names)
-        graph[name] = names & modules.keys()
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    whole = f"{node.module}.{alias.name}"
+                    edges.add(whole if whole in modules else node.module)
+        graph[name] = {e for e in edges if e in modules and e != name}
     return graph
 
 
-def test_the_storage_modules_import_each_other_in_no_circle() -> None:
-    graph = storage_graph()
-    assert {"barbu.web.store", "barbu.web.pgstore"} <= graph.keys()
-    assert "barbu.web.pgstore" in graph["barbu.web.store"]  # open_store picks PostgreSQL's when asked
-    assert cycle(graph) == []
+def room(module: str) -> str | None:
+    """The web room a module lives in, or None outside barbu.web (and for barbu.web itself)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["barbu", "web"] else None
+
+
+def against_the_layers(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Every import of a web module from a room after its own (or from a room not in ROOMS)."""
+    wrong = set()
+    for module, imports in graph.items():
+        here = room(module)
+        if here is None:
+            continue
+        for other in imports:
+            there = room(other)
+            if there is not None and there != here and (
+                    there not in ROOMS or here not in ROOMS or ROOMS.index(there) > ROOMS.index(here)):
+                wrong.add((module, other))
+    return wrong
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    graph = {"barbu.web.tables.table": {"barbu.web.http.app", "barbu.web.core.errors"},
+             "barbu.web.http.app": {"barbu.web.tables.table"}}
+    assert against_the_layers(graph) == {("barbu.web.tables.table", "barbu.web.http.app")}
+
+
+def test_barbu_imports_itself_in_no_circle() -> None:
+    graph = package_graph()
+    assert {"barbu.engine.state", "barbu.web.http.app", "barbu.web.storage.sqlite"} <= graph.keys()
+    # A package's __init__ that re-exports its modules is not a circle with them: leave those edges out.
+    flat = {m: {i for i in imports if not m.startswith(i + ".") and not i.startswith(m + ".")}
+            for m, imports in graph.items()}
+    assert cycle(flat) == []
+
+
+def test_the_web_rooms_import_only_the_rooms_below_them() -> None:
+    web = PACKAGE / "web"
+    rooms = sorted(p.name for p in web.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+    loose = sorted(p.stem for p in web.glob("*.py") if p.stem != "__init__")
+    assert sorted([*rooms, *loose]) == sorted(ROOMS)  # every module of barbu.web lives in a room
+    assert sorted(against_the_layers(package_graph())) == []
 
 
 def test_the_old_module_paths_are_the_new_modules() -> None:

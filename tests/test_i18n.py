@@ -148,7 +148,7 @@ def table_errors() -> Iterator[tuple[str, dict[str, str]]]:
     """Every ``TableError("code", …, args={…})`` of the web source: its code and each args dict's
     constant keys and values (both branches of an ``a if c else b``; the illegal:<rule> codes,
     built with an f-string, are left to :func:`engine_rules`)."""
-    for path in WEB.glob("*.py"):
+    for path in WEB.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "TableError"
                     and isinstance(node.args[0], ast.Constant)):
@@ -216,8 +216,8 @@ def test_an_illegal_action_sends_the_values_its_words_name(tmp_path: Path) -> No
     from tests.web_helpers import Recorder
 
     from barbu.engine.cards import card_pretty, card_str
-    from barbu.web.store import Store
-    from barbu.web.tables import Setup, Table, TableError
+    from barbu.web.storage.sqlite import Store
+    from barbu.web.tables.table import Setup, Table, TableError
     store = Store(str(tmp_path / "t.db"))
     try:
         table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "seed": 5}))
@@ -387,15 +387,15 @@ def test_every_refused_count_has_its_words() -> None:
 @pytest.mark.parametrize("code", languages())
 def test_the_servers_plural_forms_are_the_pages(code: str) -> None:
     """The exports choose a count's form as Intl.PluralRules does: only forms the language has."""
-    from barbu.web.words import plural_form
+    from barbu.web.core.words import plural_form
     forms = {plural_form(code, n) for n in range(0, 250)}
     assert forms <= PLURAL_FORMS[code] and (len(forms) > 1) == (len(PLURAL_FORMS[code]) > 1)
     assert plural_form(code, 1) == ("one" if "one" in PLURAL_FORMS[code] else "other")
 
 
 def test_the_servers_words_are_the_catalogues() -> None:
-    from barbu.web.words import languages as server_languages
-    from barbu.web.words import words
+    from barbu.web.core.words import languages as server_languages
+    from barbu.web.core.words import words
     assert server_languages() == sorted(languages())
     fr = words("fr")
     assert fr.t("export.rules", rules="R", names="A, B") == "Règles : R. Joueurs : A, B."

@@ -11,7 +11,7 @@ from tests.script_helpers import load_script
 
 from barbu.engine.game import Game
 from barbu.tools.arena import Config, TaskResult
-from barbu.web.ratings import ANCHORS, Skill, anchor, rate_game
+from barbu.web.people.ratings import ANCHORS, Skill, anchor, rate_game
 
 ROOT = Path(__file__).resolve().parents[1]
 

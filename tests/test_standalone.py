@@ -41,8 +41,8 @@ USED_BY = {
     "numba": r"^\s*import numba\b",
     "argon2-cffi": r"^\s*from argon2\b",
     "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
-    "psycopg": r"^\s*import psycopg\b",  # barbu.web.pgstore: the tables in PostgreSQL
-    "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.bus: leases and messages between server processes
+    "psycopg": r"^\s*import psycopg\b",  # barbu.web.storage.postgres: the tables in PostgreSQL
+    "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.cluster.bus: leases and messages between processes
     "mkdocs": r'"mkdocs", "build"',  # tests/test_docs_site.py builds the manual as a site
     "mkdocs-material": r"^\s*name: material\b",  # mkdocs.yml: the theme
     "mkdocstrings": r"^\s*- mkdocstrings:",  # mkdocs.yml: the API pages from the docstrings

@@ -25,8 +25,8 @@ from tests.web_helpers import fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
-from barbu.web.rules import figures
-from barbu.web.store import is_postgres
+from barbu.web.storage.sqlite import is_postgres
+from barbu.web.tables.rules import figures
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"

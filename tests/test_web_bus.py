@@ -1,4 +1,4 @@
-"""The leases of barbu.web.bus and the store's fence: one owner per table, and a stale writer refused."""
+"""The leases of the cluster's bus and the store's fence: one owner per table, and a stale writer refused."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from tests.pg_helpers import redis_url
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
-from barbu.web.bus import Bus
-from barbu.web.limits import Who
-from barbu.web.store import Batch, SeatRow, open_store
-from barbu.web.tables import Table, deal_into
+from barbu.web.cluster.bus import Bus
+from barbu.web.http.limits import Who
+from barbu.web.storage.sqlite import Batch, SeatRow, open_store
+from barbu.web.tables.table import Table, deal_into
 
 
 @pytest.fixture
@@ -109,8 +109,8 @@ def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
         store_target: str, bus_url: str) -> None:
     """Another writer stores an event behind the owner's back: the owner's next write is refused, and
     then the table is dropped, forgotten and released, loaded again with that event, and plays on."""
-    from barbu.web.app import Config, Server
-    from barbu.web.relay import Cluster
+    from barbu.web.cluster.relay import Cluster
+    from barbu.web.http.app import Config, Server
 
     _computers_table(store_target, "T4")
 
@@ -148,9 +148,9 @@ def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_
 
     import redis
 
-    from barbu.web.app import Config, Server
-    from barbu.web.bus import owner_key
-    from barbu.web.relay import Cluster, LeaseLost
+    from barbu.web.cluster.bus import owner_key
+    from barbu.web.cluster.relay import Cluster, LeaseLost
+    from barbu.web.http.app import Config, Server
 
     _computers_table(store_target, "T5")
     sync = redis.Redis.from_url(bus_url)
@@ -224,8 +224,8 @@ def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
         store_target: str, bus_url: str) -> None:
     """By our own clock the lease may have lapsed, so the computer players stop; the next renewal finds
     the key still ours, and they play on."""
-    from barbu.web.app import Config, Server
-    from barbu.web.relay import Cluster
+    from barbu.web.cluster.relay import Cluster
+    from barbu.web.http.app import Config, Server
 
     _computers_table(store_target, "T6")
 
@@ -255,8 +255,8 @@ def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
 def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever goes wrong at the owner's, the relaying process hears a close (1012), never nothing."""
-    from barbu.web import app
-    from barbu.web.relay import Cluster
+    from barbu.web.cluster.relay import Cluster
+    from barbu.web.http import app
 
     _computers_table(store_target, "T7")
 
@@ -296,9 +296,9 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
     owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
-    from barbu.web import app, relay
-    from barbu.web.bus import owner_key
-    from barbu.web.tables import Setup
+    from barbu.web.cluster.bus import owner_key
+    from barbu.web.http import app, relay
+    from barbu.web.tables.table import Setup
 
     monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
 

@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from tests.test_web_ws import TWO_PEOPLE, app_for, create, error_of, events_count, people_to_act, receive
 from tests.web_helpers import fresh_db
 
-from barbu.web.chat import BURST, MAX_CHARS, RateLimit, clean_text
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
+from barbu.web.tables.chat import BURST, MAX_CHARS, RateLimit, clean_text
 
 
 def hello(ws: object, token: str | None) -> dict[str, object]:

@@ -15,11 +15,11 @@ from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import Recorder, dump, fresh_db, query
 
 from barbu.engine.state import Phase
-from barbu.web.errors import TableError
-from barbu.web.ladder import entrant, played_by_person
-from barbu.web.ratings import rate_game
-from barbu.web.store import SeatRow, open_store
-from barbu.web.tables import Lobby, Setup, Table
+from barbu.web.core.errors import TableError
+from barbu.web.people.ladder import entrant, played_by_person
+from barbu.web.people.ratings import rate_game
+from barbu.web.storage.sqlite import SeatRow, open_store
+from barbu.web.tables.table import Lobby, Setup, Table
 
 FRIENDS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
 RANDOM = {"kind": "bot", "level": "random"}

@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import Recorder, cards_in, dump, fresh_db
 
-from barbu.web.store import open_store
-from barbu.web.tables import Setup, Table
+from barbu.web.storage.sqlite import open_store
+from barbu.web.tables.table import Setup, Table
 
 SEATS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
 

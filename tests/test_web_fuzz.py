@@ -28,7 +28,7 @@ from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, create, server_of
 from tests.web_helpers import Recorder, fresh_db
 
-from barbu.web import app as web_app
+from barbu.web.http import app as web_app
 
 SURROGATE = "\\ud800"  # a lone surrogate as the JSON escape a client sends (valid JSON, not text)
 World = dict[str, Any]

@@ -14,12 +14,12 @@ from tests.web_helpers import fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
-from barbu.web.errors import TableError
-from barbu.web.ladder import entrant, game_result
-from barbu.web.players import Profiles
-from barbu.web.ratings import Skill, rate_game
-from barbu.web.store import PlayerRow, SeatRow, Store, TableStore, open_store
-from barbu.web.tables import Lobby, Setup, Table
+from barbu.web.core.errors import TableError
+from barbu.web.people.ladder import entrant, game_result
+from barbu.web.people.players import Profiles
+from barbu.web.people.ratings import Skill, rate_game
+from barbu.web.storage.sqlite import PlayerRow, SeatRow, Store, TableStore, open_store
+from barbu.web.tables.table import Lobby, Setup, Table
 
 
 class Quiet:

@@ -21,9 +21,9 @@ from tests.test_web_ws import app_for, create, receive, server_of
 from tests.web_helpers import Recorder, cards_in, fresh_db, mask_cards, sqlite_only
 
 from barbu.cli import build_parser
-from barbu.web.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
-from barbu.web.limits import Limiter
-from barbu.web.server import default_db
+from barbu.web.http.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
+from barbu.web.http.limits import Limiter
+from barbu.web.serve import default_db
 
 BOTS = [{"kind": "bot", "level": "random"}] * 4
 
@@ -337,7 +337,7 @@ def test_serve_believes_forwarded_addresses_from_the_balancer_it_is_given() -> N
     machine (uvicorn's own default) where a local proxy may pass a client's header on."""
     import argparse
 
-    from barbu.web.server import add_arguments, uvicorn_config
+    from barbu.web.serve import add_arguments, uvicorn_config
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -353,8 +353,8 @@ def test_a_socket_message_up_to_a_mebibyte_reaches_the_app() -> None:
     through up to 1 MiB, so that one far over MAX_MESSAGE still gets the app's ``too-large`` event."""
     import argparse
 
-    from barbu.web.app import MAX_MESSAGE
-    from barbu.web.server import add_arguments, uvicorn_config
+    from barbu.web.http.app import MAX_MESSAGE
+    from barbu.web.serve import add_arguments, uvicorn_config
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -365,7 +365,7 @@ def test_a_socket_message_up_to_a_mebibyte_reaches_the_app() -> None:
 def test_computer_only_tables_take_their_levels_by_either_name(tmp_path: Path) -> None:
     import argparse
 
-    from barbu.web.server import add_arguments, config_of
+    from barbu.web.serve import add_arguments, config_of
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)

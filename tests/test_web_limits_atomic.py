@@ -16,8 +16,8 @@ from tests.pg_helpers import redis_url
 from tests.test_web_ws import app_for
 from tests.web_helpers import fresh_db
 
-from barbu.web.clientid import CLIENT_HEADER
-from barbu.web.limits import LocalCounters, RedisCounters, Rule, Who
+from barbu.web.http.clientid import CLIENT_HEADER
+from barbu.web.http.limits import LocalCounters, RedisCounters, Rule, Who
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 
@@ -89,7 +89,7 @@ def test_a_signed_in_person_is_counted_by_profile_whatever_client_id_the_page_se
 
 def test_a_client_id_that_is_not_well_formed_is_not_a_person(tmp_path: Path) -> None:
     assert Who("a", None).keys(Rule("x", 1)) == ["x:a:a"]
-    from barbu.web.limits import client_id
+    from barbu.web.http.limits import client_id
 
     assert client_id("short") is None and client_id("x" * 65) is None and client_id("bad id here") is None
     assert client_id("Good_id-123") == "c:Good_id-123"
@@ -163,8 +163,8 @@ def test_redis_counts_one_limit_for_a_group_of_processes() -> None:
 def test_the_new_limits_have_serve_flags_with_the_configs_defaults(tmp_path: Path) -> None:
     import argparse
 
-    from barbu.web.app import Config
-    from barbu.web.server import add_arguments, config_of
+    from barbu.web.http.app import Config
+    from barbu.web.serve import add_arguments, config_of
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)

@@ -12,10 +12,10 @@ from tests.test_web_rematch import BODY, finished_over_sockets, seated
 from tests.test_web_ws import app_for, create, receive
 from tests.web_helpers import Recorder, fresh_db
 
-from barbu.web import chat as chatmod
-from barbu.web import rematch as rematchmod
-from barbu.web.store import open_store
-from barbu.web.tables import Lobby, Setup, TableError
+from barbu.web.storage.sqlite import open_store
+from barbu.web.tables import chat as chatmod
+from barbu.web.tables import rematch as rematchmod
+from barbu.web.tables.table import Lobby, Setup, TableError
 
 
 def answers_until_pong(ws: Any, payloads: list[dict[str, Any]], echo: str) -> tuple[int, list[str]]:

@@ -92,7 +92,7 @@ def test_the_work_is_done_in_another_process_once_for_requests_at_once(tmp_path:
 
 @pytest.fixture
 def heavy_pool() -> Iterator[Any]:
-    from barbu.web.heavy import Heavy
+    from barbu.web.http.heavy import Heavy
 
     heavy = Heavy(kept=2)
     yield heavy

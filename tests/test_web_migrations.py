@@ -12,11 +12,11 @@ import pytest
 from tests.web_helpers import sqlite_only
 
 from barbu.engine.record import to_record
-from barbu.web.players import Profiles
-from barbu.web.server import CannotStart, check_database
-from barbu.web.sheets import SheetBook
-from barbu.web.store import SCHEMA_VERSION, NewerDatabase, Store, migrate
-from barbu.web.tables import Lobby
+from barbu.web.people.players import Profiles
+from barbu.web.serve import CannotStart, check_database
+from barbu.web.sheets.sheet import SheetBook
+from barbu.web.storage.sqlite import SCHEMA_VERSION, NewerDatabase, Store, migrate
+from barbu.web.tables.table import Lobby
 
 OLD = Path(__file__).with_name("data") / "old-db"
 pytestmark = sqlite_only  # the layouts of older releases' SQLite files (PostgreSQL's: test_web_postgres)

@@ -17,12 +17,12 @@ from tests.test_web_ladder import attach, person, play_out, sit
 from tests.test_web_ws import app_for, receive, server_of
 
 from barbu.cli import main
-from barbu.web import pgstore
-from barbu.web.dbtool import MOVED
-from barbu.web.pgstore import PgStore
-from barbu.web.schema import PG_FIRST_STEP, STEPS, pg_stored, statements
-from barbu.web.server import CannotStart, check_database
-from barbu.web.store import (
+from barbu.web.serve import CannotStart, check_database
+from barbu.web.storage import postgres as pgstore
+from barbu.web.storage.dbtool import MOVED
+from barbu.web.storage.postgres import PgStore
+from barbu.web.storage.schema import PG_FIRST_STEP, STEPS, pg_stored, statements
+from barbu.web.storage.sqlite import (
     Batch,
     DeviceRow,
     NewerDatabase,
@@ -32,7 +32,7 @@ from barbu.web.store import (
     Store,
     TableStore,
 )
-from barbu.web.tables import Lobby
+from barbu.web.tables.table import Lobby
 
 RANDOM = {"kind": "bot", "level": "random"}
 
@@ -314,7 +314,7 @@ def test_a_move_refuses_a_file_a_server_is_serving(
         tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "busy.db"
     Store(str(path)).close()
-    from barbu.web.store import exclusive
+    from barbu.web.storage.sqlite import exclusive
 
     with exclusive(str(path)):  # as a running barbu serve holds it
         assert main(["db", "move", str(path), pg_url]) == 1
@@ -327,7 +327,7 @@ def test_two_processes_rating_one_person_at_once_both_count() -> None:
     from tests.pg_helpers import new_database
     from tests.test_web_ladder import person
 
-    from barbu.web.store import GameResult
+    from barbu.web.storage.sqlite import GameResult
 
     url = new_database()
     stores = [PgStore(url), PgStore(url)]

@@ -17,8 +17,8 @@ from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, error_of, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, check_hidden, fresh_db
 
-from barbu.web.store import Store, open_store
-from barbu.web.tables import Lobby, Setup, Table, TableError
+from barbu.web.storage.sqlite import Store, open_store
+from barbu.web.tables.table import Lobby, Setup, Table, TableError
 
 BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "private": True,
         "turn_clock": {"seconds": 30, "level": "random"},
@@ -216,7 +216,7 @@ def finished_over_sockets(client: Any, made: dict[str, Any], ann: Any, ben: Any)
 
 def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_seat(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from barbu.web import app as app_module
+    from barbu.web.http import app as app_module
 
     sent: list[tuple[int | None, str]] = []
     original = app_module.Connection.send_text

@@ -23,8 +23,8 @@ from barbu.engine.hand import Phase
 from barbu.engine.record import apply_setup, replay, to_record
 from barbu.engine.state import State
 from barbu.tools.analyze import analyze
-from barbu.web.errors import TableError
-from barbu.web.replay import MAX_RECORD, timeline
+from barbu.web.core.errors import TableError
+from barbu.web.http.replay import MAX_RECORD, timeline
 
 GOLDEN = ROOT / "tests" / "data" / "classic_no_queens_golden_doubling.json"
 

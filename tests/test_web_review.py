@@ -12,8 +12,8 @@ from tests.test_web_signin import client as client
 from tests.test_web_ws import app_for, receive, server_of
 from tests.web_helpers import fresh_db
 
-from barbu.web.guard import redact
-from barbu.web.limits import LocalCounters
+from barbu.web.http.guard import redact
+from barbu.web.http.limits import LocalCounters
 
 
 def test_a_stranger_who_joins_never_becomes_the_creator(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from tests.cluster_helpers import free_port, wait_up
 
-from barbu.web.guard import RedactSecrets, redact
+from barbu.web.http.guard import RedactSecrets, redact
 
 
 def call(url: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:

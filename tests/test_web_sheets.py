@@ -21,9 +21,9 @@ from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db, query, store_class
 
-from barbu.web import app as web_app
-from barbu.web.limits import Limiter
-from barbu.web.store import Batch, SheetBatch
+from barbu.web.http import app as web_app
+from barbu.web.http.limits import Limiter
+from barbu.web.storage.sqlite import Batch, SheetBatch
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 # Ann declares No Queens; Ben doubles everyone, Cleo doubles Ann and Ann redoubles Cleo.
@@ -249,7 +249,7 @@ def csv_rows(text: str) -> list[list[str]]:
 
 
 def catalogue(lang: str) -> dict[str, Any]:
-    path = Path(web_app.__file__).parent / "static" / "i18n" / f"{lang}.json"
+    path = web_app.STATIC / "i18n" / f"{lang}.json"
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 

@@ -22,10 +22,10 @@ from tests.test_web_migrations import OLD
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db, query, sqlite_only
 
-from barbu.web.errors import TableError
-from barbu.web.players import Policy, Profiles, new_key
-from barbu.web.schema import statements
-from barbu.web.store import MIGRATIONS, SCHEMA_VERSION, Store, open_store
+from barbu.web.core.errors import TableError
+from barbu.web.people.players import Policy, Profiles, new_key
+from barbu.web.storage.schema import statements
+from barbu.web.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, Store, open_store
 
 PASSWORD = "correct horse battery"
 
@@ -159,7 +159,7 @@ def test_refusals_say_the_same_for_every_name(client: TestClient) -> None:
 # -- 6. bounded memory -------------------------------------------------------------------------
 
 def test_the_failure_tables_stay_under_their_cap(tmp_path: Path) -> None:
-    from barbu.web.signin import ThrottlePolicy  # here: before it, the test failed on this line alone
+    from barbu.web.people.signin import ThrottlePolicy  # here: before it, the test failed on this line alone
 
     cap = 64
     store = open_store(fresh_db(tmp_path))
@@ -180,7 +180,7 @@ def test_the_failure_tables_stay_under_their_cap(tmp_path: Path) -> None:
 
 
 def test_the_count_of_profiles_made_per_address_stays_bounded(client: TestClient) -> None:
-    from barbu.web.limits import Limiter, LocalCounters, Who
+    from barbu.web.http.limits import Limiter, LocalCounters, Who
 
     server = server_of(client)
     server.limiter = Limiter(LocalCounters(cap=64))
@@ -348,7 +348,7 @@ def test_a_device_is_seen_when_it_opens_the_lobby_or_its_profile(client: TestCli
 @sqlite_only
 def test_keys_made_before_the_list_of_devices_still_open_their_profile(tmp_path: Path) -> None:
     """A database of the layout before devices (profiles and ratings, 3) with a key in it, migrated."""
-    from barbu.web.players import device_id  # here: the code before it runs the other tests
+    from barbu.web.people.players import device_id  # here: the code before it runs the other tests
 
     path = tmp_path / "layout3.db"
     shutil.copy(OLD / "0.2.0.sqlite", path)

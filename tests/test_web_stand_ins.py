@@ -13,9 +13,9 @@ from tests.web_helpers import Recorder, fresh_db, sqlite_only
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase, State
 from barbu.tools.analyze import analyze, format_report, main, person_totals
-from barbu.web.replay import Job, verdict_json
-from barbu.web.store import Store, open_store
-from barbu.web.tables import Setup, Table
+from barbu.web.http.replay import Job, verdict_json
+from barbu.web.storage.sqlite import Store, open_store
+from barbu.web.tables.table import Setup, Table
 
 BODY = {"name": "Ann", "seed": 11, "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3,
         "turn_clock": {"seconds": 20, "level": "random"}}

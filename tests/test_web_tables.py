@@ -12,8 +12,8 @@ from tests.web_helpers import Recorder, cards_in, mask_cards, sqlite_only
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase
-from barbu.web.store import Store, open_store
-from barbu.web.tables import Limits, Lobby, Setup, Table, TableError
+from barbu.web.storage.sqlite import Store, open_store
+from barbu.web.tables.table import Limits, Lobby, Setup, Table, TableError
 
 HUMANS4 = {"seats": [{"kind": "human"}] * 4}
 

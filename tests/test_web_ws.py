@@ -17,7 +17,7 @@ from tests.web_helpers import check_hidden, check_received, fresh_db, mask_cards
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
-from barbu.web.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
+from barbu.web.http.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
 
 Session = Any  # starlette's WebSocketTestSession
 TWO_PEOPLE = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]
@@ -279,7 +279,7 @@ def test_a_whole_hand_against_three_computers_over_the_socket(client: TestClient
 def test_four_people_and_a_watcher_see_only_their_own_cards(client: TestClient,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Every message is checked the moment the server queues it, against the hands as they are then."""
-    from barbu.web import app as app_module
+    from barbu.web.http import app as app_module
 
     made = create(client, name="P0", seats=[{"kind": "human"}] * 4)
     tid = made["id"]

@@ -17,8 +17,8 @@ import pytest
 from tests.pg_helpers import new_database, on_postgres
 
 from barbu.engine.cards import card_str, parse_card
-from barbu.web.store import Store, TableStore, is_postgres
-from barbu.web.tables import Table
+from barbu.web.storage.sqlite import Store, TableStore, is_postgres
+from barbu.web.tables.table import Table
 
 # A test about SQLite's files themselves (its lock file, WAL, another program's file): not run on PostgreSQL.
 sqlite_only = pytest.mark.skipif(on_postgres(), reason="about SQLite files themselves")
@@ -32,7 +32,7 @@ def fresh_db(tmp_path: Path, name: str = "tables.db") -> str:
 def store_class(target: str | None = None) -> type[Any]:
     """The store class of ``target`` (or of this run), for the tests' stores that fail or wait on purpose."""
     if on_postgres() if target is None else is_postgres(target):
-        from barbu.web.pgstore import PgStore
+        from barbu.web.storage.postgres import PgStore
 
         return PgStore
     return Store
@@ -45,7 +45,7 @@ def query(target: str | Path | TableStore, sql: str, *params: object) -> list[tu
     """
     where = target if isinstance(target, str | Path) else getattr(target, "url", target.path)
     if isinstance(where, str) and is_postgres(where):
-        from barbu.web.pgstore import connect
+        from barbu.web.storage.postgres import connect
 
         conn = connect(where, 5.0)
         try:
@@ -69,7 +69,7 @@ def dump(target: str | Path) -> str:
             return "\n".join(db.iterdump())
         finally:
             db.close()
-    from barbu.web.dbtool import MOVED
+    from barbu.web.storage.dbtool import MOVED
 
     return "\n".join(repr(row) for table in MOVED for row in query(target, f"SELECT * FROM {table}"))
 
@@ -77,7 +77,7 @@ def dump(target: str | Path) -> str:
 def hold_writes(target: str | Path) -> Any:
     """Another process takes the database's write lock and keeps it; call the answer to let go of it."""
     if isinstance(target, str) and is_postgres(target):
-        from barbu.web.pgstore import connect
+        from barbu.web.storage.postgres import connect
 
         conn = connect(target, 5.0)
         conn.execute("BEGIN")

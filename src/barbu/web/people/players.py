@@ -4,7 +4,7 @@ A profile needs no password: the server makes a random 128-bit secret, the brows
 (localStorage) and sends ``ID:SECRET`` with each request that needs it. Only a salted SHA-256 of
 each secret is stored, which is enough for random secrets (nothing to guess from a dictionary). A
 short-lived, one-time transfer code gives another device its own secret; a password, for those
-who want one, is hashed with argon2 and failed sign-ins are slowed down (barbu.web.signin). Each
+who want one, is hashed with argon2 and failed sign-ins are slowed down (barbu.web.people.signin). Each
 device is listed and can be signed out; changing the password signs out every other one.
 The profile's ``id`` never changes: whatever later hangs on a player (ratings) hangs on it.
 """
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from barbu.web.errors import TableError
-from barbu.web.signin import Rate, Throttle, ThrottlePolicy
-from barbu.web.store import DeviceRow, PlayerBatch, PlayerRow, TableStore
-from barbu.web.tables import clean_name, name_key
+from barbu.web.core.errors import TableError
+from barbu.web.people.signin import Rate, Throttle, ThrottlePolicy
+from barbu.web.storage.sqlite import DeviceRow, PlayerBatch, PlayerRow, TableStore
+from barbu.web.tables.table import clean_name, name_key
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
 MIN_PASSWORD, MAX_PASSWORD = 8, 128

@@ -1,7 +1,7 @@
 """One process of a group serving one site: it drives the tables it leases, relays the others to their owners.
 
 A reader (WebSocket) or an HTTP request about a table may reach any process. The one that drives
-the table (its owner, see :mod:`barbu.web.bus`) answers it as a single server would. Any other
+the table (its owner, see :mod:`barbu.web.cluster.bus`) answers it as a single server would. Any other
 process relays it: the socket's frames go to the owner on the owner's channel, the owner runs the
 same table code with a :class:`RelayPort` standing in for the socket, and its frames come back on
 the relaying process's channel; an HTTP request is run by the owner's own application and its
@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
-from barbu.web.bus import Bus
-from barbu.web.errors import TableError
-from barbu.web.sheets import Sheet, SheetBook
-from barbu.web.store import Batch, PlayerBatch, SheetBatch
-from barbu.web.tables import Lobby, Table, storage_error, valid_id
+from barbu.web.cluster.bus import Bus
+from barbu.web.core.errors import TableError
+from barbu.web.sheets.sheet import Sheet, SheetBook
+from barbu.web.storage.sqlite import Batch, PlayerBatch, SheetBatch
+from barbu.web.tables.table import Lobby, Table, storage_error, valid_id
 
 if TYPE_CHECKING:
-    from barbu.web.app import Server
+    from barbu.web.http.app import Server
 
-log = logging.getLogger("barbu.web.relay")
+log = logging.getLogger("barbu.web.cluster.relay")
 
 CLOSE_RESTART = 1012  # the WebSocket close code "service restart": the page connects again
 SWEEP_SECONDS = 1.0
@@ -398,7 +398,7 @@ class Cluster:
                 future.set_result(msg)
 
     def _open_port(self, msg: dict[str, Any]) -> None:
-        from barbu.web.app import _serve_table
+        from barbu.web.http.app import _serve_table
 
         conn, relay, table_id = str(msg["conn"]), str(msg["reply"]), str(msg["table"])
         port = RelayPort(self.bus, conn, relay, str(msg.get("client", "?")))
@@ -422,7 +422,7 @@ class Cluster:
 
     async def serve_socket(self, ws: WebSocket, table_id: str) -> None:
         """A socket connected here: served here if we drive its table, else relayed to the owner."""
-        from barbu.web.app import CLOSE_NO_TABLE, SocketPort, _refuse, _serve_table
+        from barbu.web.http.app import CLOSE_NO_TABLE, SocketPort, _refuse, _serve_table
 
         try:
             owner = await self.place(table_id)
@@ -435,7 +435,7 @@ class Cluster:
             await self._relay_socket(ws, owner, table_id)
 
     async def _relay_socket(self, ws: WebSocket, owner: str, table_id: str) -> None:
-        from barbu.web.app import client_of
+        from barbu.web.http.app import client_of
 
         conn = secrets.token_urlsafe(12)
         end = self.relays[conn] = RelayEnd(owner, table_id)
@@ -494,7 +494,7 @@ class Cluster:
     async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> int | None:
         """Send the reader's frames to the owner; None once the reader went, 1012 once nobody listens
         at the owner's (it is gone: the page connects again rather than lose a move)."""
-        from barbu.web.app import _receive
+        from barbu.web.http.app import _receive
 
         while (text := await _receive(ws)) is not None:
             if not await self.bus.send(owner, {"op": "text", "conn": conn, "text": text}):

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from barbu.web.ratings import PERSON, Skill, rate_game
+from barbu.web.people.ratings import PERSON, Skill, rate_game
 
 
 class NewerDatabase(sqlite3.DatabaseError):

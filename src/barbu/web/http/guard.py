@@ -15,7 +15,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 log = logging.getLogger("barbu.web")
 

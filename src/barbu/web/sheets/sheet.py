@@ -2,7 +2,7 @@
 
 A sheet is an engine ``barbu-sheet/1`` document (:mod:`barbu.engine.scoresheet`) kept on the
 server. Every change is worked out on a copy by the engine (which refuses what does not add up),
-stored as one :class:`~barbu.web.store.SheetBatch`, and only then made in memory. Scores, the
+stored as one :class:`~barbu.web.storage.sqlite.SheetBatch`, and only then made in memory. Scores, the
 rotation, the contracts still open and the compulsory doubles all come from the engine: this
 module only puts names on them.
 """
@@ -27,10 +27,10 @@ from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
-from barbu.web.errors import TableError
-from barbu.web.store import SheetBatch, TableStore
-from barbu.web.tables import clean_name, valid_id
-from barbu.web.words import Words
+from barbu.web.core.errors import TableError
+from barbu.web.core.words import Words
+from barbu.web.storage.sqlite import SheetBatch, TableStore
+from barbu.web.tables.table import clean_name, valid_id
 from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")
@@ -109,10 +109,10 @@ def _game_of(body: dict[str, Any]) -> Game:
 # -- one sheet ------------------------------------------------------------------------
 
 def pdf_answer(sheet_id: str, doc: dict[str, Any], version: int, lang: str) -> tuple[int, bytes]:
-    """A sheet's PDF at this version, made in a worker process (barbu.web.heavy): reportlab is loaded
+    """A sheet's PDF at this version, made in a worker process (barbu.web.http.heavy): reportlab is loaded
     there, never by the server's event loop."""
-    from barbu.web.sheet_pdf import sheet_pdf
-    from barbu.web.words import words
+    from barbu.web.core.words import words
+    from barbu.web.sheets.pdf import sheet_pdf
 
     return 200, sheet_pdf(Sheet.of(sheet_id, "", doc, version), words(lang))
 

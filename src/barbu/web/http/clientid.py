@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 CLIENT_HEADER = "x-barbu-client"
 CLIENT_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")  # what a page makes: 8 to 64 of A-Z a-z 0-9 _ -

@@ -10,7 +10,7 @@ accept at once. Nothing here touches the tables; :class:`Offer` only says what a
 >>> o.check("accept", 0, [0, 2], True)
 Traceback (most recent call last):
 ...
-barbu.web.errors.TableError: you have already accepted this rematch
+barbu.web.core.errors.TableError: you have already accepted this rematch
 >>> o.apply({"op": "accept", "seat": 2})
 >>> o.complete([0, 2]), o.public()["accepted"]
 (True, [0, 2])
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 MAX_OFFERS = 20  # rematches offered at one table: each stores a handful of events
 OPS = ("offer", "accept", "decline", "withdraw")  # what a person may ask; "made" is the server's

@@ -18,7 +18,7 @@ close that gap:
 
 Every process keeps a heartbeat key ``barbu:proc:ID`` (expiring) and listens on the channel of the
 same name: relayed sockets and HTTP requests reach the owner there, and the owner's answers go back
-on the relaying process's channel (see :mod:`barbu.web.relay`). Each process also keeps the lobby
+on the relaying process's channel (see :mod:`barbu.web.cluster.relay`). Each process also keeps the lobby
 entries of its tables under ``barbu:listing:ID``, so that any process can list every table.
 """
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-log = logging.getLogger("barbu.web.bus")
+log = logging.getLogger("barbu.web.cluster.bus")
 
 PREFIX = "barbu:"
 # Renew only a lease we hold: a process whose lease lapsed and was taken must not take it back.

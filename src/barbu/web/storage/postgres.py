@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 import psycopg.errors
 
-from barbu.web.schema import (
+from barbu.web.storage.schema import (
     PG_FIRST_STEP,
     SCHEMA_VERSION,
     STEPS,
@@ -30,7 +30,7 @@ from barbu.web.schema import (
     pg_stored,
     statements,
 )
-from barbu.web.storesql import (
+from barbu.web.storage.sql import (
     POSTGRES,
     Batch,
     DeviceRow,
@@ -94,7 +94,7 @@ def connect(url: str, timeout: float) -> Conn:
 
 
 def schema_version(conn: Conn) -> int:
-    """The step the database's layout is at (see :mod:`barbu.web.schema`): 0 for one barbu never migrated."""
+    """The step the layout is at (see :mod:`barbu.web.storage.schema`): 0 for one barbu never migrated."""
     row = conn.execute("SELECT to_regclass('barbu_schema') IS NOT NULL").fetchone()
     if row is None or not row[0]:
         return 0

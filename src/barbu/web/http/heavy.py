@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 Answer = tuple[int, bytes]  # an HTTP status and its JSON (or PDF) body
 

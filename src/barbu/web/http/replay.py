@@ -38,10 +38,10 @@ from barbu.engine.record import game_of, replay
 from barbu.engine.state import State
 from barbu.engine.tricks import trick_winner
 from barbu.tools.analyze import Verdict, analyze, decisions
-from barbu.web.errors import TableError
-from barbu.web.guard import has_lone_surrogate, secret_header
-from barbu.web.heavy import Answer, Heavy
-from barbu.web.tables import Lobby
+from barbu.web.core.errors import TableError
+from barbu.web.http.guard import has_lone_surrogate, secret_header
+from barbu.web.http.heavy import Answer, Heavy
+from barbu.web.tables.table import Lobby
 from barbu.wording import record_names, say
 
 MAX_RECORD = 262144  # bytes of a record sent to the server: a whole classic game is about 20 KiB
@@ -461,7 +461,7 @@ def counted(doc: dict[str, Any], seat: int) -> tuple[int, dict[str, Any] | None]
 
 
 def timeline_answer(doc: Any) -> Answer:
-    """A record's timeline as JSON, or its refusal (in a worker process: see barbu.web.heavy)."""
+    """A record's timeline as JSON, or its refusal (in a worker process: see barbu.web.http.heavy)."""
     try:
         if isinstance(doc, bytes):
             doc = parse_record(doc)

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from barbu.web.store import DatabaseInUse, NewerDatabase, Store, exclusive, is_postgres, open_store
+from barbu.web.storage.sqlite import DatabaseInUse, NewerDatabase, Store, exclusive, is_postgres, open_store
 
 if TYPE_CHECKING:
-    from barbu.web.app import Config
+    from barbu.web.http.app import Config
 
 
 def default_db() -> Path:
@@ -126,7 +126,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def config_of(args: argparse.Namespace, db: Path | str) -> Config:
     from barbu.bots import levels_named
-    from barbu.web.app import Config, cheap_levels
+    from barbu.web.http.app import Config, cheap_levels
 
     # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
     levels = levels_named(args.bot_table_levels) \
@@ -147,7 +147,7 @@ def shown_db(db: Path | str) -> str:
     """The database as messages name it: a file's path, or a URL without its password."""
     if isinstance(db, Path):
         return str(db)
-    from barbu.web.pgstore import shown
+    from barbu.web.storage.postgres import shown
 
     return shown(db)
 
@@ -193,7 +193,7 @@ def check_database(db: Path | str, timeout: float) -> None:
 def check_postgres(url: str, timeout: float) -> None:
     """Reach the PostgreSQL database and bring its layout up to date; CannotStart if that fails."""
     try:
-        from barbu.web.pgstore import shown
+        from barbu.web.storage.postgres import shown
     except ImportError as e:
         raise CannotStart(f"PostgreSQL needs psycopg: pip install 'barbu[cluster]' ({e})") from e
     try:
@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from barbu.bots import level_label, levels
-    from barbu.web.app import build_app
+    from barbu.web.http.app import build_app
 
     db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
     config = config_of(args, db)
@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         app: Any = build_app(config)
         if app.state.server.cluster is not None:  # a table's request goes to the process driving it
-            from barbu.web.guard import Guard
+            from barbu.web.http.guard import Guard
 
             app = Guard(app.state.server.cluster.router(app))  # the router's own failures answered too
         host = f"[{args.host}]" if ":" in args.host else args.host
@@ -265,7 +265,7 @@ def uvicorn_config(app: Any, args: argparse.Namespace, *, ws_max_size: int = WS_
     logs (the access log too) never show a secret."""
     import uvicorn
 
-    from barbu.web.guard import redact_logs
+    from barbu.web.http.guard import redact_logs
 
     # uvicorn's own default believes any request from this machine (FORWARDED_ALLOW_IPS or 127.0.0.1): a
     # local proxy that passes a client's header on would let it choose its address. Nobody is believed

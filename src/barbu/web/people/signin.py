@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 V = TypeVar("V")
 

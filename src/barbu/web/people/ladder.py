@@ -17,9 +17,9 @@ from typing import Any
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
-from barbu.web.errors import TableError
-from barbu.web.ratings import COMPUTER, PERSON, Skill
-from barbu.web.store import GameResult, HistoryRow, RatingRow, SeatRow, TableStore
+from barbu.web.core.errors import TableError
+from barbu.web.people.ratings import COMPUTER, PERSON, Skill
+from barbu.web.storage.sqlite import GameResult, HistoryRow, RatingRow, SeatRow, TableStore
 
 DEFAULT_TOP, MAX_TOP = 50, 200
 MAX_GAMES = 500  # rated games a player's page shows (the newest)
@@ -115,7 +115,7 @@ def _place(i: int, r: RatingRow) -> dict[str, Any]:
 def player_page(store: TableStore, key: str) -> dict[str, Any]:
     """A profile's ratings per rule set, its rated games with their rating after, and per-contract means.
 
-    ``key`` is the name as profiles compare names (:func:`barbu.web.tables.name_key`).
+    ``key`` is the name as profiles compare names (:func:`barbu.web.tables.table.name_key`).
     """
     row = store.player_named(key) if 0 < len(key) <= MAX_NAME else None
     if row is None:

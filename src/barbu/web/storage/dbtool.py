@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from barbu.web import store as sqlite_store
-from barbu.web.store import DatabaseInUse, NewerDatabase, exclusive, is_postgres
+from barbu.web.storage import sqlite as sqlite_store
+from barbu.web.storage.sqlite import DatabaseInUse, NewerDatabase, exclusive, is_postgres
 
 if TYPE_CHECKING:
     import psycopg
@@ -82,7 +82,7 @@ def migrate_target(target: str) -> str:
     """Migrate a database; what was found and left, as printed."""
     if is_postgres(target):
         _need_psycopg()
-        from barbu.web import pgstore as pg
+        from barbu.web.storage import postgres as pg
 
         with _postgres(target, 30.0) as conn:
             found, left = _guarded(lambda: pg.migrate(conn))
@@ -102,7 +102,7 @@ def move(source: str, target: str, *, into_used: bool = False, timeout: float = 
     if not Path(source).is_file():
         raise Refused(f"there is no SQLite file {source}")
     _need_psycopg()
-    from barbu.web import pgstore as pg
+    from barbu.web.storage import postgres as pg
 
     try:
         with exclusive(source):  # no server writes the file while it is copied
@@ -175,7 +175,7 @@ def _sqlite_version(path: Path) -> int:
 
 @contextlib.contextmanager
 def _postgres(url: str, timeout: float) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
-    from barbu.web import pgstore as pg
+    from barbu.web.storage import postgres as pg
 
     conn = _guarded(lambda: pg.connect(url, timeout))
     try:
@@ -198,7 +198,7 @@ def _guarded(work: Callable[[], T]) -> T:
 def _translated() -> contextlib.AbstractContextManager[None]:
     """PostgreSQL's errors as sqlite3's (nothing to do without psycopg: then there are none)."""
     try:
-        from barbu.web.pgstore import dbapi_errors
+        from barbu.web.storage.postgres import dbapi_errors
     except ImportError:
         return contextlib.nullcontext()
     return dbapi_errors()

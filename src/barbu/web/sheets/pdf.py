@@ -20,8 +20,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from barbu.web.sheets import Sheet, doubles_text, game_of, label_of, rows, winners_said
-from barbu.web.words import Words
+from barbu.web.core.words import Words
+from barbu.web.sheets.sheet import Sheet, doubles_text, game_of, label_of, rows, winners_said
 
 try:  # reportlab shapes Burmese (its vowels drawn before their consonant, its stacked letters) with it
     import uharfbuzz

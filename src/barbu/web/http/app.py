@@ -44,20 +44,21 @@ from barbu.bots import levels, make_bot
 from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
-from barbu.web import ladder
-from barbu.web import sheets as sheetmod
-from barbu.web.clientid import CLIENT_HEADER, client_key
-from barbu.web.errors import TableError
-from barbu.web.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
-from barbu.web.heavy import Heavy
-from barbu.web.limits import Limiter, RedisCounters, Rule, Who, client_id
-from barbu.web.players import Policy, Profiles, public
-from barbu.web.replay import Analyses, Gates, replay_routes
-from barbu.web.rules import rules_info
-from barbu.web.sheets import Sheet, SheetBook
-from barbu.web.signin import ThrottlePolicy
-from barbu.web.store import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
-from barbu.web.tables import (
+from barbu.web.core.errors import TableError
+from barbu.web.core.words import words
+from barbu.web.http.clientid import CLIENT_HEADER, client_key
+from barbu.web.http.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
+from barbu.web.http.heavy import Heavy
+from barbu.web.http.limits import Limiter, RedisCounters, Rule, Who, client_id
+from barbu.web.http.replay import Analyses, Gates, replay_routes
+from barbu.web.people import ladder
+from barbu.web.people.players import Policy, Profiles, public
+from barbu.web.people.signin import ThrottlePolicy
+from barbu.web.sheets import sheet as sheetmod
+from barbu.web.sheets.sheet import Sheet, SheetBook
+from barbu.web.storage.sqlite import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
+from barbu.web.tables.rules import rules_info
+from barbu.web.tables.table import (
     AutoMove,
     Change,
     Limits,
@@ -68,15 +69,14 @@ from barbu.web.tables import (
     name_key,
     storage_error,
 )
-from barbu.web.words import words
 from barbu.wording import plural
 
 if TYPE_CHECKING:
-    from barbu.web.relay import Cluster
+    from barbu.web.cluster.relay import Cluster
 
 log = logging.getLogger("barbu.web")
 
-STATIC = Path(__file__).with_name("static")
+STATIC = Path(__file__).resolve().parents[1] / "static"
 MAX_MESSAGE = 4096  # bytes of one client message; a real one is under 100
 MAX_BODY = 16384  # bytes of an HTTP request body
 MAX_QUEUE = 2000  # events waiting for one slow client before it is cut off
@@ -125,7 +125,7 @@ class Config:
     analysis_seconds: float = 900.0  # an analysis still running after this long is stopped
     reads_per_minute: int = 60  # timelines and PDFs one person and one address may ask for in a minute
     analysis_queue: int = 8  # analyses waiting for a place (past it they are refused)
-    bus: str | None = None  # redis://… : one process of a group sharing the database (barbu.web.relay)
+    bus: str | None = None  # redis://… : one process of a group sharing the database (web.cluster)
 
     @property
     def limits(self) -> Limits:
@@ -221,7 +221,7 @@ class Server:
                                   window=c.signin_window)
         self.people = Profiles(self.store, Policy(throttle=throttle))
         if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
-            from barbu.web.relay import ClusterLobby, FreshSheetBook
+            from barbu.web.cluster.relay import ClusterLobby, FreshSheetBook
 
             self.lobby = ClusterLobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits)
             self.book = FreshSheetBook(self.store)
@@ -612,7 +612,7 @@ def build_app(config: Config) -> Starlette:
     """The whole web application for one database."""
     server = Server(config)
     if config.bus is not None:
-        from barbu.web.relay import Cluster  # redis-py is needed only by a group of processes
+        from barbu.web.cluster.relay import Cluster  # redis-py is needed only by a group of processes
 
         server.cluster = Cluster(server, config.bus)
         server.limiter = Limiter(RedisCounters(server.cluster.bus.redis))  # one count for the group
@@ -775,7 +775,7 @@ async def _serve_socket(server: Server, ws: WebSocket) -> None:
             try:
                 await server.cluster.serve_socket(ws, str(ws.path_params["table_id"]))
             except Exception as e:  # Redis out of reach, say: the page is told, and connects again
-                from barbu.web.relay import CLOSE_RESTART
+                from barbu.web.cluster.relay import CLOSE_RESTART
 
                 await _refuse(ws, refusal_of(e), CLOSE_RESTART)
             return

@@ -23,8 +23,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, Protocol
 
-from barbu.web.schema import MIGRATIONS, SCHEMA_VERSION, statements
-from barbu.web.storesql import (
+from barbu.web.storage.schema import MIGRATIONS, SCHEMA_VERSION, statements
+from barbu.web.storage.sql import (
     SQLITE,
     Batch,
     DeviceRow,
@@ -125,7 +125,7 @@ def open_store(target: str, timeout: float = 5.0) -> TableStore:
     PostgreSQL needs the ``cluster`` extra (psycopg), imported only then.
     """
     if is_postgres(target):
-        from barbu.web.pgstore import PgStore
+        from barbu.web.storage.postgres import PgStore
 
         return PgStore(target, timeout=timeout)
     return Store(target, timeout=timeout)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-CATALOGUES = Path(__file__).resolve().parent / "static" / "i18n"
+CATALOGUES = Path(__file__).resolve().parents[1] / "static" / "i18n"
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _SLOT = re.compile(r"\{(\w+)\}")
 

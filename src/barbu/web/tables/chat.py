@@ -14,7 +14,7 @@ spaces, and length.
 >>> limiter.check("seat 0", 2.0)
 Traceback (most recent call last):
 ...
-barbu.web.errors.TableError: at most 2 messages in 10 s: wait 8 s
+barbu.web.core.errors.TableError: at most 2 messages in 10 s: wait 8 s
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
 
 MAX_CHARS = 200  # a message's length, in characters, once cleaned
 MAX_STORED = 1000  # messages one table stores: then its chat is full

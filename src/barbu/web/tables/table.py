@@ -4,7 +4,7 @@ A :class:`Table` wraps one engine :class:`~barbu.state.State`. People act throug
 :meth:`Table.act`; computer players (and a forced "pass") through :meth:`Table.auto_step`. After
 every change each connected :class:`Client` is sent one JSON ``state`` event built only from its
 own seat's observation, so no message ever carries a card its reader may not see. Every change is
-first worked out on copies (a :class:`Change`), stored in the :class:`~barbu.web.store.Store`, and
+first worked out on copies (a :class:`Change`), stored in the :class:`~barbu.web.storage.sqlite.Store`, and
 only then made in memory and told to anyone: a write that fails leaves the table as it was.
 """
 
@@ -31,12 +31,12 @@ from barbu.engine.game import PASS, Game
 from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
-from barbu.web.chat import Chat, rights_of
-from barbu.web.errors import TableError
-from barbu.web.ladder import game_result
-from barbu.web.rematch import Offer
-from barbu.web.rules import figures
-from barbu.web.store import Batch, Event, PlayerRow, SeatRow, TableStore
+from barbu.web.core.errors import TableError
+from barbu.web.people.ladder import game_result
+from barbu.web.storage.sqlite import Batch, Event, PlayerRow, SeatRow, TableStore
+from barbu.web.tables.chat import Chat, rights_of
+from barbu.web.tables.rematch import Offer
+from barbu.web.tables.rules import figures
 from barbu.wording import plural, say, seat_label
 
 log = logging.getLogger("barbu.web")
@@ -154,7 +154,7 @@ class Setup:
     seats: list[dict[str, Any]]
     creator: str | None = None
     seed: int | None = None
-    chat: str = "players"  # who may write in the table's chat (barbu.web.chat.CHAT_RIGHTS)
+    chat: str = "players"  # who may write in the table's chat (barbu.web.tables.chat.CHAT_RIGHTS)
     turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
     private: bool = False  # left out of the lobby's list: reachable by its links only
     player: PlayerRow | None = None  # the creator's profile, when the request came with one

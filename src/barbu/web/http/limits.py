@@ -33,10 +33,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from barbu.web.clientid import CLIENT_RE
-from barbu.web.errors import TableError
+from barbu.web.core.errors import TableError
+from barbu.web.http.clientid import CLIENT_RE
 
-log = logging.getLogger("barbu.web.limits")
+log = logging.getLogger("barbu.web.http.limits")
 
 MAX_KEYS = 50_000  # counters kept in one process; the least recently used go first
 

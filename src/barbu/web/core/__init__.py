@@ -1,0 +1,1 @@
+"""What every room of the web server shares: its refusals and the pages' catalogues."""

@@ -1,0 +1,1 @@
+"""The score keeper's sheets, free of any web framework: setup, checked changes, CSV and PDF."""
