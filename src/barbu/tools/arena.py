@@ -626,9 +626,18 @@ HELP = "play duplicate matches between computer players and measure who is bette
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``barbu arena``, in the order its help lists them."""
     bullets = (__doc__ or "").split("\n\n", 2)[-1].replace("``", "")
     p.description = "Duplicate matches between computer players. How a match is built:\n\n" + bullets
     p.formatter_class = argparse.RawDescriptionHelpFormatter
+    _add_players(p)
+    _add_boards(p)
+    _add_running(p)
+    _add_output(p)
+
+
+def _add_players(p: argparse.ArgumentParser) -> None:
+    """Who plays and under which rules."""
     p.add_argument("--bots", required=True,
                    help="comma-separated bot levels, one per seat "
                         f"({', '.join(level_label(n) for n in levels(cheats=True))}, "
@@ -652,12 +661,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--option", action="append", default=[], choices=CLASSIC_OPTIONS, metavar="FLAG",
                    help="classic option flag, repeatable: "
                    + "; ".join(f"{k}: {v}" for k, v in OPTION_HELP.items()))
+
+
+def _add_boards(p: argparse.ArgumentParser) -> None:
+    """What is played: how many deals or games, of which contract, from which seed."""
     p.add_argument("--deals", type=int, default=0, help="number of duplicate deals (single hands)")
     p.add_argument("--games", type=int, default=0, help="number of duplicate complete games")
     p.add_argument("--contract", metavar="ID", default=None,
                    help="deal mode: play only the deals of this contract (its id, e.g. no-last-two); "
                         "board k is deal 7k+i of the full match")
     p.add_argument("--seed", type=int, default=1, help="seed of the match (default 1)")
+
+
+def _add_running(p: argparse.ArgumentParser) -> None:
+    """Where the boards are played, and the journal that lets a stopped match carry on."""
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default 1; 2 for the local cluster of --cluster)")
     p.add_argument("--cluster", nargs="?", const=LOCAL, default=None, metavar="ADDRESS",
@@ -671,6 +688,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--so-far", action="store_true",
                    help="play nothing: print the summary of the first boards the --journal FILE "
                         "of this match holds complete, even while a run is writing it")
+
+
+def _add_output(p: argparse.ArgumentParser) -> None:
+    """What the match writes and shows."""
     p.add_argument("--out", metavar="DIR", default=None,
                    help="folder of the records (default ./arena-records/<timestamp>)")
     p.add_argument("--no-records", action="store_true", help="write no records")

@@ -1,43 +1,29 @@
-"""The game loop of ``barbu play``: seats, prompts, computer moves, narration and saving."""
+"""The game loop of ``barbu play``: seats, the player's prompts, computer moves and saving."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import os
 import random
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from rich.console import Console
 from rich.panel import Panel
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from barbu.bots import Bot, level_label, make_bot
-from barbu.engine.cards import (
-    ACE,
-    RANK_NAMES,
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    card_pretty,
-    mask_of,
-    rank_pretty,
-    sorted_cards,
-)
-from barbu.engine.contracts import Contract, Kind
+from barbu.engine.cards import card_pretty, mask_of, rank_pretty, sorted_cards
 from barbu.engine.errors import IllegalActionError, RecordError
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
-from barbu.engine.observation import HandSummary, Observation
+from barbu.engine.observation import Observation
 from barbu.engine.record import dump, load, replay, to_record
-from barbu.engine.sheet import format_sheet
-from barbu.engine.state import Phase, State, place_card
+from barbu.engine.state import Phase, State
 from barbu.tui import render as r
+from barbu.tui.narration import Narrator, _is_you, _possessive
 from barbu.tui.parsing import (
     InputError,
     command_of,
@@ -47,6 +33,8 @@ from barbu.tui.parsing import (
     parse_start_rank,
     parse_trump,
 )
+from barbu.tui.screen import Screen
+from barbu.tui.terminal import Terminal
 from barbu.wording import command, plural, record_names, refusal, say
 
 BOT_NAMES = ("Ann", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus")
@@ -85,203 +73,23 @@ def help_text(game: Game, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-_SECOND_PERSON = {"is": "are", "does": "do", "passes": "pass", "goes": "go", "has": "have"}
-
-
 class QuitGame(Exception):
     """The player asked to save and leave."""
 
 
-class Terminal:
-    """Rich output and line input that behave the same on a terminal and in a pipe."""
+class Prompter:
+    """Asks the player for each decision and reads the answer, until it is one the rules allow."""
 
-    def __init__(self, console: Console, stdin: TextIO, interactive: bool, echo: bool) -> None:
-        self.console = console
-        self.stdin = stdin
-        self.interactive = interactive
-        self.echo = echo
-        self.line_open = False  # a narration line is being built up card by card
-
-    @classmethod
-    def standard(cls, plain: bool) -> Terminal:
-        tty_out = sys.stdout.isatty()
-        console = Console(force_terminal=None if tty_out else False, highlight=False, emoji=False,
-                          color_system=None if plain else "auto", soft_wrap=False)
-        tty_in = sys.stdin.isatty()
-        if tty_in and tty_out:
-            with contextlib.suppress(ImportError):
-                import readline  # noqa: F401  (line editing and history for input())
-        return cls(console, sys.stdin, interactive=tty_in and tty_out, echo=not tty_in)
-
-    def out(self, *items: Text | str | object, end: str = "\n", sep: str = " ") -> None:
-        """Print; on a terminal text wraps at word boundaries, in a pipe lines stay whole."""
-        self.close_line()
-        plain = all(isinstance(x, Text | str) for x in items) and not self.console.is_terminal
-        self.console.print(*items, end=end, sep=sep, markup=False, soft_wrap=plain)
-
-    def part(self, text: Text) -> None:
-        """Add to the narration line in progress (shown at once, newline later)."""
-        self.console.print(text, end="", markup=False)
-        self.line_open = True
-        self.console.file.flush()
-
-    def close_line(self) -> None:
-        if self.line_open:
-            self.line_open = False
-            self.console.print()
-
-    def note(self, text: str) -> None:
-        self.out(r.span(text, "yellow"))
-
-    def ask(self, prompt: Text) -> str:
-        """One line from the player; EOFError at the end of input."""
-        self.close_line()
-        if self.interactive:
-            return self.console.input(prompt)
-        self.console.print(prompt, end="", markup=False)
-        self.console.file.flush()
-        line = self.stdin.readline()
-        if not line:
-            self.console.print()
-            raise EOFError
-        line = line.rstrip("\r\n")
-        if self.echo:
-            self.console.print(line, markup=False)
-        return line
-
-
-class Session:
-    """One sitting at the table: the state, who sits where, and where the record goes."""
-
-    def __init__(self, term: Terminal, state: State, names: list[str], human: int | None,
-                 bots: dict[int, Bot], delay: float, save_path: Path, stop_at: int) -> None:
+    def __init__(self, term: Terminal, state: State, names: list[str], screen: Screen) -> None:
         self.term = term
         self.state = state
-        self.game: Game = state.game
+        self.game = state.game
         self.names = names
-        self.human = human
-        self.bots = bots
-        self.delay = delay
-        self.save_path = save_path
-        self.stop_at = stop_at
-        self.viewer = human if human is not None else 0
-        self.last_pos = -1  # watch mode: position of the last actor on the current Dominoes line
+        self.screen = screen
 
-    # -- the whole sitting ---------------------------------------------------
-
-    def play(self, intro: list[Text]) -> int:
-        for line in intro:
-            self.term.out(line)
-        start = self.state.observe(self.viewer)
-        if start.results and start.phase in (Phase.GAME_OVER, Phase.DEAL):
-            self.term.out(Text())
-            self.show_sheet(start)  # where a resumed game stands
-        try:
-            self.loop()
-        except QuitGame:
-            return self.leave("You left the game.", 0)
-        except EOFError:
-            return self.leave("End of input.", 0)
-        except KeyboardInterrupt:
-            return self.leave("Interrupted.", 130)
-        except BaseException:
-            self.save()
-            raise
-        self.save()  # hand_over has saved, but a resumed game that was already over is written here
-        self.finish()
-        return 0
-
-    def loop(self) -> None:
-        s = self.state
-        while not s.is_over and s.hand_no < self.stop_at:
-            if s.phase == Phase.DEAL:
-                self.deal()
-                continue
-            seat = s.current
-            before = s.observe(self.viewer)
-            action = self.human_turn(before) if seat == self.human else self.bot_turn(seat)
-            self.narrate(before, seat, action)
-            if s.hand_no != before.hand_no:
-                self.hand_over(before, seat, action)
-
-    def deal(self) -> None:
-        s = self.state
-        redeals = 0
-        while not s.deal_random():
-            redeals += 1
-        g = self.game
-        title = Text(f"Hand {s.hand_no + 1} of {g.num_hands} · ") + self.subject(
-            s.declarer, "declares" if g.is_classic else "chooses")
-        self.term.out(Text())
-        self.term.out(Rule(title, style="cyan"))
-        if redeals:
-            whose = _possessive(self.names[s.declarer])
-            self.term.note(f"K♥ was set aside and King of Hearts is {whose} last challenge: "
-                           "the cards were redealt.")
-        if self.human is None:
-            for seat in range(g.players):
-                self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.observe(seat).hand))
-            set_aside = s.observe(self.viewer).set_aside
-            if set_aside:
-                self.term.out(Text("  ") + r.cards_text(sorted_cards(set_aside)).copy()
-                              + r.span("  set aside, face up", "dim"))
-
-    def save(self) -> None:
-        dump(to_record(self.state, self.names), self.save_path)
-
-    def leave(self, why: str, status: int) -> int:
-        self.save()
-        s = self.state
-        self.term.out(Text())
-        self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
-        if s.hand_in_progress:
-            self.term.out(r.span(resume_note(s), "dim"))
-        self.term.out(Text(f"Continue it with: {command('play', '--resume', self.save_path)}"))
-        return status
-
-    def finish(self) -> None:
-        s = self.state
-        self.term.out(Text())
-        if s.is_over:
-            winners = s.winners()
-            best = "highest" if self.game.is_classic else "lowest"
-            verb = "wins" if len(winners) == 1 else "win"
-            who = " and ".join(self.names[w] for w in winners)
-            if len(winners) == 1 and _is_you(self.names[winners[0]]):
-                verb = "win"
-            total = s.observe(self.viewer).totals[winners[0]]
-            text = Text(f"{who} {verb} with {r.signed(total)} ({best} total wins).",
-                        style="bold green")
-            self.term.out(Panel(text, title="Game over", expand=False))
-        else:
-            self.term.out(Text(f"Stopped after {s.hand_no} of {self.game.num_hands} hands, as asked. "
-                               f"Continue with: {command('play', '--resume', self.save_path)}"))
-        self.term.out(Text(f"Game record: {self.save_path}  "
-                           f"(check it with: {command('replay', self.save_path)})"))
-
-    # -- turns ---------------------------------------------------------------
-
-    def bot_turn(self, seat: int) -> int:
-        s = self.state
-        obs = s.observe(seat)
-        action = self.bots[seat].act(obs)
-        try:
-            s.apply(action)
-        except IllegalActionError as e:
-            # Said of the bot, with names: the message itself speaks to the one who tried it.
-            about = say(e.said_about, self.names, by_name=True)
-            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: it "
-                           f"{about}; it plays its first legal one instead)")
-            action = obs.legal[0]
-            s.apply(action)
-        return action
-
-    def pause(self, times: float = 1) -> None:
-        if self.delay > 0:
-            time.sleep(self.delay * times)
-
-    def human_turn(self, obs: Observation) -> int:
-        self.show(obs)
+    def turn(self, obs: Observation) -> int:
+        """The player's decision at ``obs``, once the engine has taken it (commands answered meanwhile)."""
+        self.screen.show(obs)
         self.explain(obs)
         prompt, default = self.prompt(obs)
         while True:
@@ -344,36 +152,12 @@ class Session:
             if obs.contract is not None:
                 self.term.out(r.span(f"{obs.contract.name}: {obs.contract.description}.", "dim"))
         elif cmd == "sheet":
-            self.show_sheet(obs)
+            self.screen.show_sheet(obs)
         elif cmd == "last":
-            self.show_last(obs)
+            self.screen.show_last(obs)
         else:
-            self.show(obs)
+            self.screen.show(obs)
             self.explain(obs)
-
-    def show(self, obs: Observation) -> None:
-        self.term.out(Text())
-        self.term.out(r.status(obs, self.names, self.term.console.width))
-
-    def show_sheet(self, obs: Observation) -> None:
-        if not obs.results:
-            self.term.out(r.span("No hand has been finished yet.", "dim"))
-            return
-        text = format_sheet(self.game, obs.results, self.names, self.state.winners())
-        self.term.out(r.span("Score sheet", "bold underline"))
-        self.term.out(Text(text))
-
-    def show_last(self, obs: Observation) -> None:
-        if obs.last_trick:
-            line = Text("Last trick: ")
-            line.append_text(r.plays_text(obs.last_trick, self.names, self.human))
-            line.append(" → ")
-            line.append_text(self.who(obs.leader))  # the last trick's winner leads this one
-            self.term.out(line)
-        elif obs.contract is not None and obs.contract.kind != Kind.TRICKS:
-            self.term.out(r.span(f"There are no tricks in {obs.contract.name}.", "dim"))
-        else:
-            self.term.out(r.span("No trick has been completed yet in this hand.", "dim"))
 
     # -- what the player is asked ---------------------------------------------
 
@@ -466,204 +250,149 @@ class Session:
             return "none"
         return f"{verb} " + " ".join(self.names[t] for t in seats_of(mask))
 
-    # -- narration -------------------------------------------------------------
 
-    def who(self, seat: int) -> Text:
-        return r.who(seat, self.names, self.human)
+class Session:
+    """One sitting at the table: the state, who sits where, and where the record goes."""
 
-    def subject(self, seat: int, verb: str) -> Text:
-        """``Ben plays`` / ``You play``."""
-        if _is_you(self.names[seat]):
-            verb = _SECOND_PERSON.get(verb, verb[:-1] if verb.endswith("s") else verb)
-        out = self.who(seat)
-        out.append(f" {verb}")
-        return out
+    def __init__(self, term: Terminal, state: State, names: list[str], human: int | None,
+                 bots: dict[int, Bot], delay: float, save_path: Path, stop_at: int) -> None:
+        self.term = term
+        self.state = state
+        self.game: Game = state.game
+        self.names = names
+        self.human = human
+        self.bots = bots
+        self.delay = delay
+        self.save_path = save_path
+        self.stop_at = stop_at
+        self.viewer = human if human is not None else 0
+        self.narrator = Narrator(term, self.game, names, human)
+        self.screen = Screen(term, state, names, human)
+        self.prompter = Prompter(term, state, names, self.screen)
 
-    def object(self, seat: int) -> Text:
-        """A player's name after a verb: ``doubles you``."""
-        out = self.who(seat)
-        if _is_you(self.names[seat]):
-            out.plain = "you"
-        return out
+    # -- the whole sitting ---------------------------------------------------
 
-    def narrate(self, before: Observation, seat: int, action: int) -> None:
-        phase = before.phase
-        if phase == Phase.PLAY:
-            assert before.contract is not None
-            if before.contract.kind == Kind.TRICKS:
-                self.narrate_card(before, seat, action)
-            else:
-                self.narrate_layout(before, seat, action)
-        else:
-            self.term.out(Text("  ") + self.setup_event(before, seat, action))
-        if seat != self.human:
-            self.pause()
+    def play(self, intro: list[Text]) -> int:
+        for line in intro:
+            self.term.out(line)
+        start = self.state.observe(self.viewer)
+        if start.results and start.phase in (Phase.GAME_OVER, Phase.DEAL):
+            self.term.out(Text())
+            self.screen.show_sheet(start)  # where a resumed game stands
+        try:
+            self.loop()
+        except QuitGame:
+            return self.leave("You left the game.", 0)
+        except EOFError:
+            return self.leave("End of input.", 0)
+        except KeyboardInterrupt:
+            return self.leave("Interrupted.", 130)
+        except BaseException:
+            self.save()
+            raise
+        self.save()  # hand_over has saved, but a resumed game that was already over is written here
+        self.finish()
+        return 0
 
-    def setup_event(self, before: Observation, seat: int, action: int) -> Text:
-        phase = before.phase
-        if phase == Phase.CHOOSE:
-            c = self.game.contracts[action - CONTRACT]
-            line = self.subject(seat, "chooses")
-            line.append(f" {c.name}", style="bold yellow")
-            line.append(f" — {c.description}.", style="dim")
-            return line
-        if phase == Phase.TRUMP:
-            suit = action - TRUMP
-            line = self.subject(seat, "names")
-            line.append(f" {SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}", style=r.SUIT_STYLES[suit])
-            line.append(" as trumps.")
-            return line
-        if phase == Phase.START_RANK:
-            return self.subject(seat, "starts") + Text(f" Dominoes from the {RANK_NAMES[action - RANK]}.")
-        base = DOUBLE if phase == Phase.DOUBLE else REDOUBLE
-        mask = action - base
-        word = "doubles" if base == DOUBLE else "redoubles"
-        if not mask:
-            return self.subject(seat, "does") + r.span(f" not {word[:-1]}.", "dim")
-        line = self.subject(seat, word)
-        line.append(" ")
-        for i, t in enumerate(seats_of(mask)):
-            if i:
-                line.append(", ")
-            line.append_text(self.object(t))
-            if base == DOUBLE and t == before.declarer and seat in before.compulsory:
-                line.append(" (compulsory)", style="dim")
-        line.append(".")
-        return line
+    def loop(self) -> None:
+        s = self.state
+        while not s.is_over and s.hand_no < self.stop_at:
+            if s.phase == Phase.DEAL:
+                self.deal()
+                continue
+            seat = s.current
+            before = s.observe(self.viewer)
+            action = self.prompter.turn(before) if seat == self.human else self.bot_turn(seat)
+            self.narrator.narrate(before, seat, action)
+            if seat != self.human:
+                self.pause()
+            if s.hand_no != before.hand_no:
+                self.hand_over(before, seat, action)
 
-    def narrate_card(self, before: Observation, seat: int, action: int) -> None:
-        n = self.game.players
-        plays = (*before.trick, (seat, action))
-        done = len(plays) == n
+    def deal(self) -> None:
+        s = self.state
+        redeals = 0
+        while not s.deal_random():
+            redeals += 1
+        g = self.game
+        title = Text(f"Hand {s.hand_no + 1} of {g.num_hands} · ") + self.narrator.subject(
+            s.declarer, "declares" if g.is_classic else "chooses")
+        self.term.out(Text())
+        self.term.out(Rule(title, style="cyan"))
+        if redeals:
+            whose = _possessive(self.names[s.declarer])
+            self.term.note(f"K♥ was set aside and King of Hearts is {whose} last challenge: "
+                           "the cards were redealt.")
         if self.human is None:
-            if len(plays) == 1:
-                self.term.part(r.span(f"  Trick {before.trick_no + 1:>2}:  ", "dim"))
-            width = max(len(nm) for nm in self.names)
-            play = self.who(seat) + Text(" " * (width + 1 - len(self.names[seat]))) + r.card_text(action)
-            self.term.part(play + Text(" " * (6 - len(r.card_text(action).plain))))
-        elif seat != self.human or not done:
-            self.term.out(Text("  ") + self.subject(seat, "plays") + Text(" ") + r.card_text(action))
-        if not done:
-            return
-        assert before.contract is not None
-        winner = r.trick_winner(plays, before.trump)
-        taken = r.cards_text(sorted_cards(mask_of(c for _, c in plays) & before.contract.scoring_cards))
-        if self.human is None:
-            line = r.span("→ ", "dim") + self.who(winner)
-            if taken.plain:
-                line += Text(" takes ") + taken
-            self.term.part(line)
-            self.term.close_line()
-            return
-        line = Text("  ")
-        if seat == self.human:
-            line += self.subject(seat, "plays") + Text(" ") + r.card_text(action) + Text(" ")
-        line += r.span("→ ", "dim") + self.subject(winner, "takes")
-        line.append(f" trick {before.trick_no + 1}")
-        if taken.plain:
-            line += Text(", with ") + taken
-        self.term.out(line)
+            for seat in range(g.players):
+                self.term.out(Text(f"  {self.names[seat]:<8}") + r.hand_compact(s.observe(seat).hand))
+            set_aside = s.observe(self.viewer).set_aside
+            if set_aside:
+                self.term.out(Text("  ") + r.cards_text(sorted_cards(set_aside)).copy()
+                              + r.span("  set aside, face up", "dim"))
 
-    def narrate_layout(self, before: Observation, seat: int, action: int) -> None:
-        if action == PASS:
-            event = r.span("stops after the ace" if before.ace_extra else "passes", "dim")
+    def save(self) -> None:
+        dump(to_record(self.state, self.names), self.save_path)
+
+    def leave(self, why: str, status: int) -> int:
+        self.save()
+        s = self.state
+        self.term.out(Text())
+        self.term.out(r.span(f"{why} The game is saved in {self.save_path}.", "bold"))
+        if s.hand_in_progress:
+            self.term.out(r.span(resume_note(s), "dim"))
+        self.term.out(Text(f"Continue it with: {command('play', '--resume', self.save_path)}"))
+        return status
+
+    def finish(self) -> None:
+        s = self.state
+        self.term.out(Text())
+        if s.is_over:
+            winners = s.winners()
+            best = "highest" if self.game.is_classic else "lowest"
+            verb = "wins" if len(winners) == 1 else "win"
+            who = " and ".join(self.names[w] for w in winners)
+            if len(winners) == 1 and _is_you(self.names[winners[0]]):
+                verb = "win"
+            total = s.observe(self.viewer).totals[winners[0]]
+            text = Text(f"{who} {verb} with {r.signed(total)} ({best} total wins).",
+                        style="bold green")
+            self.term.out(Panel(text, title="Game over", expand=False))
         else:
-            event = r.card_text(action)
-        if before.hand_sizes[seat] == 1 and action != PASS:
-            event.append(f" (out {r.ORDINALS[len(before.out_order)]}!)", style="bold")
-        elif action % 13 == ACE and before.contract is not None and before.contract.kind == Kind.REUSSITE:
-            event.append(" (an ace: may place one more)", style="dim")
-        if self.human is None:
-            # A demonstration shows one line per turn of the table.
-            pos = (seat - before.declarer) % self.game.players
-            if pos < self.last_pos or not self.term.line_open:
-                self.term.close_line()
-                self.term.part(Text("  "))
-            else:
-                self.term.part(r.span(" · ", "dim"))
-            self.last_pos = pos
-            self.term.part(self.who(seat) + Text(" ") + event)
-            return
-        if action == PASS:
-            verb = "stops" if before.ace_extra else "passes"
-            line = Text("  ") + self.subject(seat, verb)
-            if before.ace_extra:
-                line.append(" after the ace", style="dim")
-        else:
-            line = Text("  ") + self.subject(seat, "places") + Text(" ") + event
-        self.term.out(line)
+            self.term.out(Text(f"Stopped after {s.hand_no} of {self.game.num_hands} hands, as asked. "
+                               f"Continue with: {command('play', '--resume', self.save_path)}"))
+        self.term.out(Text(f"Game record: {self.save_path}  "
+                           f"(check it with: {command('replay', self.save_path)})"))
+
+    # -- turns ---------------------------------------------------------------
+
+    def bot_turn(self, seat: int) -> int:
+        s = self.state
+        obs = s.observe(seat)
+        action = self.bots[seat].act(obs)
+        try:
+            s.apply(action)
+        except IllegalActionError as e:
+            # Said of the bot, with names: the message itself speaks to the one who tried it.
+            about = say(e.said_about, self.names, by_name=True)
+            self.term.note(f"(the computer player {self.names[seat]} tried an illegal move: it "
+                           f"{about}; it plays its first legal one instead)")
+            action = obs.legal[0]
+            s.apply(action)
+        return action
+
+    def pause(self, times: float = 1) -> None:
+        if self.delay > 0:
+            time.sleep(self.delay * times)
 
     def hand_over(self, before: Observation, seat: int, action: int) -> None:
-        """The hand just ended with ``action``: what each player took, the scores, the sheet."""
-        c = before.contract
-        assert c is not None
-        self.term.close_line()
-        self.last_pos = -1
-        final = (*before.trick, (seat, action))
-        captured, tricks = list(before.captured), list(before.tricks_won)
-        if c.kind == Kind.TRICKS and len(final) == self.game.players:
-            winner = r.trick_winner(final, before.trump)
-            captured[winner] |= mask_of(x for _, x in final)
-            tricks[winner] += 1
-            if sum(before.hand_sizes) > 1:
-                self.term.out(r.span("  No points are left to take: the hand ends here.", "dim"))
-        elif c.kind != Kind.TRICKS:
-            self.term.out(Text())
-            self.term.out(*r.layout_lines(_placed(before, action)), sep="\n")
-        order = [*before.out_order, *([seat] if before.hand_sizes[seat] == 1 else [])]
-        after = self.state.observe(self.viewer)
-        result = after.results[-1]
-        self.term.out(Text())
-        self.term.out(Text(f"Result of hand {result.hand_no + 1}: {r.contract_title(before)}", style="bold"))
-        self.term.out(r.indent(self.result_table(c, result, after.totals, captured, tricks, order)))
-        self.term.out(Text())
-        self.show_sheet(after)
+        """The hand just ended with ``action``: say what it came to, and save the game."""
+        self.narrator.end_of_hand()
+        self.screen.hand_result(before, seat, action)
         self.save()
         self.term.out(r.span(f"(saved in {self.save_path})", "dim"))
         if self.human is None:
             self.pause(5)  # time to read the sheet of a demonstration
-
-    def result_table(self, c: Contract, result: HandSummary, totals: Sequence[int], captured: list[int],
-                     tricks: list[int], order: list[int]) -> Table:
-        scoring = c.scoring_cards
-        trick_game = c.kind == Kind.TRICKS
-        classic = self.game.is_classic
-        table = Table(header_style="dim", box=None, padding=(0, 1), pad_edge=False)
-        table.add_column("player")
-        if trick_game:
-            table.add_column("tricks", justify="right")
-            if scoring:
-                table.add_column("taken")
-        else:
-            table.add_column("out")
-        table.add_column("contract", justify="right")
-        if classic:
-            table.add_column("with doubles", justify="right")
-        table.add_column("total", justify="right")
-        for p in range(self.game.players):
-            row: list[Text | str] = [self.who(p)]
-            if trick_game:
-                row.append(str(tricks[p]))
-                if scoring:
-                    row.append(r.cards_text(sorted_cards(captured[p] & scoring), empty="–"))
-            else:
-                last = "last" if c.kind == Kind.DOMINOES else "–"
-                row.append(r.ORDINALS[order.index(p)] if p in order else last)
-            row.append(r.signed(result.contract_scores[p]))
-            if classic:
-                row.append(r.signed(result.scores[p]))
-            row.append(r.span(r.signed(totals[p]), "bold"))
-            table.add_row(*row)
-        return table
-
-
-def _placed(obs: Observation, action: int) -> Observation:
-    """The Dominoes/Réussite layout once ``action`` is on the table (the state has moved on)."""
-    if action == PASS:
-        return obs
-    lo, hi = [a for a, _ in obs.lines], [b for _, b in obs.lines]
-    place_card(lo, hi, action, -1 if obs.start_rank is None else obs.start_rank, obs.set_aside)
-    return dataclasses.replace(obs, lines=tuple(zip(lo, hi, strict=True)))
 
 
 def _doubling(obs: Observation) -> tuple[int, int]:
@@ -673,16 +402,6 @@ def _doubling(obs: Observation) -> tuple[int, int]:
     for a in obs.legal:
         choices |= a - base
     return base, choices
-
-
-def _possessive(name: str) -> str:
-    """``Ben's``, or ``your`` for the player spoken to (never "You's")."""
-    return "your" if _is_you(name) else f"{name}'s"
-
-
-def _is_you(name: str) -> bool:
-    """Whether a player is spoken to rather than about (the human is called "You" by default)."""
-    return name.lower() == "you"
 
 
 # -- setting up -----------------------------------------------------------------

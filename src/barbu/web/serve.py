@@ -61,7 +61,19 @@ POSITIVE_SECONDS = number(float, 0, above=True)  # 0 would close or abandon ever
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``barbu serve``, in the order its help lists them."""
     p.description = DESCRIPTION.format(db=default_db())
+    _add_serving(p)
+    _add_pace(p)
+    limits = p.add_argument_group("limits (for a public server)")
+    _add_table_limits(limits)
+    _add_connection_limits(limits)
+    _add_rate_limits(limits)
+    _add_work_limits(limits)
+
+
+def _add_serving(p: argparse.ArgumentParser) -> None:
+    """Where the server listens, what it stores in, and whom it believes about an address."""
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=number(int, 0, maximum=65535), default=8000,
                    help="port to listen on, 1 to 65535, or 0 for any free one (default 8000)")
@@ -75,12 +87,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the addresses of the reverse proxies in front (comma-separated, or *): only a "
                    "request from one of them has its X-Forwarded-For believed as the client's address, for "
                    "the per-address limits (default: none; give 127.0.0.1 behind nginx on this machine)")
+
+
+def _add_pace(p: argparse.ArgumentParser) -> None:
+    """How fast the computer players play, and how long a person may keep a table waiting."""
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
                    help="seconds a player may keep the table waiting before the others may hand "
                    "the seat to a computer (default 60)")
-    limits = p.add_argument_group("limits (for a public server)")
+
+
+def _add_table_limits(limits: argparse._ArgumentGroup) -> None:
+    """How many tables there may be, and which computer levels a computer-only table may use."""
     limits.add_argument("--tables-per-minute", type=COUNT, default=10, metavar="N",
                         help="tables one client (IP address) may create per minute (default 10)")
     limits.add_argument("--max-open-tables", type=COUNT, default=200, metavar="N",
@@ -90,6 +109,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--bot-table-levels", default=None, metavar="LEVELS",
                         help="comma-separated computer levels such tables may use, by either name "
                         "(easy or basic; default: those that do not search, random,basic)")
+
+
+def _add_connection_limits(limits: argparse._ArgumentGroup) -> None:
+    """The sockets one address may hold, and how long a table stays listed."""
     limits.add_argument("--sockets-per-client", type=number(int, 1), default=16, metavar="N",
                         help="WebSockets open at once from one IP address, at least 1 (default 16)")
     limits.add_argument("--hello-timeout", type=POSITIVE_SECONDS, default=10.0, metavar="SECS",
@@ -102,6 +125,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--quiet-after", type=POSITIVE_SECONDS, default=86400.0, metavar="SECS",
                         help="seconds without a move after which a table with a person at it leaves the "
                         "list, above 0 (default 86400: a day; its links and 'your tables' still open it)")
+
+
+def _add_rate_limits(limits: argparse._ArgumentGroup) -> None:
+    """What one person and one address may do per minute."""
     limits.add_argument("--sheets-per-minute", type=COUNT, default=10, metavar="N",
                         help="score sheets one person and one IP address may each start per minute "
                         "(default 10)")
@@ -114,6 +141,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--reads-per-minute", type=COUNT, default=60, metavar="N",
                         help="replay timelines and score-sheet PDFs one person and one IP address may ask "
                         "for per minute (default 60)")
+
+
+def _add_work_limits(limits: argparse._ArgumentGroup) -> None:
+    """The work the server takes on at once: database waits and analyses."""
     limits.add_argument("--db-timeout", type=SECONDS, default=5.0, metavar="SECS",
                         help="seconds a write waits for a busy database before it is refused (default 5)")
     limits.add_argument("--max-analyses", type=COUNT, default=2, metavar="N",
