@@ -45,6 +45,7 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import name_key
 from barbu.web.core.words import words
 from barbu.web.http.clientid import CLIENT_HEADER, client_key
 from barbu.web.http.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
@@ -66,7 +67,6 @@ from barbu.web.tables.table import (
     Setup,
     Table,
     default_level,
-    name_key,
     storage_error,
 )
 from barbu.wording import plural

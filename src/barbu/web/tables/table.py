@@ -15,7 +15,6 @@ import dataclasses
 import hmac
 import json
 import logging
-import re
 import secrets
 import sqlite3
 import time
@@ -32,6 +31,7 @@ from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import clean_name, name_key, valid_id
 from barbu.web.people.ladder import game_result
 from barbu.web.storage.sqlite import Batch, Event, PlayerRow, SeatRow, TableStore
 from barbu.web.tables.chat import Chat, rights_of
@@ -40,10 +40,6 @@ from barbu.web.tables.rules import figures
 from barbu.wording import plural, say, seat_label
 
 log = logging.getLogger("barbu.web")
-
-MAX_NAME = 24
-_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
 
 class Client(Protocol):
     """A connection to a table: a seat (or None to watch) and a way to send it text."""
@@ -59,21 +55,6 @@ def default_level() -> str:
     return "basic" if "basic" in known else known[0]
 
 
-def clean_name(value: object) -> str:
-    """A player's name as shown at the table; TableError when it is empty or not text."""
-    if not isinstance(value, str):
-        raise TableError("bad-name", "a name is a piece of text")
-    name = " ".join("".join(ch for ch in value if ch.isprintable()).split())[:MAX_NAME]
-    if not name:
-        raise TableError("bad-name", "please give a name", args={"variant": "empty"})
-    return name
-
-
-def name_key(name: str) -> str:
-    """What makes two names the same profile's: case does not count."""
-    return name.casefold()
-
-
 def bare_name(store: TableStore, value: object) -> str:
     """A name-only seat's name, cleaned; TableError ``profile-name`` when a profile goes by it,
     so that nobody without that profile passes for its (rated, registered) player."""
@@ -82,10 +63,6 @@ def bare_name(store: TableStore, value: object) -> str:
         raise TableError("profile-name", f"the name {name} belongs to a profile: sign in with it, or pick "
                          "another", 409, args={"name": name})
     return name
-
-
-def valid_id(table_id: str) -> bool:
-    return bool(_ID_RE.match(table_id))
 
 
 @dataclass(frozen=True)
