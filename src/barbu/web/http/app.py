@@ -58,17 +58,12 @@ from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets import sheet as sheetmod
 from barbu.web.sheets.sheet import Sheet, SheetBook
 from barbu.web.storage.sqlite import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
+from barbu.web.tables.computers import AutoMove
+from barbu.web.tables.lobby import Limits, Lobby
+from barbu.web.tables.parts import Change, storage_error
 from barbu.web.tables.rules import rules_info
-from barbu.web.tables.table import (
-    AutoMove,
-    Change,
-    Limits,
-    Lobby,
-    Setup,
-    Table,
-    default_level,
-    storage_error,
-)
+from barbu.web.tables.setup import Setup, default_level
+from barbu.web.tables.table import Table
 from barbu.wording import plural
 
 if TYPE_CHECKING:
