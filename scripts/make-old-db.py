@@ -26,7 +26,9 @@ from barbu.engine.record import to_record
 from barbu.web.sheets import sheet as sheetmod
 from barbu.web.sheets.sheet import SheetBook
 from barbu.web.storage.sqlite import Store
-from barbu.web.tables.table import Lobby, Setup, Table
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 QUEENS = {"declarer": 0, "contract": "no-queens", "doubles": [[1, 0], [2, 0], [0, 2]],
           "result": {"queens": {"S": 0, "H": 2, "D": 3, "C": 3}}}

@@ -216,8 +216,10 @@ def test_an_illegal_action_sends_the_values_its_words_name(tmp_path: Path) -> No
     from tests.web_helpers import Recorder
 
     from barbu.engine.cards import card_pretty, card_str
+    from barbu.web.core.errors import TableError
     from barbu.web.storage.sqlite import Store
-    from barbu.web.tables.table import Setup, Table, TableError
+    from barbu.web.tables.setup import Setup
+    from barbu.web.tables.table import Table
     store = Store(str(tmp_path / "t.db"))
     try:
         table = Table.create(store, Setup.parse({"seats": [{"kind": "human"}] * 4, "seed": 5}))

@@ -15,7 +15,8 @@ from barbu.engine.state import State
 from barbu.web.cluster.bus import Bus
 from barbu.web.http.limits import Who
 from barbu.web.storage.sqlite import Batch, SeatRow, open_store
-from barbu.web.tables.table import Table, deal_into
+from barbu.web.tables.parts import deal_into
+from barbu.web.tables.table import Table
 
 
 @pytest.fixture
@@ -298,7 +299,7 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
     owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
     from barbu.web.cluster.bus import owner_key
     from barbu.web.http import app, relay
-    from barbu.web.tables.table import Setup
+    from barbu.web.tables.setup import Setup
 
     monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
 

@@ -17,9 +17,12 @@ from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, fresh_db, hold_writes, query, store_class
 
+from barbu.web.core.errors import TableError
 from barbu.web.http import app as web_app
 from barbu.web.storage.sqlite import Batch, open_store
-from barbu.web.tables.table import Lobby, Setup, Table, TableError
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 ONE_PERSON = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"},
               {"kind": "bot", "level": "random"}]

@@ -19,7 +19,9 @@ from barbu.web.core.errors import TableError
 from barbu.web.people.ladder import entrant, played_by_person
 from barbu.web.people.ratings import rate_game
 from barbu.web.storage.sqlite import SeatRow, open_store
-from barbu.web.tables.table import Lobby, Setup, Table
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 FRIENDS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
 RANDOM = {"kind": "bot", "level": "random"}

@@ -13,7 +13,8 @@ from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import Recorder, cards_in, dump, fresh_db
 
 from barbu.web.storage.sqlite import open_store
-from barbu.web.tables.table import Setup, Table
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 SEATS = [{"kind": "you"}, {"kind": "friend"}, {"kind": "open"}, {"kind": "bot", "level": "random"}]
 

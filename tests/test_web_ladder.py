@@ -19,7 +19,9 @@ from barbu.web.people.ladder import entrant, game_result
 from barbu.web.people.players import Profiles
 from barbu.web.people.ratings import Skill, rate_game
 from barbu.web.storage.sqlite import PlayerRow, SeatRow, Store, TableStore, open_store
-from barbu.web.tables.table import Lobby, Setup, Table
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 
 class Quiet:

@@ -12,10 +12,12 @@ from tests.test_web_rematch import BODY, finished_over_sockets, seated
 from tests.test_web_ws import app_for, create, receive
 from tests.web_helpers import Recorder, fresh_db
 
+from barbu.web.core.errors import TableError
 from barbu.web.storage.sqlite import open_store
 from barbu.web.tables import chat as chatmod
 from barbu.web.tables import rematch as rematchmod
-from barbu.web.tables.table import Lobby, Setup, TableError
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
 
 
 def answers_until_pong(ws: Any, payloads: list[dict[str, Any]], echo: str) -> tuple[int, list[str]]:

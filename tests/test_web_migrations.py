@@ -16,7 +16,7 @@ from barbu.web.people.players import Profiles
 from barbu.web.serve import CannotStart, check_database
 from barbu.web.sheets.sheet import SheetBook
 from barbu.web.storage.sqlite import SCHEMA_VERSION, NewerDatabase, Store, migrate
-from barbu.web.tables.table import Lobby
+from barbu.web.tables.lobby import Lobby
 
 OLD = Path(__file__).with_name("data") / "old-db"
 pytestmark = sqlite_only  # the layouts of older releases' SQLite files (PostgreSQL's: test_web_postgres)

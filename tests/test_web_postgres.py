@@ -32,7 +32,7 @@ from barbu.web.storage.sqlite import (
     Store,
     TableStore,
 )
-from barbu.web.tables.table import Lobby
+from barbu.web.tables.lobby import Lobby
 
 RANDOM = {"kind": "bot", "level": "random"}
 

@@ -17,8 +17,11 @@ from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, error_of, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, check_hidden, fresh_db
 
+from barbu.web.core.errors import TableError
 from barbu.web.storage.sqlite import Store, open_store
-from barbu.web.tables.table import Lobby, Setup, Table, TableError
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "private": True,
         "turn_clock": {"seconds": 30, "level": "random"},

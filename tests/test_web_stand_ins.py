@@ -15,7 +15,8 @@ from barbu.engine.state import Phase, State
 from barbu.tools.analyze import analyze, format_report, main, person_totals
 from barbu.web.http.replay import Job, verdict_json
 from barbu.web.storage.sqlite import Store, open_store
-from barbu.web.tables.table import Setup, Table
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 BODY = {"name": "Ann", "seed": 11, "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3,
         "turn_clock": {"seconds": 20, "level": "random"}}

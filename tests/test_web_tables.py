@@ -12,8 +12,11 @@ from tests.web_helpers import Recorder, cards_in, mask_cards, sqlite_only
 
 from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase
+from barbu.web.core.errors import TableError
 from barbu.web.storage.sqlite import Store, open_store
-from barbu.web.tables.table import Limits, Lobby, Setup, Table, TableError
+from barbu.web.tables.lobby import Limits, Lobby
+from barbu.web.tables.setup import Setup
+from barbu.web.tables.table import Table
 
 HUMANS4 = {"seats": [{"kind": "human"}] * 4}
 

@@ -33,9 +33,12 @@ from starlette.websockets import WebSocket
 
 from barbu.web.cluster.bus import Bus
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import valid_id
 from barbu.web.sheets.sheet import Sheet, SheetBook
 from barbu.web.storage.sqlite import Batch, PlayerBatch, SheetBatch
-from barbu.web.tables.table import Lobby, Table, storage_error, valid_id
+from barbu.web.tables.lobby import Lobby
+from barbu.web.tables.parts import storage_error
+from barbu.web.tables.table import Table
 
 if TYPE_CHECKING:
     from barbu.web.http.app import Server

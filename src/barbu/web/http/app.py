@@ -45,6 +45,7 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import name_key
 from barbu.web.core.words import words
 from barbu.web.http.clientid import CLIENT_HEADER, client_key
 from barbu.web.http.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
@@ -57,18 +58,12 @@ from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets import sheet as sheetmod
 from barbu.web.sheets.sheet import Sheet, SheetBook
 from barbu.web.storage.sqlite import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
+from barbu.web.tables.computers import AutoMove
+from barbu.web.tables.lobby import Limits, Lobby
+from barbu.web.tables.parts import Change, storage_error
 from barbu.web.tables.rules import rules_info
-from barbu.web.tables.table import (
-    AutoMove,
-    Change,
-    Limits,
-    Lobby,
-    Setup,
-    Table,
-    default_level,
-    name_key,
-    storage_error,
-)
+from barbu.web.tables.setup import Setup, default_level
+from barbu.web.tables.table import Table
 from barbu.wording import plural
 
 if TYPE_CHECKING:

@@ -41,7 +41,7 @@ from barbu.tools.analyze import Verdict, analyze, decisions
 from barbu.web.core.errors import TableError
 from barbu.web.http.guard import has_lone_surrogate, secret_header
 from barbu.web.http.heavy import Answer, Heavy
-from barbu.web.tables.table import Lobby
+from barbu.web.tables.lobby import Lobby
 from barbu.wording import record_names, say
 
 MAX_RECORD = 262144  # bytes of a record sent to the server: a whole classic game is about 20 KiB

@@ -115,7 +115,7 @@ def _place(i: int, r: RatingRow) -> dict[str, Any]:
 def player_page(store: TableStore, key: str) -> dict[str, Any]:
     """A profile's ratings per rule set, its rated games with their rating after, and per-contract means.
 
-    ``key`` is the name as profiles compare names (:func:`barbu.web.tables.table.name_key`).
+    ``key`` is the name as profiles compare names (:func:`barbu.web.core.names.name_key`).
     """
     row = store.player_named(key) if 0 < len(key) <= MAX_NAME else None
     if row is None:

@@ -23,9 +23,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import clean_name, name_key
 from barbu.web.people.signin import Rate, Throttle, ThrottlePolicy
 from barbu.web.storage.sqlite import DeviceRow, PlayerBatch, PlayerRow, TableStore
-from barbu.web.tables.table import clean_name, name_key
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
 MIN_PASSWORD, MAX_PASSWORD = 8, 128

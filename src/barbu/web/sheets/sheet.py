@@ -28,9 +28,9 @@ from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
 from barbu.web.core.errors import TableError
+from barbu.web.core.names import clean_name, valid_id
 from barbu.web.core.words import Words
 from barbu.web.storage.sqlite import SheetBatch, TableStore
-from barbu.web.tables.table import clean_name, valid_id
 from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")

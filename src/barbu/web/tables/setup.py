@@ -1,0 +1,156 @@
+"""What a new table is asked for: its game, who sits where, its chat and turn clock, checked in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from barbu.bots import levels
+from barbu.engine.contracts import CLASSIC_OPTIONS
+from barbu.engine.game import Game
+from barbu.engine.state import State
+from barbu.web.core.errors import TableError
+from barbu.web.core.names import clean_name
+from barbu.web.storage.sqlite import PlayerRow
+from barbu.web.tables.chat import rights_of
+
+
+def default_level() -> str:
+    """The computer level offered first: ``basic`` when it exists."""
+    known = levels()
+    return "basic" if "basic" in known else known[0]
+
+
+@dataclass
+class Setup:
+    """What a new table is asked for: the game (rules, players, options), and who sits where."""
+
+    game: Game
+    seats: list[dict[str, Any]]
+    creator: str | None = None
+    seed: int | None = None
+    chat: str = "players"  # who may write in the table's chat (barbu.web.tables.chat.CHAT_RIGHTS)
+    turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
+    private: bool = False  # left out of the lobby's list: reachable by its links only
+    player: PlayerRow | None = None  # the creator's profile, when the request came with one
+    client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
+
+    @property
+    def ruleset(self) -> str:
+        return self.game.ruleset
+
+    @property
+    def players(self) -> int:
+        return self.game.players
+
+    @classmethod
+    def parse(cls, body: object) -> Setup:
+        """Check a create-table request (JSON object) and say what is wrong in words."""
+        if not isinstance(body, dict):
+            raise TableError("bad-setup", "the table setup must be a JSON object")
+        ruleset = body.get("ruleset", "classic")
+        players = body.get("players", 4)
+        options = body.get("options", [])
+        if ruleset not in ("classic", "family"):
+            raise TableError("bad-setup", "the rule set is 'classic' or 'family'")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise TableError("bad-setup", "the number of players must be a whole number")
+        if not isinstance(options, list) or not all(o in CLASSIC_OPTIONS for o in options):
+            raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
+        try:
+            game = Game(ruleset, players, frozenset(options))
+        except ValueError as e:
+            raise TableError("bad-setup", str(e)) from e
+        seats = body.get("seats")
+        if seats is None:
+            seats = [{"kind": "human"}] + [{"kind": "bot"}] * (players - 1)
+        if not isinstance(seats, list) or len(seats) != players:
+            raise TableError("bad-setup", f"give one entry in 'seats' for each of the {players} players")
+        creator = body.get("name")
+        seed = body.get("seed")
+        private = body.get("private", False)
+        if not isinstance(private, bool):
+            raise TableError("bad-setup", "\"private\" is true (only those with a link find the table) "
+                             "or false")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
+                                 or not 0 <= seed < 2**63):
+            raise TableError("bad-setup", "the seed must be a whole number from 0 to 2**63 - 1")
+        specs = [_seat_spec(s) for s in seats]
+        if sum(s["you"] for s in specs) > 1:
+            raise TableError("bad-setup", "only one seat is yours")
+        if not any(s["you"] for s in specs):  # as before seat kinds: the first person's seat is the creator's
+            first = next((s for s in specs if s["kind"] == "human" and s["access"] == "open"), None)
+            if first is not None:
+                first["you"] = True
+        return cls(game, specs, clean_name(creator) if creator is not None else None, seed,
+                   chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
+                   private=private)
+
+    @property
+    def creator_seat(self) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s["you"]), None)
+
+    def record(self, state: State, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The stored setup of a new table of ``state`` (``extra``: more of its record)."""
+        game = state.game
+        record: dict[str, Any] = {"ruleset": game.ruleset, "players": game.players,
+                                  "options": sorted(game.options), "seed": state.seed,
+                                  "first_declarer": state.first_declarer, **(extra or {})}
+        if self.seed is not None:
+            record["seed_chosen"] = True
+        if self.chat != "players":
+            record["chat"] = self.chat
+        if self.turn_clock is not None:
+            record["turn_clock"] = self.turn_clock.stored()
+        return record
+
+
+SEAT_KINDS = ("you", "friend", "open", "human", "bot")
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """A table's turn clock: each decision of a person has ``seconds``; then a computer of ``level``
+    plays the seat until its person takes it back."""
+
+    seconds: int
+    level: str
+
+    LIMITS = (10, 600)
+
+    @classmethod
+    def parse(cls, value: object) -> TurnClock | None:
+        """A setup's ``turn_clock`` (``{"seconds": 30, "level": "basic"}``, or null for none), checked."""
+        if value is None:
+            return None
+        lo, hi = cls.LIMITS
+        why = f'"turn_clock" is {{"seconds": {lo} to {hi}, "level": a computer level}}, or null'
+        if not isinstance(value, dict):
+            raise TableError("bad-setup", why)
+        seconds, level = value.get("seconds"), value.get("level") or default_level()
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not lo <= seconds <= hi:
+            raise TableError("bad-setup", why)
+        if level not in levels():
+            raise TableError("bad-setup", f"unknown computer level {str(level)[:40]!r} "
+                             f"(one of {', '.join(levels())})")
+        return cls(seconds, level)
+
+    def stored(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "level": self.level}
+
+
+def _seat_spec(spec: object) -> dict[str, Any]:
+    """A seat asked for: yours, a friend's (by invitation only), open to anyone, or a computer's.
+
+    ``human`` is the kind of the first release: a person's seat open to anyone.
+    """
+    if not isinstance(spec, dict) or spec.get("kind") not in SEAT_KINDS:
+        raise TableError("bad-setup", 'each seat is {"kind": "you"}, "friend", "open" or {"kind": "bot", '
+                         '"level": …}')
+    if spec["kind"] != "bot":
+        return {"kind": "human", "access": "friend" if spec["kind"] == "friend" else "open",
+                "you": spec["kind"] == "you"}
+    level = spec.get("level") or default_level()
+    if level not in levels():
+        raise TableError("bad-setup", f"unknown computer level {level!r} (one of {', '.join(levels())})")
+    return {"kind": "bot", "level": level, "access": "open", "you": False}
