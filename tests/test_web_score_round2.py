@@ -129,6 +129,20 @@ def test_switching_language_keeps_the_hand_being_entered(server: str, page: Any)
     assert page.locator("#contract-buttons .pick.on").count() == 0
 
 
+def test_switching_language_keeps_an_edit_being_made(server: str, page: Any) -> None:
+    open_sheet(page, classic_sheet(server, [KING_ASIDE]))
+    tap(page, "#rows button.edit")
+    page.wait_for_function("document.querySelector('#entry-title').textContent.startsWith('Edit hand 1')")
+    tap(page, "[data-count='tricks-0-minus']")
+    tap(page, "[data-count='tricks-1-plus']")
+    page.select_option("select.lang-switch", "zh")
+    page.wait_for_function("document.querySelector('#entry-title').textContent.startsWith('修改第 1 手')"
+                           " && document.documentElement.lang === 'zh-Hans'")
+    page.wait_for_function("document.querySelector(\"[data-count-value='tricks-1']\").textContent === '4'")
+    assert page.inner_text("[data-count-value='tricks-0']") == "3"
+    assert page.locator("#entry-cancel").is_visible()  # still the edit, which can be cancelled
+
+
 def salad_but_the_king(page: Any) -> None:
     """Salad with five players (two cards set aside, not entered): everything but the K♥."""
     tap(page, "[data-contract='salad']")

@@ -797,8 +797,8 @@ async function main() {
   for (const id of ["share-write", "share-read"]) $(id).addEventListener("focus", e => e.target.select());
   window.addEventListener("online", () => retry());
   window.addEventListener("offline", () => setOffline(true));
+  const kept = load(draftKey(), null);  // read first: drawing the next hand keeps a draft of its own
   await reload();
-  const kept = load(draftKey(), null);
   if (kept?.mode === "edit" && !S.offline && kept.k < (S.view?.rows || []).length) editHand(kept.k, null, kept.draft);
 }
 
