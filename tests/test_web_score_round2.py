@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from tests.test_web_browser import CHROMIUM, DESKTOP, serving
+from tests.test_web_i18n_browser import serious
 from tests.web_helpers import fresh_db
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(
@@ -162,6 +163,7 @@ def test_a_blank_king_of_hearts_in_salad_is_asked_not_set_aside(server: str, pag
     assert "K♥" in said or "king of hearts" in said.lower()
     assert page.locator("#save").is_disabled()
     assert page.locator("[data-field='result.king_of_hearts'][data-bad]").count() == 1
+    assert serious(page) == []
     tap(page, "[data-pick='king-aside']")  # said out loud: the K♥ was among the cards set aside
     assert "Eve +50" in check_says(page, "good")
     tap(page, "[data-pick='king-4']")  # or Eve took it: 100 more
@@ -188,6 +190,8 @@ def test_undo_last_hand_asks_first(server: str, page: Any) -> None:
     page.wait_for_selector("#undo-confirm:not([hidden])")
     assert page.evaluate(rows) == 1
     assert "No Tricks" in page.inner_text("#undo-confirm")
+    assert page.evaluate("document.activeElement.id") == "undo-keep"  # the safe answer, by keyboard too
+    assert serious(page) == []
     tap(page, "#undo-keep")
     page.wait_for_selector("#undo-confirm", state="hidden")
     assert page.evaluate(rows) == 1
