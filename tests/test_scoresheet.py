@@ -25,7 +25,7 @@ from barbu.engine.scoresheet import (
     undo_last,
 )
 from barbu.engine.state import State
-from barbu.engine.tally import Tally, check, contract_scores, out_from_places
+from barbu.engine.tally import Tally, check, contract_scores, from_json, out_from_places
 from barbu.wording import renumber
 
 pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
@@ -372,3 +372,21 @@ def test_check_on_some_fields_leaves_the_others_for_later() -> None:
     with pytest.raises(TallyError, match="these add up to 12"):
         check(Game.family(4), salad, Tally(tricks=(12, 0, 0, 0)), 0, only=["tricks"])
     assert contract_scores(CLASSIC, CLASSIC.contracts[0], Tally(tricks=(13, 0, 0, 0)), 0) == [-26, 0, 0, 0]
+
+
+@pytest.mark.parametrize("last", [[None], [2, None], [None, None]])
+def test_a_last_trick_not_yet_named_is_asked_for_not_called_a_bad_list(last: list[int | None]) -> None:
+    # The score keeper sends the takers as tapped so far: a blank one is a question still open.
+    game = Game.family(4) if len(last) == 1 else Game.classic()
+    c = game.contracts[game.contract_index("last-trick" if len(last) == 1 else "no-last-two")]
+    with pytest.raises(TallyError) as info:
+        from_json({"last_tricks": last}, game, c)
+    assert info.value.rule == "missing" and info.value.field == "last_tricks"
+    assert info.value.slots["variant"] == "last_tricks"
+
+
+def test_going_out_too_few_counts_the_players_given() -> None:
+    # The catalogues choose their plural form by the slot n: n is how many were given.
+    with pytest.raises(TallyError) as info:
+        check(Game.family(4), Game.family(4).contracts[-1], Tally(out=(2,)), None)
+    assert info.value.rule == "out-length" and info.value.slots["n"] == 1

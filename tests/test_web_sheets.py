@@ -366,3 +366,30 @@ def test_a_stored_sheet_that_does_not_replay_is_read_only(tmp_path: Path) -> Non
         assert view["damaged"] and "rows" not in view
         res = add(client, sid, auth, TRICKS, 1)
         assert res.status_code == 409 and res.json()["error"]["code"] == "damaged"
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="pdftotext (poppler-utils) reads the PDF")
+def test_the_pdf_text_is_spelt_in_real_letters(tmp_path: Path) -> None:
+    # No "st" or "fi" ligature glyphs: a copied or searched "highest" must be found as typed.
+    import random
+
+    from tests.conftest import play_random
+    from tests.score_helpers import sheet_of
+
+    from barbu.engine.game import Game
+    from barbu.web.core.words import words
+    from barbu.web.sheets.pdf import sheet_pdf
+    from barbu.web.sheets.sheet import Sheet
+
+    doc = sheet_of(play_random(Game.classic(), 5), NAMES, random.Random(5))
+    text, _ = pdf_text(sheet_pdf(Sheet.of("s1", "", doc, 1), words("en")), tmp_path)
+    assert "highest" in text and "No Last Two" in text
+    assert not re.search("[\ufb00-\ufb06]", text), sorted(set(re.findall("[\ufb00-\ufb06]", text)))
+
+
+def test_the_keepers_service_worker_is_served_as_a_script_never_stale(client: TestClient) -> None:
+    # At the root (a worker controls only pages under its own path): /score and /score/<id>.
+    res = client.get("/score-sw.js")
+    assert res.status_code == 200 and res.headers["content-type"].startswith("text/javascript")
+    assert res.headers["cache-control"] == "no-cache" and "barbu-score-keeper-" in res.text
+    assert client.get("/score/abc").text != res.text  # the sheet's page is not shadowed

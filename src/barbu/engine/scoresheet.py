@@ -244,7 +244,8 @@ def next_hand(state: State) -> dict[str, Any]:
     Seats count from 0. ``may_double`` lists, per seat, whom it may double in a negative and
     in a positive contract; ``owed_doubles`` the doubles each seat still owes the declarer in
     the ``hands_left`` hands he still declares (this one counted), and ``compulsory`` the seats
-    that must double him in this hand (RULES.md 1.4).
+    that must double him in this hand (RULES.md 1.4). A contract's ``places`` are the places
+    its order of going out pays (0: it is not scored by going out).
     """
     game = state.game
     base = {"totals": list(state.totals), "complete": state.is_over, "winners": state.winners()}
@@ -260,7 +261,8 @@ def next_hand(state: State) -> dict[str, Any]:
     open_ = set(state.available_contracts(d))
     contracts = [{"id": c.id, "name": c.name, "open": i in open_, "positive": c.positive,
                   "asks": "trump" if c.trumps else "start_rank" if c.kind == Kind.DOMINOES else None,
-                  "result": list(tally.fields_of(c))} for i, c in enumerate(game.contracts)]
+                  "result": list(tally.fields_of(c)), "places": len(c.out_scores)}
+                 for i, c in enumerate(game.contracts)]
     return {
         "hand": state.hand_no, "declarer": d, "contracts": contracts,
         "set_aside_count": game.set_aside_count,

@@ -313,7 +313,7 @@ def _check_out(table: _Table, out: Sequence[int]) -> None:
         want = "every player (the last may be left out)" if least == n - 1 else f"the first {least}"
         raise TallyError(f"say who went out, in order: {want} ({len(out)} given)", field="out",
                          rule="out-length", slots={"variant": "all" if least == n - 1 else "first",
-                                                   "n": least, "given": len(out)})
+                                                   "least": least, "n": len(out)})
     for place, s in enumerate(out):
         if s in out[:place]:
             first = out.index(s)
@@ -405,7 +405,7 @@ def from_json(obj: Any, game: Game, c: Contract) -> Tally:
             raise TallyError(f"{c.name} is not scored by '{key}'", field=str(key), rule="not-scored",
                              slots={"contract": c.id})
     return Tally(
-        tricks=_ints(obj, "tricks"), last_tricks=_ints(obj, "last_tricks"),
+        tricks=_ints(obj, "tricks"), last_tricks=_takers(obj, c),
         queens=_queens(obj) if "queens" in known else None, hearts=_ints(obj, "hearts"),
         king_of_hearts=_opt_seat(obj, "king_of_hearts"), ace_of_hearts=_opt_seat(obj, "ace_of_hearts"),
         out=_ints(obj, "out"))
@@ -420,6 +420,15 @@ def _ints(obj: dict[str, Any], key: str) -> tuple[int, ...] | None:
         raise TallyError(f"'{key}' is a list of whole numbers", field=key, rule="not-a-list",
                          slots={"key": key})
     return tuple(value)
+
+
+def _takers(obj: dict[str, Any], c: Contract) -> tuple[int, ...] | None:
+    """The takers of the last tricks; one left blank (null) is a question still open, as if none."""
+    value = obj.get("last_tricks")
+    if isinstance(value, list) and None in value:
+        raise TallyError(f"{c.name}: {_ASK['last_tricks']}", field="last_tricks", rule="missing",
+                         slots={"variant": "last_tricks", "contract": c.id})
+    return _ints(obj, "last_tricks")
 
 
 def _opt_seat(obj: dict[str, Any], key: str) -> int | None:

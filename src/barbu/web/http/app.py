@@ -712,6 +712,11 @@ def build_app(config: Config) -> Starlette:
     async def score_page(request: Request) -> Response:
         return FileResponse(STATIC / "score.html", headers={"Cache-Control": "no-cache"})
 
+    async def score_worker(request: Request) -> Response:
+        # Served from the root, since a worker controls pages only under its own path (/score here).
+        return FileResponse(STATIC / "score-sw.js", media_type="text/javascript",
+                            headers={"Cache-Control": "no-cache"})
+
     async def rules_page(request: Request) -> Response:
         _ruleset_of(request)
         return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
@@ -737,6 +742,7 @@ def build_app(config: Config) -> Starlette:
         *profile_routes(server),
         Route("/score", score_page),
         Route("/score/{sheet_id}", score_page),
+        Route("/score-sw.js", score_worker),
         Route("/rules/{ruleset}", _refusals(rules_page)),
         Route("/api/rules/{ruleset}", _refusals(rules_api)),
         *sheet_routes(server),

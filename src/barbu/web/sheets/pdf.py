@@ -40,6 +40,9 @@ _FONT_FILES = {
     "NotoSansMyanmar": ("/usr/share/fonts/truetype/noto/NotoSansMyanmar-Regular.ttf",),
 }
 _BASE_FONTS = {"zh": ("WenQuanYi",), "my": ("Padauk", "NotoSansMyanmar")}
+# Only Burmese needs shaping. reportlab shapes with discretionary ligatures on, so a shaped DejaVu
+# Sans draws "st" and "fi" as one glyph, which a reader copies or searches as U+FB06, U+FB01.
+_SHAPED = frozenset({"Padauk", "NotoSansMyanmar"})
 log = logging.getLogger("barbu.web")
 LINE_COLOURS = ("#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f")
 _SUIT_LETTERS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "−": "-", "×": "x"})
@@ -53,7 +56,7 @@ def _fonts() -> dict[str, frozenset[int]]:
     for name, paths in _FONT_FILES.items():
         path = next((p for p in paths if Path(p).is_file()), None)
         if path is not None:
-            ttf = TTFont(name, path, shapable=uharfbuzz is not None)
+            ttf = TTFont(name, path, shapable=uharfbuzz is not None and name in _SHAPED)
             pdfmetrics.registerFont(ttf)
             found[name] = frozenset(ttf.face.charToGlyph)
     return found
@@ -114,7 +117,7 @@ def _escape(s: str) -> str:
 
 
 def _styles(f: str) -> dict[str, ParagraphStyle]:
-    shaping = int(uharfbuzz is not None)
+    shaping = int(uharfbuzz is not None and f in _SHAPED)
     return {"title": ParagraphStyle("title", fontName=f, fontSize=18, leading=24, spaceAfter=4,
                                     shaping=shaping),
             "body": ParagraphStyle("body", fontName=f, fontSize=10, leading=15, shaping=shaping),

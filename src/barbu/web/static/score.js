@@ -1,6 +1,8 @@
 // The score keeper page (/score): start a sheet, enter each hand as counted, see the sheet and chart.
 // The server checks and scores everything (the engine's rules): this page only asks it and draws the
-// answers. Entries wait in localStorage while the server cannot be reached, and are sent when it can.
+// answers, after its own checks that the hand is whole and adds up (scorecheck.js). Entries wait in
+// localStorage while the server cannot be reached, and are sent when it can; so does the hand being
+// entered (a change of language reloads the page), and a service worker keeps the page itself.
 "use strict";
 
 const $ = id => document.getElementById(id);
@@ -257,6 +259,7 @@ function renderAll(freshEntry) {
   renderExports(v);
   $("readonly-note").hidden = v.writable;
   $("undo").hidden = !v.writable || !v.rows?.length;
+  if ($("undo").hidden) $("undo-confirm").hidden = true;
   $("over").hidden = !v.complete;
   $("over").textContent = v.complete ? t(`sheet.winners.${v.ruleset}`, { n: v.winners.length, names: v.winners.map(s => v.names[s]).join(", ") }) : "";
   if (freshEntry) startEntry();
@@ -326,8 +329,8 @@ function startEntry() {
   S.frame = q.length ? offlineFrame(k) : v.next;
   $("entry").hidden = !S.frame || S.frame.declarer === null;
   if ($("entry").hidden) return;
-  if (keep) S.draft.doubles = keepAllowed(S.draft.doubles);
-  else S.draft = blankDraft();
+  if (!keep) S.draft = keptDraft("add", k) || blankDraft();
+  S.draft.doubles = keepAllowed(S.draft.doubles);
   renderEntry();
 }
 
@@ -610,13 +613,38 @@ function scheduleCheck() {
   S.ok = false;
   const seq = ++S.checkSeq;
   $("save").disabled = true;
+  keepDraft();
   if (!S.draft?.contract) return showCheck("wait", t("score.choose-contract"));
+  const wrong = ScoreCheck.problem(S.draft, contractOf(S.draft.contract), tableOf());
+  if (wrong) return showCheck("bad", wrong.own ? t(wrong.own, ownArgs(wrong.args)) : I18N.error(wrong), wrong.field);
   if (S.offline || S.frame.provisional) {
     $("save").disabled = false;
     return showCheck("wait", t("score.kept-offline"));
   }
   showCheck("wait", t("score.checking"));
   S.checkTimer = setTimeout(() => runCheck(seq), 250);
+}
+
+function tableOf() {
+  const v = S.view;
+  return { players: v.names.length, handSize: v.hand_size, setAside: v.set_aside_count || 0, ruleset: v.ruleset };
+}
+
+function ownArgs(args) {
+  return { ...args, card: args.card ? I18N.card(args.card) : undefined, aside: t("score.set-aside") };
+}
+
+// The hand being entered, kept on the device at every change: a reload (a change of language) or a
+// lost connection does not throw away what was tapped.
+function draftKey() { return `barbu-score-draft-${S.id}`; }
+function keepDraft() { if (S.draft && S.frame) store(draftKey(), { k: S.k, mode: S.mode, draft: S.draft }); }
+function dropDraft() { localStorage.removeItem(draftKey()); }
+
+function keptDraft(mode, k) {
+  const kept = load(draftKey(), null);
+  if (!kept || kept.mode !== mode || kept.k !== k || !kept.draft?.contract) return null;
+  const c = S.frame.contracts.find(x => x.id === kept.draft.contract);
+  return c && (c.open || mode === "edit") ? kept.draft : null;
 }
 
 async function runCheck(seq) {
@@ -651,6 +679,7 @@ async function save() {
         body: { ...body, hand: S.k } };
   if (S.refusedOp) q.unshift(op); else q.push(op);
   saveQueue(q);
+  dropDraft();
   const edited = S.mode === "edit";
   S.mode = "add"; S.frame = null; S.refusedOp = null; S.draft = null;
   $("save").disabled = true;
@@ -672,11 +701,19 @@ function openRefused(op) {
 }
 
 function draftOf(data) {
+  const result = structuredClone(data.result || {});
+  // A stored hand's blank card was entered as set aside: its edit says so on the form.
+  if (S.view.set_aside_count > 0) {
+    const blanks = [...Object.entries(result.queens || {}).filter(([, seat]) => seat === null).map(([s]) => `queen-${s}`),
+                    ...[["king_of_hearts", "king"], ["ace_of_hearts", "ace"]].filter(([f]) => f in result && result[f] === null)
+                      .map(([, key]) => key)];
+    if (blanks.length) result.__aside = Object.fromEntries(blanks.map(key => [key, true]));
+  }
   return { contract: data.contract, trump: data.trump ?? null, start_rank: data.start_rank ?? null,
-           doubles: (data.doubles || []).map(p => [...p]), result: structuredClone(data.result || {}) };
+           doubles: (data.doubles || []).map(p => [...p]), result };
 }
 
-async function editHand(k, refusedOp = null) {
+async function editHand(k, refusedOp = null, kept = null) {
   if (queue().some(op => !op.refused) || S.offline) return toast(t("score.edit-needs-wait"));
   let res;
   try { res = await api("GET", `/api/sheets/${S.id}/hands/${k}`); } catch { res = null; }
@@ -684,14 +721,30 @@ async function editHand(k, refusedOp = null) {
   S.mode = "edit";
   S.k = k;
   S.frame = res.data.frame;
-  S.draft = draftOf(refusedOp ? refusedOp.body.data : res.data.data);
+  S.draft = kept || draftOf(refusedOp ? refusedOp.body.data : res.data.data);
   $("entry").hidden = false;
   renderScorebar(S.view);
   renderEntry();
   $("entry").scrollIntoView({ block: "start" });
 }
 
+// Undo asks first, naming the hand it would take back; the question stays next to the button.
+function askUndo() {
+  if (queue().length || S.offline) return toast(t("score.undo-needs-wait"));
+  const k = S.view.rows.length - 1;
+  const row = S.view.rows[k];
+  $("undo-ask").textContent = t("score.undo-ask", { n: k + 1, contract: SheetView.contractLabel(S.view.ruleset, row) });
+  $("undo-confirm").hidden = false;
+  $("undo-keep").focus();
+}
+
+function keepLastHand() {
+  $("undo-confirm").hidden = true;
+  $("undo").focus();
+}
+
 async function undo() {
+  $("undo-confirm").hidden = true;
   if (queue().length || S.offline) return toast(t("score.undo-needs-wait"));
   const k = S.view.rows.length - 1;
   let res;
@@ -701,12 +754,14 @@ async function undo() {
   S.mode = "add";
   S.frame = null;
   S.draft = null;
+  dropDraft();
   toast(t("score.taken-back", { n: k + 1 }), "info");
   renderAll(true);
 }
 
 function cancelEntry() {
   if (S.refusedOp) saveQueue(queue().filter(op => op.entry !== S.refusedOp.entry));
+  dropDraft();
   S.refusedOp = null;
   S.mode = "add";
   S.frame = null;
@@ -721,6 +776,7 @@ async function main() {
   await I18N.load();
   $("lang-slot").append(I18N.switcher());
   document.title = t("score.title");
+  keepOffline();
   const m = location.pathname.match(/^\/score\/([A-Za-z0-9_-]+)$/);
   if (!m) {
     $("home").hidden = false;
@@ -734,12 +790,26 @@ async function main() {
   $("sheet").hidden = false;
   $("scorebar").hidden = false;
   $("save").addEventListener("click", save);
-  $("undo").addEventListener("click", undo);
+  $("undo").addEventListener("click", askUndo);
+  $("undo-yes").addEventListener("click", undo);
+  $("undo-keep").addEventListener("click", keepLastHand);
   $("entry-cancel").addEventListener("click", cancelEntry);
   for (const id of ["share-write", "share-read"]) $(id).addEventListener("focus", e => e.target.select());
   window.addEventListener("online", () => retry());
   window.addEventListener("offline", () => setOffline(true));
-  reload();
+  const kept = load(draftKey(), null);  // read first: drawing the next hand keeps a draft of its own
+  await reload();
+  if (kept?.mode === "edit" && !S.offline && kept.k < (S.view?.rows || []).length) editHand(kept.k, null, kept.draft);
+}
+
+// The keeper's own service worker (score-sw.js): this page opens again without a connection, in the
+// reader's language.
+function keepOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/score-sw.js", { scope: "/score" }).catch(() => { /* e.g. not https */ });
+  navigator.serviceWorker.ready
+    .then(reg => reg.active?.postMessage({ keep: [`/static/i18n/${I18N.lang}.json`] }))
+    .catch(() => {});
 }
 
 main();
