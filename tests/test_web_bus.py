@@ -111,13 +111,15 @@ def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
     """Another writer stores an event behind the owner's back: the owner's next write is refused, and
     then the table is dropped, forgotten and released, loaded again with that event, and plays on."""
     from barbu.web.cluster.relay import Cluster
-    from barbu.web.http.app import Config, Server
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
+    from barbu.web.http.sockets import serving
 
     _computers_table(store_target, "T4")
 
     async def run() -> None:
         server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.3, retry_delay=0.05))
-        server.cluster = cluster = Cluster(server, bus_url)
+        server.cluster = cluster = Cluster(server, bus_url, serving(server))
         server.open()
         await cluster.start()
         other = open_store(store_target)
@@ -151,14 +153,16 @@ def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_
 
     from barbu.web.cluster.bus import owner_key
     from barbu.web.cluster.relay import Cluster, LeaseLost
-    from barbu.web.http.app import Config, Server
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
+    from barbu.web.http.sockets import serving
 
     _computers_table(store_target, "T5")
     sync = redis.Redis.from_url(bus_url)
 
     async def run() -> None:
         server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
-        server.cluster = cluster = Cluster(server, bus_url)
+        server.cluster = cluster = Cluster(server, bus_url, serving(server))
         server.open()
         await cluster.start()
         loop = asyncio.get_running_loop()
@@ -226,13 +230,15 @@ def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
     """By our own clock the lease may have lapsed, so the computer players stop; the next renewal finds
     the key still ours, and they play on."""
     from barbu.web.cluster.relay import Cluster
-    from barbu.web.http.app import Config, Server
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
+    from barbu.web.http.sockets import serving
 
     _computers_table(store_target, "T6")
 
     async def run() -> None:
         server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0.05))
-        server.cluster = cluster = Cluster(server, bus_url)
+        server.cluster = cluster = Cluster(server, bus_url, serving(server))
         server.open()
         await cluster.start()
         try:
@@ -257,17 +263,19 @@ def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever goes wrong at the owner's, the relaying process hears a close (1012), never nothing."""
     from barbu.web.cluster.relay import Cluster
-    from barbu.web.http import app
+    from barbu.web.http import sockets
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
 
     _computers_table(store_target, "T7")
 
     async def broken(*args: object) -> None:
         raise RuntimeError("the owner failed")
-    monkeypatch.setattr(app, "_serve_table", broken)
+    monkeypatch.setattr(sockets, "serve_table", broken)
 
     async def run() -> None:
-        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
-        server.cluster = cluster = Cluster(server, bus_url)
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = Cluster(server, bus_url, sockets.serving(server))
         server.open()
         await cluster.start()
         relaying, heard = Bus(bus_url), []
@@ -297,15 +305,19 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
     owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
+    from barbu.web.cluster import relay
     from barbu.web.cluster.bus import owner_key
-    from barbu.web.http import app, relay
+    from barbu.web.core.errors import TableError
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
+    from barbu.web.http.sockets import serving
     from barbu.web.tables.setup import Setup
 
     monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
 
     async def run() -> None:
-        server = app.Server(app.Config(db_path=store_target, bus=bus_url, bot_delay=60))
-        server.cluster = cluster = relay.Cluster(server, bus_url)
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
+        server.cluster = cluster = relay.Cluster(server, bus_url, serving(server))
         server.open()
         await cluster.start()
         sent: list[dict[str, object]] = []
@@ -332,7 +344,7 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
             assert server.store is not None
             monkeypatch.setattr(server.store, "commit", refuse)
             setup = Setup.parse({"name": "Ann", "seats": [{"kind": "bot", "level": "random"}] * 4})
-            with pytest.raises(app.TableError):
+            with pytest.raises(TableError):
                 await server.create(setup, Who("127.0.0.1"))
             leased = [k async for k in cluster.bus.redis.scan_iter(owner_key("*"))]
             assert leased == [] and cluster.bus.until == {}

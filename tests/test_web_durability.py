@@ -18,7 +18,7 @@ from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, fresh_db, hold_writes, query, store_class
 
 from barbu.web.core.errors import TableError
-from barbu.web.http import app as web_app
+from barbu.web.http import server as web_server
 from barbu.web.storage.sqlite import Batch, open_store
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.setup import Setup
@@ -146,7 +146,7 @@ def test_computer_players_wait_out_a_failed_write_and_carry_on(tmp_path: Path,
                 raise sqlite3.OperationalError("database is locked")
             return super().commit(batch)
 
-    monkeypatch.setattr(web_app, "open_store", Flaky)
+    monkeypatch.setattr(web_server, "open_store", Flaky)
     with TestClient(app_for(fresh_db(tmp_path, "flaky.db"), retry_delay=0.01)) as client:
         made = create(client, seats=[{"kind": "bot", "level": "random"}] * 4, seed=9)
         server = server_of(client)
@@ -180,7 +180,7 @@ class GatedStore(store_class()):  # type: ignore[misc]
 def gated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, GatedStore]]:
     GatedStore.gate, GatedStore.entered = threading.Event(), threading.Event()
     GatedStore.gate.set()
-    monkeypatch.setattr(web_app, "open_store", GatedStore)
+    monkeypatch.setattr(web_server, "open_store", GatedStore)
     with TestClient(app_for(fresh_db(tmp_path, "gated.db"))) as client:
         store = server_of(client).store
         assert isinstance(store, GatedStore)

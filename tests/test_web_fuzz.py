@@ -28,7 +28,9 @@ from tests.test_web_tables import play_by_views
 from tests.test_web_ws import app_for, create, server_of
 from tests.web_helpers import Recorder, fresh_db
 
-from barbu.web.http import app as web_app
+from barbu.web.http import sockets
+from barbu.web.http.app import build_app
+from barbu.web.http.config import Config
 
 SURROGATE = "\\ud800"  # a lone surrogate as the JSON escape a client sends (valid JSON, not text)
 World = dict[str, Any]
@@ -189,7 +191,7 @@ def fetch(url: str) -> tuple[int, str, str]:
 
 # -- fuzzing every route ---------------------------------------------------------------------------
 
-ROUTE_APP = web_app.build_app(web_app.Config(":memory:"))  # only its routes are read: it is never started
+ROUTE_APP = build_app(Config(":memory:"))  # only its routes are read: it is never started
 FUZZ = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -355,9 +357,9 @@ def test_fuzz_every_route(path: str, method: str, fuzzed: tuple[TestClient, LogC
 # -- fuzzing every socket message type ---------------------------------------------------------
 
 def handled_types() -> tuple[list[str], list[str]]:
-    """The message types ``_handle`` answers and the fields it reads, from its own source: a new
-    type is fuzzed without a change here."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(web_app._handle)))
+    """The message types the socket's handlers answer and the fields they read, from their module's
+    source: a new type is fuzzed without a change here."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(sockets)))
     kinds: set[str] = set()
     fields: set[str] = set()
     for node in ast.walk(tree):

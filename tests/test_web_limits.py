@@ -21,8 +21,8 @@ from tests.test_web_ws import app_for, create, receive, server_of
 from tests.web_helpers import Recorder, cards_in, fresh_db, mask_cards, sqlite_only
 
 from barbu.cli import build_parser
-from barbu.web.http.app import CLOSE_NO_HELLO, CLOSE_TOO_MANY
 from barbu.web.http.limits import Limiter
+from barbu.web.http.sockets import CLOSE_NO_HELLO, CLOSE_TOO_MANY
 from barbu.web.serve import default_db
 
 BOTS = [{"kind": "bot", "level": "random"}] * 4
@@ -353,7 +353,7 @@ def test_a_socket_message_up_to_a_mebibyte_reaches_the_app() -> None:
     through up to 1 MiB, so that one far over MAX_MESSAGE still gets the app's ``too-large`` event."""
     import argparse
 
-    from barbu.web.http.app import MAX_MESSAGE
+    from barbu.web.http.sockets import MAX_MESSAGE
     from barbu.web.serve import add_arguments, uvicorn_config
 
     parser = argparse.ArgumentParser()

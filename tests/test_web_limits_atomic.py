@@ -163,7 +163,7 @@ def test_redis_counts_one_limit_for_a_group_of_processes() -> None:
 def test_the_new_limits_have_serve_flags_with_the_configs_defaults(tmp_path: Path) -> None:
     import argparse
 
-    from barbu.web.http.app import Config
+    from barbu.web.http.config import Config
     from barbu.web.serve import add_arguments, config_of
 
     parser = argparse.ArgumentParser()

@@ -219,10 +219,10 @@ def finished_over_sockets(client: Any, made: dict[str, Any], ann: Any, ben: Any)
 
 def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_seat(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from barbu.web.http import app as app_module
+    from barbu.web.http import sockets
 
     sent: list[tuple[int | None, str]] = []
-    original = app_module.Connection.send_text
+    original = sockets.Connection.send_text
 
     def checking(self: Any, text: str) -> None:
         for table in server_of(client).tables.tables.values():
@@ -231,7 +231,7 @@ def test_over_the_socket_a_rematch_accepted_by_both_opens_each_person_their_own_
         sent.append((self.seat, text))
         original(self, text)
 
-    monkeypatch.setattr(app_module.Connection, "send_text", checking)
+    monkeypatch.setattr(sockets.Connection, "send_text", checking)
     with TestClient(app_for(fresh_db(tmp_path, "ws.db"), idle=0.0)) as client:
         ann_profile = profile(client, "Ann")
         res = client.post("/api/tables", headers=ann_profile, json={**BODY, "turn_clock": None})

@@ -21,7 +21,8 @@ from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db, query, store_class
 
-from barbu.web.http import app as web_app
+from barbu.web.http import server as web_server
+from barbu.web.http.endpoints import STATIC
 from barbu.web.http.limits import Limiter
 from barbu.web.storage.sqlite import Batch, SheetBatch
 
@@ -249,7 +250,7 @@ def csv_rows(text: str) -> list[list[str]]:
 
 
 def catalogue(lang: str) -> dict[str, Any]:
-    path = web_app.STATIC / "i18n" / f"{lang}.json"
+    path = STATIC / "i18n" / f"{lang}.json"
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
@@ -331,7 +332,7 @@ class FailingStore(store_class()):  # type: ignore[misc]
 
 def test_a_change_that_cannot_be_stored_is_refused_and_changes_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_app, "open_store", FailingStore)
+    monkeypatch.setattr(web_server, "open_store", FailingStore)
     with TestClient(app_for(fresh_db(tmp_path, "fail.db"))) as client:
         sid, auth = start(client)
         add(client, sid, auth, QUEENS, 0)

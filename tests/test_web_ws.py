@@ -17,7 +17,10 @@ from tests.web_helpers import check_hidden, check_received, fresh_db, mask_cards
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
-from barbu.web.http.app import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE, Config, Server, build_app
+from barbu.web.http.app import build_app
+from barbu.web.http.config import Config
+from barbu.web.http.server import Server
+from barbu.web.http.sockets import CLOSE_BAD_TOKEN, CLOSE_NO_TABLE, MAX_MESSAGE
 
 Session = Any  # starlette's WebSocketTestSession
 TWO_PEOPLE = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}]
@@ -279,13 +282,13 @@ def test_a_whole_hand_against_three_computers_over_the_socket(client: TestClient
 def test_four_people_and_a_watcher_see_only_their_own_cards(client: TestClient,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Every message is checked the moment the server queues it, against the hands as they are then."""
-    from barbu.web.http import app as app_module
+    from barbu.web.http import sockets
 
     made = create(client, name="P0", seats=[{"kind": "human"}] * 4)
     tid = made["id"]
     server = server_of(client)
     checked = [0]
-    original = app_module.Connection.send_text
+    original = sockets.Connection.send_text
 
     def checking_send(self: Any, text: str) -> None:
         msg = json.loads(text)
@@ -293,7 +296,7 @@ def test_four_people_and_a_watcher_see_only_their_own_cards(client: TestClient,
         checked[0] += 1
         original(self, text)
 
-    monkeypatch.setattr(app_module.Connection, "send_text", checking_send)
+    monkeypatch.setattr(sockets.Connection, "send_text", checking_send)
     rng = random.Random(5)
     socks = [client.websocket_connect(f"/ws/{tid}") for _ in range(5)]
     entered = [s.__enter__() for s in socks]
@@ -409,7 +412,7 @@ def searching_players_progress(client: TestClient) -> None:
         time.sleep(0.05)
         res = client.get("/api/tables")  # the event loop keeps answering meanwhile
         assert res.status_code == 200
-    assert server_of(client).pool is not None
+    assert server_of(client).computers.pool is not None
     kinds = [e.kind for e in server_of(client).store.events(tid)]  # type: ignore[union-attr]
     assert kinds[0] == "deal" and kinds.count("act") >= 11
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from barbu.web.storage.sqlite import DatabaseInUse, NewerDatabase, Store, exclusive, is_postgres, open_store
 
 if TYPE_CHECKING:
-    from barbu.web.http.app import Config
+    from barbu.web.http.config import Config
 
 
 def default_db() -> Path:
@@ -157,7 +157,7 @@ def _add_work_limits(limits: argparse._ArgumentGroup) -> None:
 
 def config_of(args: argparse.Namespace, db: Path | str) -> Config:
     from barbu.bots import levels_named
-    from barbu.web.http.app import Config, cheap_levels
+    from barbu.web.http.config import Config, cheap_levels
 
     # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
     levels = levels_named(args.bot_table_levels) \

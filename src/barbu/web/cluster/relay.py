@@ -27,11 +27,10 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from starlette.websockets import WebSocket
+from typing import Any
 
 from barbu.web.cluster.bus import Bus
+from barbu.web.cluster.ports import Host, Port, Serve
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import valid_id
 from barbu.web.sheets.sheet import Sheet, SheetBook
@@ -39,9 +38,6 @@ from barbu.web.storage.sqlite import Batch, PlayerBatch, SheetBatch
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.parts import storage_error
 from barbu.web.tables.table import Table
-
-if TYPE_CHECKING:
-    from barbu.web.http.app import Server
 
 log = logging.getLogger("barbu.web.cluster.relay")
 
@@ -132,8 +128,9 @@ class RelayEnd:
 class Cluster:
     """This process's part in the group: leases, relays both ways, and the sweep that takes tables over."""
 
-    def __init__(self, server: Server, url: str) -> None:
+    def __init__(self, server: Host, url: str, serve: Serve) -> None:
         self.server = server
+        self.serve = serve  # the server's way to answer a reader relayed to us, at a table we drive
         self.bus = Bus(url)
         self.app: ASGIApp | None = None  # the application the owner runs relayed requests through
         self.relays: dict[str, RelayEnd] = {}  # sockets connected here, by relay id
@@ -401,8 +398,6 @@ class Cluster:
                 future.set_result(msg)
 
     def _open_port(self, msg: dict[str, Any]) -> None:
-        from barbu.web.http.app import _serve_table
-
         conn, relay, table_id = str(msg["conn"]), str(msg["reply"]), str(msg["table"])
         port = RelayPort(self.bus, conn, relay, str(msg.get("client", "?")))
         table = self.lobby.tables.get(table_id) if self.drives(table_id) else None
@@ -413,7 +408,7 @@ class Cluster:
 
         async def serve() -> None:
             try:
-                await _serve_table(self.server, table, port)
+                await self.serve(table, port)
             except Exception:  # the relaying side must hear of it, or its reader waits for good
                 log.exception("table %s: a relayed reader failed", table_id)
                 await port.close(CLOSE_RESTART)
@@ -423,23 +418,8 @@ class Cluster:
 
     # -- sockets -------------------------------------------------------------------------------
 
-    async def serve_socket(self, ws: WebSocket, table_id: str) -> None:
-        """A socket connected here: served here if we drive its table, else relayed to the owner."""
-        from barbu.web.http.app import CLOSE_NO_TABLE, SocketPort, _refuse, _serve_table
-
-        try:
-            owner = await self.place(table_id)
-        except TableError as e:
-            await _refuse(ws, e, CLOSE_NO_TABLE if e.code == "no-table" else CLOSE_RESTART)
-            return
-        if owner is None:
-            await _serve_table(self.server, self.lobby.tables[table_id], SocketPort(ws))
-        else:
-            await self._relay_socket(ws, owner, table_id)
-
-    async def _relay_socket(self, ws: WebSocket, owner: str, table_id: str) -> None:
-        from barbu.web.http.app import client_of
-
+    async def relay_socket(self, port: Port, owner: str, table_id: str) -> None:
+        """A socket connected here whose table ``owner`` drives (see place): its frames go both ways."""
         conn = secrets.token_urlsafe(12)
         end = self.relays[conn] = RelayEnd(owner, table_id)
         loop = asyncio.get_running_loop()
@@ -449,9 +429,9 @@ class Cluster:
         try:
             # "open" first: a frame published before it would find no reader at the owner's.
             if await self.bus.send(owner, {"op": "open", "conn": conn, "table": table_id,
-                                           "reply": self.bus.proc, "client": client_of(ws)}):
-                reader = loop.create_task(self._forward_frames(ws, conn, owner))
-                code = await self._deliver(ws, end, reader)
+                                           "reply": self.bus.proc, "client": port.address}):
+                reader = loop.create_task(self._forward_frames(port, conn, owner))
+                code = await self._deliver(port, end, reader)
         finally:
             if reader is not None:
                 reader.cancel()
@@ -460,7 +440,7 @@ class Cluster:
             with contextlib.suppress(Exception):  # the owner forgets the reader (if it has not already)
                 await self.bus.send(owner, {"op": "close", "conn": conn})
         with contextlib.suppress(Exception):
-            await ws.close(code)
+            await port.close(code)
 
     async def _watch_owner(self, end: RelayEnd) -> None:
         """Close the relay (1012) once the owner's heartbeat is gone: it may die without a word."""
@@ -474,7 +454,7 @@ class Cluster:
                 end.inbox.put_nowait({"op": "close", "code": CLOSE_RESTART})
                 return
 
-    async def _deliver(self, ws: WebSocket, end: RelayEnd, reader: asyncio.Task[int | None]) -> int:
+    async def _deliver(self, port: Port, end: RelayEnd, reader: asyncio.Task[int | None]) -> int:
         """Send the owner's frames to the socket until either side closes; the close code to use."""
         while True:
             getting = asyncio.ensure_future(end.inbox.get())
@@ -490,16 +470,14 @@ class Cluster:
             if msg.get("op") == "close":
                 return int(msg.get("code") or 1000)
             try:
-                await ws.send_text(str(msg.get("text", "")))
+                await port.send_text(str(msg.get("text", "")))
             except Exception:  # the reader went while we sent: as if it had closed
                 return 1000
 
-    async def _forward_frames(self, ws: WebSocket, conn: str, owner: str) -> int | None:
+    async def _forward_frames(self, port: Port, conn: str, owner: str) -> int | None:
         """Send the reader's frames to the owner; None once the reader went, 1012 once nobody listens
         at the owner's (it is gone: the page connects again rather than lose a move)."""
-        from barbu.web.http.app import _receive
-
-        while (text := await _receive(ws)) is not None:
+        while (text := await port.receive()) is not None:
             if not await self.bus.send(owner, {"op": "text", "conn": conn, "text": text}):
                 return CLOSE_RESTART
         return None

@@ -20,13 +20,12 @@ import queue
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from barbu.engine.cards import bits, card_str, parse_card, sorted_cards
 from barbu.engine.contracts import Kind
@@ -39,8 +38,10 @@ from barbu.engine.state import State
 from barbu.engine.tricks import trick_winner
 from barbu.tools.analyze import Verdict, analyze, decisions
 from barbu.web.core.errors import TableError
+from barbu.web.http.endpoints import count_read, refusals, server_of, static_page, who_of
 from barbu.web.http.guard import has_lone_surrogate, secret_header
-from barbu.web.http.heavy import Answer, Heavy
+from barbu.web.http.heavy import Answer
+from barbu.web.http.limits import Rule
 from barbu.web.tables.lobby import Lobby
 from barbu.wording import record_names, say
 
@@ -473,64 +474,75 @@ def timeline_answer(doc: Any) -> Answer:
         return e.status, json.dumps(e.body(), ensure_ascii=False).encode()
 
 
-Handler = Callable[[Request], Awaitable[Response]]
+def analyses_of(request: Request) -> Analyses:
+    """The analyses of the application answering this request (build_app keeps them in its state)."""
+    analyses: Analyses = request.app.state.analyses
+    return analyses
 
 
-@dataclass
-class Gates:
-    """What the replay's routes share with the server: its limits, and where costly reads are worked out."""
-
-    heavy: Heavy  # timelines, in a worker process, cached
-    count_read: Callable[[Request], Awaitable[None]]  # TableError 429 past the reads of a person or address
-    owners: Callable[[Request], frozenset[str]]  # who asks for an analysis (their address, person)
+def owners(request: Request) -> frozenset[str]:
+    """Who asks for an analysis: their address and person, each holding at most so many running."""
+    return frozenset(who_of(server_of(request), request).keys(Rule("analysis", 1)))
 
 
-def replay_routes(lobby: Callable[[], Lobby], analyses: Analyses,
-                  refusals: Callable[[Handler], Handler], gates: Gates) -> list[Route]:
-    """``/api/tables/ID/timeline``, ``/api/timeline`` (a record as the body) and ``/api/analysis``."""
+async def page(request: Request) -> Response:
+    return static_page("replay.html")
 
-    async def table_timeline(request: Request) -> Response:
-        table_id = request.path_params["table_id"]
-        # A finished game's record no longer changes: its timeline is worked out once while it is kept
-        # (and its record, which takes milliseconds to make, is not made again either).
-        key = "table:" + table_id
-        kept = gates.heavy.cached(key) if lobby().get(table_id).state.is_over else None
-        doc = finished_record(lobby(), table_id)[0] if kept is None else {}  # refuses a game in progress
-        await gates.count_read(request)
-        status, body = kept or await gates.heavy.answer(key, timeline_answer, doc)
-        if status == 200:
-            # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
-            token = secret_header(request, "x-barbu-token")
-            you = lobby().get(table_id).seat_of_token(token) if token else None
-            body = body[:-1] + b', "you": ' + json.dumps(you).encode() + b"}"  # the object's last member
-        return Response(body, status, media_type="application/json")
 
-    async def record_timeline(request: Request) -> Response:
-        raw = await read_record_bytes(request)
-        await gates.count_read(request)
-        key = "record:" + hashlib.sha256(raw).hexdigest()
-        status, body = await gates.heavy.answer(key, timeline_answer, raw)
-        return Response(body, status, media_type="application/json")
+async def table_timeline(request: Request) -> Response:
+    server = server_of(request)
+    table_id = request.path_params["table_id"]
+    # A finished game's record no longer changes: its timeline is worked out once while it is kept
+    # (and its record, which takes milliseconds to make, is not made again either).
+    key = "table:" + table_id
+    kept = server.heavy.cached(key) if server.tables.get(table_id).state.is_over else None
+    doc = finished_record(server.tables, table_id)[0] if kept is None else {}  # refuses a game in progress
+    await count_read(request)
+    status, body = kept or await server.heavy.answer(key, timeline_answer, doc)
+    if status == 200:
+        # The seat this browser's token opens, for "Analyse my play"; a lapsed token is no refusal here.
+        token = secret_header(request, "x-barbu-token")
+        you = server.tables.get(table_id).seat_of_token(token) if token else None
+        body = body[:-1] + b', "you": ' + json.dumps(you).encode() + b"}"  # the object's last member
+    return Response(body, status, media_type="application/json")
 
-    async def start(request: Request) -> Response:
-        doc, seat = analysis_request(lobby(), await read_record_body(request))
-        job = analyses.known(analyses.key(doc, seat))
-        if job is None:
-            owners = gates.owners(request)
-            analyses.check_room(owners)  # said before the record is replayed to count its decisions
-            total, refusal = await gates.heavy.run(counted, doc, seat)
-            if refusal is not None:
-                raise TableError(refusal["code"], refusal["message"], refusal["status"], args=refusal["args"])
-            job = analyses.start(doc, seat, total, owners)
-        return JSONResponse(job.to_json(), status_code=202)
 
-    async def progress(request: Request) -> Response:
-        return JSONResponse(analyses.get(request.path_params["job_id"]).to_json())
+async def record_timeline(request: Request) -> Response:
+    raw = await read_record_bytes(request)
+    await count_read(request)
+    key = "record:" + hashlib.sha256(raw).hexdigest()
+    status, body = await server_of(request).heavy.answer(key, timeline_answer, raw)
+    return Response(body, status, media_type="application/json")
 
-    async def cancel(request: Request) -> Response:
-        return JSONResponse(analyses.cancel(request.path_params["job_id"]).to_json())
 
+async def start(request: Request) -> Response:
+    analyses = analyses_of(request)
+    doc, seat = analysis_request(server_of(request).tables, await read_record_body(request))
+    job = analyses.known(analyses.key(doc, seat))
+    if job is None:
+        asking = owners(request)
+        analyses.check_room(asking)  # said before the record is replayed to count its decisions
+        total, refusal = await server_of(request).heavy.run(counted, doc, seat)
+        if refusal is not None:
+            raise TableError(refusal["code"], refusal["message"], refusal["status"], args=refusal["args"])
+        job = analyses.start(doc, seat, total, asking)
+    return JSONResponse(job.to_json(), status_code=202)
+
+
+async def progress(request: Request) -> Response:
+    return JSONResponse(analyses_of(request).get(request.path_params["job_id"]).to_json())
+
+
+async def cancel(request: Request) -> Response:
+    return JSONResponse(analyses_of(request).cancel(request.path_params["job_id"]).to_json())
+
+
+def routes() -> list[BaseRoute]:
+    """The replay's page, ``/api/tables/ID/timeline``, ``/api/timeline`` (a record as the body) and
+    ``/api/analysis``."""
     return [
+        Route("/replay", page),
+        Route("/replay/{table_id}", page),
         Route("/api/tables/{table_id}/timeline", refusals(table_timeline)),
         Route("/api/timeline", refusals(record_timeline), methods=["POST"]),
         Route("/api/analysis", refusals(start), methods=["POST"]),
