@@ -17,8 +17,9 @@ from starlette.testclient import TestClient
 from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, fresh_db, hold_writes, query, store_class
 
+from barbu.web.core.rows import Batch
 from barbu.web.http import app as web_app
-from barbu.web.storage.sqlite import Batch, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.table import Lobby, Setup, Table, TableError
 
 ONE_PERSON = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"},

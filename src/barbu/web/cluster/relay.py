@@ -33,8 +33,8 @@ from starlette.websockets import WebSocket
 
 from barbu.web.cluster.bus import Bus
 from barbu.web.core.errors import TableError
+from barbu.web.core.rows import Batch, PlayerBatch, SheetBatch
 from barbu.web.sheets.sheet import Sheet, SheetBook
-from barbu.web.storage.sqlite import Batch, PlayerBatch, SheetBatch
 from barbu.web.tables.table import Lobby, Table, storage_error, valid_id
 
 if TYPE_CHECKING:

@@ -45,6 +45,8 @@ from barbu.engine.contracts import CLASSIC_OPTIONS, OPTION_HELP
 from barbu.engine.game import RULESETS
 from barbu.engine.observation import Observation
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import PlayerBatch, PlayerRow, SheetBatch
 from barbu.web.core.words import words
 from barbu.web.http.clientid import CLIENT_HEADER, client_key
 from barbu.web.http.guard import Guard, http_refusal, parse_json, refusal_of, secret_header
@@ -56,7 +58,7 @@ from barbu.web.people.players import Policy, Profiles, public
 from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets import sheet as sheetmod
 from barbu.web.sheets.sheet import Sheet, SheetBook
-from barbu.web.storage.sqlite import PlayerBatch, PlayerRow, SheetBatch, TableStore, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.rules import rules_info
 from barbu.web.tables.table import (
     AutoMove,

@@ -2,7 +2,7 @@
 
 A sheet is an engine ``barbu-sheet/1`` document (:mod:`barbu.engine.scoresheet`) kept on the
 server. Every change is worked out on a copy by the engine (which refuses what does not add up),
-stored as one :class:`~barbu.web.storage.sqlite.SheetBatch`, and only then made in memory. Scores, the
+stored as one :class:`~barbu.web.core.rows.SheetBatch`, and only then made in memory. Scores, the
 rotation, the contracts still open and the compulsory doubles all come from the engine: this
 module only puts names on them.
 """
@@ -28,8 +28,9 @@ from barbu.engine.record import ReplayResult
 from barbu.engine.sheet import contract_label
 from barbu.engine.state import split_doubles
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import SheetBatch
 from barbu.web.core.words import Words
-from barbu.web.storage.sqlite import SheetBatch, TableStore
 from barbu.web.tables.table import clean_name, valid_id
 from barbu.wording import plural, say
 

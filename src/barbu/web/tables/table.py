@@ -32,8 +32,9 @@ from barbu.engine.observation import Observation
 from barbu.engine.record import to_record
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, Event, PlayerRow, SeatRow
 from barbu.web.people.ladder import game_result
-from barbu.web.storage.sqlite import Batch, Event, PlayerRow, SeatRow, TableStore
 from barbu.web.tables.chat import Chat, rights_of
 from barbu.web.tables.rematch import Offer
 from barbu.web.tables.rules import figures
