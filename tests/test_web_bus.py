@@ -297,8 +297,9 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
     owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
+    from barbu.web.cluster import relay
     from barbu.web.cluster.bus import owner_key
-    from barbu.web.http import app, relay
+    from barbu.web.http import app
     from barbu.web.tables.table import Setup
 
     monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
