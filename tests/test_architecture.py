@@ -200,13 +200,6 @@ EXEMPT = {
     "barbu.engine.state.State": "being split (#36)",
     "barbu.vector.kernels._read": "being split (#36)",
     "barbu.web.cluster.relay.Cluster": "being split (#36)",
-    "barbu.web.http.app.Server": "being split (#36)",
-    "barbu.web.http.app._handle": "being split (#36)",
-    "barbu.web.http.app.build_app": "being split (#36)",
-    "barbu.web.http.app.profile_routes": "being split (#36)",
-    "barbu.web.http.app.sheet_routes": "being split (#36)",
-    "barbu.web.http.replay.replay_routes": "being split (#36)",
-    "barbu.web.tables.table.Table": "being split (#36)",
 }
 
 

@@ -13,8 +13,9 @@ from tests.pg_helpers import redis_url
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.cluster.bus import Bus
+from barbu.web.core.rows import Batch, SeatRow
 from barbu.web.http.limits import Who
-from barbu.web.storage.sqlite import Batch, SeatRow, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.parts import deal_into
 from barbu.web.tables.table import Table
 

@@ -18,8 +18,9 @@ from tests.test_web_ws import app_for, create, people_to_act, receive, server_of
 from tests.web_helpers import Recorder, fresh_db, hold_writes, query, store_class
 
 from barbu.web.core.errors import TableError
+from barbu.web.core.rows import Batch
 from barbu.web.http import server as web_server
-from barbu.web.storage.sqlite import Batch, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.setup import Setup
 from barbu.web.tables.table import Table

@@ -16,9 +16,10 @@ from tests.web_helpers import Recorder, dump, fresh_db, query
 
 from barbu.engine.state import Phase
 from barbu.web.core.errors import TableError
+from barbu.web.core.rows import SeatRow
 from barbu.web.people.ladder import entrant, played_by_person
 from barbu.web.people.ratings import rate_game
-from barbu.web.storage.sqlite import SeatRow, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.setup import Setup
 from barbu.web.tables.table import Table

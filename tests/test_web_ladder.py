@@ -15,10 +15,12 @@ from tests.web_helpers import fresh_db, query
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import PlayerRow, SeatRow
 from barbu.web.people.ladder import entrant, game_result
 from barbu.web.people.players import Profiles
 from barbu.web.people.ratings import Skill, rate_game
-from barbu.web.storage.sqlite import PlayerRow, SeatRow, Store, TableStore, open_store
+from barbu.web.storage.sqlite import Store, open_store
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.setup import Setup
 from barbu.web.tables.table import Table

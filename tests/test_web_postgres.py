@@ -17,21 +17,14 @@ from tests.test_web_ladder import attach, person, play_out, sit
 from tests.test_web_ws import app_for, receive, server_of
 
 from barbu.cli import main
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, DeviceRow, PlayerBatch, SeatRow, SheetBatch
 from barbu.web.serve import CannotStart, check_database
 from barbu.web.storage import postgres as pgstore
 from barbu.web.storage.dbtool import MOVED
 from barbu.web.storage.postgres import PgStore
 from barbu.web.storage.schema import PG_FIRST_STEP, STEPS, pg_stored, statements
-from barbu.web.storage.sqlite import (
-    Batch,
-    DeviceRow,
-    NewerDatabase,
-    PlayerBatch,
-    SeatRow,
-    SheetBatch,
-    Store,
-    TableStore,
-)
+from barbu.web.storage.sqlite import NewerDatabase, Store
 from barbu.web.tables.lobby import Lobby
 
 RANDOM = {"kind": "bot", "level": "random"}
@@ -327,7 +320,7 @@ def test_two_processes_rating_one_person_at_once_both_count() -> None:
     from tests.pg_helpers import new_database
     from tests.test_web_ladder import person
 
-    from barbu.web.storage.sqlite import GameResult
+    from barbu.web.core.rows import GameResult
 
     url = new_database()
     stores = [PgStore(url), PgStore(url)]

@@ -21,10 +21,10 @@ from tests.test_web_browser import ARTIFACTS
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db, query, store_class
 
+from barbu.web.core.rows import Batch, SheetBatch
 from barbu.web.http import server as web_server
 from barbu.web.http.endpoints import STATIC
 from barbu.web.http.limits import Limiter
-from barbu.web.storage.sqlite import Batch, SheetBatch
 
 NAMES = ["Ann", "Ben", "Cleo", "Dan"]
 # Ann declares No Queens; Ben doubles everyone, Cleo doubles Ann and Ann redoubles Cleo.

@@ -17,7 +17,8 @@ import pytest
 from tests.pg_helpers import new_database, on_postgres
 
 from barbu.engine.cards import card_str, parse_card
-from barbu.web.storage.sqlite import Store, TableStore, is_postgres
+from barbu.web.core.ports import TableStore
+from barbu.web.storage.sqlite import Store, is_postgres
 from barbu.web.tables.table import Table
 
 # A test about SQLite's files themselves (its lock file, WAL, another program's file): not run on PostgreSQL.

@@ -33,8 +33,8 @@ from barbu.web.cluster.bus import Bus
 from barbu.web.cluster.ports import Host, Port, Serve
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import valid_id
+from barbu.web.core.rows import Batch, PlayerBatch, SheetBatch
 from barbu.web.sheets.sheet import Sheet, SheetBook
-from barbu.web.storage.sqlite import Batch, PlayerBatch, SheetBatch
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.parts import storage_error
 from barbu.web.tables.table import Table

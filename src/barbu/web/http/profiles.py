@@ -9,6 +9,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from barbu.web.core.errors import TableError
+from barbu.web.core.rows import PlayerRow
 from barbu.web.http.endpoints import (
     PROFILE_HEADER,
     client_of,
@@ -20,7 +21,6 @@ from barbu.web.http.endpoints import (
 )
 from barbu.web.http.guard import secret_header
 from barbu.web.people.players import public
-from barbu.web.storage.sqlite import PlayerRow
 
 
 def me(request: Request) -> PlayerRow:

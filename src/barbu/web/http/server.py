@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import PlayerBatch, SheetBatch
 from barbu.web.http.computers import Computers
 from barbu.web.http.config import Config
 from barbu.web.http.heavy import Heavy
@@ -18,7 +20,7 @@ from barbu.web.http.limits import Limiter, Rule, Who
 from barbu.web.people.players import Policy, Profiles
 from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets.sheet import Sheet, SheetBook
-from barbu.web.storage.sqlite import PlayerBatch, SheetBatch, TableStore, open_store
+from barbu.web.storage.sqlite import open_store
 from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.parts import Change, storage_error
 from barbu.web.tables.setup import Setup

@@ -18,8 +18,9 @@ from typing import Any
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.core.errors import TableError
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import GameResult, HistoryRow, RatingRow, SeatRow
 from barbu.web.people.ratings import COMPUTER, PERSON, Skill
-from barbu.web.storage.sqlite import GameResult, HistoryRow, RatingRow, SeatRow, TableStore
 
 DEFAULT_TOP, MAX_TOP = 50, 200
 MAX_GAMES = 500  # rated games a player's page shows (the newest)

@@ -24,8 +24,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name, name_key
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import DeviceRow, PlayerBatch, PlayerRow
 from barbu.web.people.signin import Rate, Throttle, ThrottlePolicy
-from barbu.web.storage.sqlite import DeviceRow, PlayerBatch, PlayerRow, TableStore
 
 MAX_CREDENTIAL = 100  # characters of "ID:SECRET"; a real one is about 40
 MIN_PASSWORD, MAX_PASSWORD = 8, 128

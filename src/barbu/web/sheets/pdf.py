@@ -21,7 +21,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from barbu.web.core.words import Words
-from barbu.web.sheets.sheet import Sheet, doubles_text, game_of, label_of, rows, winners_said
+from barbu.web.sheets.hands import Shown, doubles_text, game_of, label_of, rows, winners_said
 
 try:  # reportlab shapes Burmese (its vowels drawn before their consonant, its stacked letters) with it
     import uharfbuzz
@@ -125,7 +125,7 @@ def _styles(f: str) -> dict[str, ParagraphStyle]:
             "num": ParagraphStyle("num", fontName=f, fontSize=8.5, leading=12, alignment=2, shaping=shaping)}
 
 
-def sheet_pdf(sheet: Sheet, w: Words) -> bytes:
+def sheet_pdf(sheet: Shown, w: Words) -> bytes:
     """The whole sheet as a PDF document (A4 landscape) in ``w``'s language."""
     buf = io.BytesIO()
     title = f"Barbu — {w.t('sheet.title')}"
@@ -140,7 +140,7 @@ def sheet_pdf(sheet: Sheet, w: Words) -> bytes:
     return buf.getvalue()
 
 
-def _summary(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> list[Any]:
+def _summary(sheet: Shown, w: Words, st: dict[str, ParagraphStyle]) -> list[Any]:
     names = sheet.names
     game = game_of(sheet.doc)
     _text = _Setter(w.lang).text
@@ -161,7 +161,7 @@ def _summary(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> list[Any]
     return out
 
 
-def chart(sheet: Sheet, width: float, height: float) -> Drawing:
+def chart(sheet: Shown, width: float, height: float) -> Drawing:
     """The running totals, one line per player, with a legend of names."""
     assert sheet.result is not None
     game = game_of(sheet.doc)
@@ -191,7 +191,7 @@ def chart(sheet: Sheet, width: float, height: float) -> Drawing:
     return d
 
 
-def hands_table(sheet: Sheet, w: Words, st: dict[str, ParagraphStyle]) -> Table:
+def hands_table(sheet: Shown, w: Words, st: dict[str, ParagraphStyle]) -> Table:
     """Every hand: who declared, the contract, the doubles, each player's score and running total."""
     assert sheet.result is not None
     names = sheet.names

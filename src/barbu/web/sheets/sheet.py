@@ -2,7 +2,7 @@
 
 A sheet is an engine ``barbu-sheet/1`` document (:mod:`barbu.engine.scoresheet`) kept on the
 server. Every change is worked out on a copy by the engine (which refuses what does not add up),
-stored as one :class:`~barbu.web.storage.sqlite.SheetBatch`, and only then made in memory. Scores, the
+stored as one :class:`~barbu.web.core.rows.SheetBatch`, and only then made in memory. Scores, the
 rotation, the contracts still open and the compulsory doubles all come from the engine: this
 module only puts names on them.
 """
@@ -20,17 +20,17 @@ from typing import Any
 
 from barbu.csvsafe import SafeWriter
 from barbu.engine import doubling, scoresheet
-from barbu.engine.cards import RANKS, SUITS, card_str
+from barbu.engine.cards import card_str
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.errors import Seat, SheetError
 from barbu.engine.game import Game, seats_of
 from barbu.engine.record import ReplayResult
-from barbu.engine.sheet import contract_label
-from barbu.engine.state import split_doubles
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name, valid_id
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import SheetBatch
 from barbu.web.core.words import Words
-from barbu.web.storage.sqlite import SheetBatch, TableStore
+from barbu.web.sheets.hands import doubles_text, game_of, label_of, rows, winners_said
 from barbu.wording import plural, say
 
 log = logging.getLogger("barbu.web")
@@ -270,10 +270,6 @@ class SheetBook:
 
 # -- what the page shows -----------------------------------------------------------------
 
-def game_of(doc: dict[str, Any]) -> Game:
-    return Game(doc["ruleset"], len(doc["players"]), frozenset(doc.get("options", [])))
-
-
 def view(sheet: Sheet, writable: bool) -> dict[str, Any]:
     """Everything the page draws: the hands' rows, the totals, the next hand's question."""
     base: dict[str, Any] = {"id": sheet.id, "version": sheet.version, "writable": writable,
@@ -305,39 +301,6 @@ def may_double_by_declarer(game: Game) -> list[dict[str, list[list[int]]]] | Non
     def targets(d: int, positive: bool) -> list[list[int]]:
         return [[] if s == d else seats_of(doubling.double_targets(s, d, positive, blank)) for s in range(n)]
     return [{"negative": targets(d, False), "positive": targets(d, True)} for d in range(n)]
-
-
-def rows(game: Game, r: ReplayResult, names: Sequence[str]) -> list[dict[str, Any]]:
-    """One row per hand: contract, each pair's doubles settled, points, scores and running totals."""
-    totals = [0] * game.players
-    out = []
-    for h in r.hands:
-        totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
-        out.append({"hand": h.hand_no, "declarer": h.declarer, "contract": h.contract,
-                    "trump": None if h.trump is None else SUITS[h.trump],
-                    "start_rank": None if h.start_rank is None else RANKS[h.start_rank],
-                    "label": contract_label(game, h), "doubles": pair_settlements(h, game.players),
-                    "contract_scores": list(h.contract_scores), "scores": list(h.scores),
-                    "totals": totals})
-    return out
-
-
-def pair_settlements(h: Any, n: int) -> list[dict[str, Any]]:
-    """Each doubled pair and what it moved to the doubler, settled by the engine pair by pair."""
-    doubled, redoubled = split_doubles(h.doubles, h.declarer, n)
-    out = []
-    for a in range(n):
-        for b in range(n):
-            if not doubled[a] >> b & 1:
-                continue
-            again = bool(redoubled[b] >> a & 1)
-            one, back = [0] * n, [0] * n
-            one[a] = 1 << b
-            if again:
-                back[b] = 1 << a
-            gain = doubling.settle(h.contract_scores, one, back)[a] - h.contract_scores[a]
-            out.append({"from": a, "to": b, "redoubled": again, "gain": gain})
-    return out
 
 
 def winner_text(game: Game, winners: Sequence[int], names: Sequence[str]) -> str:
@@ -381,21 +344,3 @@ def csv_text(sheet: Sheet, w: Words) -> str:
     if sheet.result.state.is_over:
         out.writerow(["", winners_said(w, game, sheet.result.state.winners(), names)])
     return buf.getvalue()
-
-
-def label_of(w: Words, game: Game, row: dict[str, Any]) -> str:
-    """A row's contract in ``w``'s language, with its trump suit or starting rank."""
-    return w.contract(game.ruleset, row["contract"], row["trump"], row["start_rank"])
-
-
-def winners_said(w: Words, game: Game, winners: Sequence[int], names: Sequence[str]) -> str:
-    return w.t(f"sheet.winners.{game.ruleset}", n=len(winners), names=", ".join(names[s] for s in winners))
-
-
-def doubles_text(row: dict[str, Any], names: Sequence[str]) -> str:
-    """``Ben x Ann (Ben +12); Ann xx Cleo …``: each pair, redoubled or not, and what the doubler won."""
-    parts = []
-    for p in row["doubles"]:
-        mark = "xx" if p["redoubled"] else "x"
-        parts.append(f"{names[p['from']]} {mark} {names[p['to']]} ({names[p['from']]} {p['gain']:+d})")
-    return "; ".join(parts)

@@ -12,16 +12,16 @@ SQLite, so that a refused write means the same whichever database refused it.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import psycopg.errors
 
+from barbu.web.core.rows import Batch, PlayerBatch, SheetBatch
 from barbu.web.storage.schema import (
     PG_FIRST_STEP,
     SCHEMA_VERSION,
@@ -30,26 +30,8 @@ from barbu.web.storage.schema import (
     pg_stored,
     statements,
 )
-from barbu.web.storage.sql import (
-    POSTGRES,
-    Batch,
-    DeviceRow,
-    Event,
-    HistoryRow,
-    NewerDatabase,
-    PlayerBatch,
-    PlayerRow,
-    RatingRow,
-    SeatRow,
-    SheetBatch,
-    SheetRow,
-    TableEntry,
-    event_of,
-    history_row,
-    rating_row,
-    write_all,
-    written,
-)
+from barbu.web.storage.shared import Row, SqlStore
+from barbu.web.storage.sql import POSTGRES, NewerDatabase, write_all, written
 
 Conn = psycopg.Connection[tuple[Any, ...]]  # rows as tuples, as sqlite3 gives them
 
@@ -156,8 +138,10 @@ class _Link:
             self.conn.close()
 
 
-class PgStore:
+class PgStore(SqlStore):
     """The tables of one site in one PostgreSQL database, which any number of server processes may share."""
+
+    dialect = POSTGRES
 
     def __init__(self, url: str, *, timeout: float = 5.0) -> None:
         self.url = url
@@ -180,12 +164,11 @@ class PgStore:
         self.writer.close()
         self.reader.close()
 
-    def forget(self, table_id: str) -> None:
-        """Drop this process's count of a table's events: another process may have written some since."""
-        with self.writer.lock:
-            self._next_seq.pop(table_id, None)
+    @property
+    def write_lock(self) -> threading.RLock:
+        return self.writer.lock
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[Row]:
         if any(isinstance(p, str) and "\x00" in p for p in params):
             # PostgreSQL's text holds no NUL, so no stored key has one: every read looks up by key.
             return []
@@ -199,167 +182,6 @@ class PgStore:
             # The server dropped the connection (restarted, or the link cut): a read may be asked again.
             return self.reader.get().execute(sql, params).fetchall()
 
-    def _row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        rows = self._rows(sql, params)
-        return rows[0] if rows else None
-
-    # -- tables and seats ------------------------------------------------------
-
-    def create_table(self, table_id: str, setup: dict[str, Any], seats: Sequence[SeatRow]) -> None:
-        self.commit(Batch(table_id, seats=list(seats), create=setup))
-
-    def save_seat(self, table_id: str, row: SeatRow) -> None:
-        self.commit(Batch(table_id, seats=[row]))
-
-    def mark_over(self, table_id: str) -> None:
-        self.commit(Batch(table_id, over=True))
-
-    def is_over(self, table_id: str) -> bool:
-        row = self._row("SELECT over FROM tables WHERE id = %s", (table_id,))
-        return row is not None and bool(row[0])
-
-    def table_ids(self, *, include_over: bool = True) -> list[str]:
-        rows = self._rows("SELECT id FROM tables WHERE over = 0 OR %s ORDER BY created, id", (include_over,))
-        return [str(r[0]) for r in rows]
-
-    def table_index(self) -> list[TableEntry]:
-        """Every stored table, oldest first: whether it is over, and when it last changed."""
-        rows = self._rows(
-            "SELECT t.id, t.over, GREATEST(t.created, COALESCE((SELECT MAX(e.at) FROM events e "
-            "WHERE e.table_id = t.id), 0)) FROM tables t ORDER BY t.created, t.id")
-        return [TableEntry(str(r[0]), bool(r[1]), float(r[2])) for r in rows]
-
-    def load_setup(self, table_id: str) -> dict[str, Any] | None:
-        row = self._row("SELECT setup FROM tables WHERE id = %s", (table_id,))
-        if row is None:
-            return None
-        setup = json.loads(row[0])  # ValueError (or RecursionError) when it is not JSON
-        if not isinstance(setup, dict):
-            raise ValueError("the stored setup is not a JSON object")
-        return setup
-
-    def origin(self, table_id: str) -> tuple[float, str | None]:
-        """When a table was made, and the table it is a rematch of (None: a first game, or no such table)."""
-        row = self._row("SELECT created, setup FROM tables WHERE id = %s", (table_id,))
-        if row is None:
-            return 0.0, None
-        try:
-            of = json.loads(row[1]).get("rematch_of")
-        except (ValueError, AttributeError, RecursionError):
-            of = None
-        return float(row[0]), of if isinstance(of, str) else None
-
-    def load_seats(self, table_id: str) -> list[SeatRow]:
-        rows = self._rows("SELECT seat, name, token, kind, level, claimed, player, access, client "
-                          "FROM seats WHERE table_id = %s ORDER BY seat", (table_id,))
-        return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
-                        str(r[7]), str(r[8])) for r in rows]
-
-    def table_flags(self, table_id: str) -> tuple[bool, int]:
-        """Whether a table is private, and its creator's seat (-1: none)."""
-        row = self._row("SELECT private, creator FROM tables WHERE id = %s", (table_id,))
-        return (False, -1) if row is None else (bool(row[0]), int(row[1]))
-
-    def tables_of_player(self, player_id: str) -> list[str]:
-        """The tables where a profile holds a seat, oldest first."""
-        rows = self._rows("SELECT t.id FROM tables t WHERE EXISTS (SELECT 1 FROM seats s "
-                          "WHERE s.table_id = t.id AND s.player = %s) ORDER BY t.created, t.id", (player_id,))
-        return [str(r[0]) for r in rows]
-
-    # -- events ------------------------------------------------------------------
-
-    def append_event(self, table_id: str, kind: str, data: dict[str, Any]) -> int:
-        """Store one deal or action at once and return its sequence number."""
-        return self.commit(Batch(table_id, events=[(kind, data)]))[0]
-
-    def events(self, table_id: str) -> list[Event]:
-        rows = self._rows("SELECT seq, kind, data, at FROM events WHERE table_id = %s ORDER BY seq",
-                          (table_id,))
-        return [event_of(r) for r in rows]
-
-    def last_change(self, table_id: str) -> float | None:
-        """When the table last changed (its last event, or its creation); None if there is no such table."""
-        row = self._row("SELECT GREATEST(t.created, COALESCE(MAX(e.at), 0)) FROM tables t "
-                        "LEFT JOIN events e ON e.table_id = t.id WHERE t.id = %s GROUP BY t.id", (table_id,))
-        return None if row is None else float(row[0])
-
-    # -- score sheets ----------------------------------------------------------------
-
-    def load_sheet(self, sheet_id: str) -> SheetRow | None:
-        row = self._row("SELECT id, token, doc, version FROM sheets WHERE id = %s", (sheet_id,))
-        return None if row is None else SheetRow(str(row[0]), str(row[1]), str(row[2]), int(row[3]))
-
-    def sheet_entry(self, sheet_id: str, entry: str) -> int | None:
-        """The version a client's entry made, if it is stored (a resend of it changes nothing)."""
-        row = self._row("SELECT version FROM sheet_entries WHERE sheet_id = %s AND entry = %s",
-                        (sheet_id, entry))
-        return None if row is None else int(row[0])
-
-    def sheet_history(self, sheet_id: str) -> list[dict[str, Any]]:
-        """Every stored change of a sheet, oldest first."""
-        rows = self._rows("SELECT op FROM sheet_entries WHERE sheet_id = %s ORDER BY version", (sheet_id,))
-        return [json.loads(r[0]) for r in rows]
-
-    # -- profiles --------------------------------------------------------------------------
-
-    def load_player(self, player_id: str) -> PlayerRow | None:
-        return self._player(self._row("SELECT id, name, name_key, password FROM players WHERE id = %s",
-                                      (player_id,)))
-
-    def player_named(self, name_key: str) -> PlayerRow | None:
-        return self._player(self._row("SELECT id, name, name_key, password FROM players WHERE name_key = %s",
-                                      (name_key,)))
-
-    def _player(self, row: tuple[Any, ...] | None) -> PlayerRow | None:
-        if row is None:
-            return None
-        # In the order SQLite gives them (by its key's index): the same answer from both databases.
-        keys = self._rows("SELECT salt, hash FROM player_keys WHERE player_id = %s "
-                          "ORDER BY hash COLLATE \"C\"", (row[0],))
-        return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
-                         tuple((str(k[0]), str(k[1])) for k in keys))
-
-    def devices_of(self, player_id: str) -> list[DeviceRow]:
-        rows = self._rows("SELECT hash, created, seen, how FROM player_keys WHERE player_id = %s "
-                          "ORDER BY created, hash COLLATE \"C\"", (player_id,))
-        return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
-
-    # -- ratings ---------------------------------------------------------------------------
-
-    def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]:
-        """The rated profiles of a rule set, best conservative rating (μ − 3σ) first."""
-        rows = self._rows(
-            "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r JOIN players p "
-            "ON p.id = r.player_id WHERE r.ruleset = %s AND r.games > 0 "
-            "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.name_key COLLATE \"C\" LIMIT %s",
-            (ruleset, limit))
-        return [rating_row(r) for r in rows]
-
-    def ratings_of(self, player_id: str) -> list[RatingRow]:
-        rows = self._rows(
-            "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r "
-            "JOIN players p ON p.id = r.player_id WHERE r.player_id = %s ORDER BY r.ruleset COLLATE \"C\"",
-            (player_id,))
-        return [rating_row(r) for r in rows]
-
-    def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]:
-        """A profile's rated games, oldest first (the newest ``limit`` of them)."""
-        rows = self._rows(
-            "SELECT table_id, ruleset, seat, place, total, mu_before, sigma_before, mu_after, "
-            "sigma_after, contracts, at FROM rating_history WHERE player_id = %s "
-            "ORDER BY at DESC, n DESC LIMIT %s", (player_id, limit))
-        return [history_row(r) for r in reversed(rows)]
-
-    def rated(self, table_id: str) -> bool:
-        return self._row("SELECT 1 FROM rated_games WHERE table_id = %s", (table_id,)) is not None
-
-    def transfer(self, code_hash: str) -> tuple[str, float] | None:
-        """The profile a transfer code opens, and until when (wall time)."""
-        row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = %s", (code_hash,))
-        return None if row is None else (str(row[0]), float(row[1]))
-
-    # -- one change, whole or not at all ---------------------------------------------
-
     def commit(self, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:
         """Store a batch in one transaction and return the sequence numbers of its events.
 
@@ -372,8 +194,3 @@ class PgStore:
                 seqs, more = write_all(conn, POSTGRES, batch, self._next_seq)
             written(self._next_seq, batch, seqs, more)
         return seqs
-
-    def expect_seq(self, table_id: str, seq: int) -> None:
-        """Store this table's next event at ``seq`` or not at all (see ``Store.expect_seq``)."""
-        with self.writer.lock:
-            self._next_seq[table_id] = max(seq, self._next_seq.get(table_id, 0))

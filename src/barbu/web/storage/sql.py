@@ -1,181 +1,35 @@
-"""The storage's rows and batches, and the SQL of a batch's writes, written once for SQLite and PostgreSQL."""
+"""The SQL of the storage, written once for SQLite and PostgreSQL: a small dialect, and a batch's writes.
+
+Every statement is written once, in SQLite's words, and :class:`Dialect` puts it into the other's:
+the placeholder, the larger of two values, a text's byte order, the column that numbers rows in
+the order written, and the lock that serialises a person's rating. Both databases already agree
+on the rest, upserts (``ON CONFLICT ... DO UPDATE``) included; no statement needs ``RETURNING``.
+The reads are written once too, in :mod:`barbu.web.storage.shared`.
+
+Why this adapter rather than SQLAlchemy Core: the SQL is some forty plain statements that differ
+between the two databases in those five words only, so a query builder would replace a table of
+five strings with a dependency of its own for every install (SQLite's too), and a second dialect
+layer to learn. What truly differs lies beyond SQL, where Core would not reach either: SQLite's
+``BEGIN IMMEDIATE`` and WAL, PostgreSQL's autocommit reads, advisory locks, lock timeout, a dropped
+connection read again, ``COPY`` for ``barbu db move``, and each database's errors told as the
+sqlite3 classes the server catches (Core wraps them in classes of its own). The migrations stay
+DDL written for each database (:mod:`barbu.web.storage.schema`), as they would with Core.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from barbu.web.core.rows import Batch, GameResult, PlayerBatch, SheetBatch
 from barbu.web.people.ratings import PERSON, Skill, rate_game
 
 
 class NewerDatabase(sqlite3.DatabaseError):
     """The database was made by a newer barbu: this one does not know its layout and leaves it alone."""
-
-
-@dataclass
-class SeatRow:
-    """One seat as stored: who sits there and whether a person or a computer plays it."""
-
-    seat: int
-    name: str
-    token: str  # the secret of the seat's invitation link
-    kind: str  # "human" or "bot"
-    level: str  # bot level when kind is "bot", or the level that took over an idle human
-    claimed: bool  # a person has taken the seat (by its link or from the lobby)
-    player: str = ""  # the profile the seat is tied to ("" for none)
-    access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
-    client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
-
-
-@dataclass(frozen=True)
-class TableEntry:
-    """A stored table as the start-up sees it before rebuilding it."""
-
-    id: str
-    over: bool
-    last_change: float  # wall time of its last event, or of its creation
-
-
-@dataclass(frozen=True)
-class Event:
-    """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
-
-    seq: int
-    kind: str
-    data: dict[str, Any]
-    at: float = 0.0
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """A finished game to rate: who sat where ("person:ID", "computer:LEVEL" or "" for a newcomer
-    who is not stored), each seat's place and total, and per seat each contract's (sum, hands)."""
-
-    ruleset: str
-    entrants: tuple[str, ...]
-    places: tuple[int, ...]
-    totals: tuple[int, ...]
-    contracts: tuple[dict[str, tuple[int, int]], ...]
-
-
-@dataclass(frozen=True)
-class RatingRow:
-    """A stored rating: a profile's skill under a rule set and how many rated games made it."""
-
-    player_id: str
-    name: str
-    ruleset: str
-    mu: float
-    sigma: float
-    games: int
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """One rated game of one profile: where and when, its place and total, its skill before and after."""
-
-    table_id: str
-    ruleset: str
-    seat: int
-    place: int
-    total: int
-    before: tuple[float, float]
-    after: tuple[float, float]
-    contracts: dict[str, tuple[int, int]]
-    at: float
-
-
-@dataclass
-class Batch:
-    """One change of one table, stored in one transaction: new events, seats, the end of the game."""
-
-    table_id: str
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    seats: list[SeatRow] = field(default_factory=list)
-    over: bool = False
-    create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
-    private: bool = False  # a new table left out of the lobby's list
-    creator: int = -1  # a new table's seat of its creator (-1: none)
-    also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
-    result: GameResult | None = None  # the game this change ends, rated in the same transaction
-
-    def __bool__(self) -> bool:
-        return bool(self.events or self.seats or self.over or self.create is not None or self.also)
-
-
-@dataclass
-class SheetBatch:
-    """One change of a score sheet, in one transaction: the whole new document and the entry that made it.
-
-    ``entry`` is the client's id of the change: stored with it, so that a resend is known as one.
-    ``token`` is set only for a new sheet. ``op`` is what was asked (kept as the sheet's history).
-    """
-
-    sheet_id: str
-    doc: dict[str, Any]
-    version: int
-    entry: str | None = None
-    op: dict[str, Any] = field(default_factory=dict)
-    token: str | None = None
-
-    def __bool__(self) -> bool:
-        return True
-
-
-@dataclass
-class PlayerBatch:
-    """One change of a profile, in one transaction: made, a device's key added, a code given or used."""
-
-    player_id: str
-    create: tuple[str, str] | None = None  # a new profile's name and its case-folded key
-    keys: list[tuple[str, str]] = field(default_factory=list)  # (salt, hash) of a device's secret
-    password: str | None = None  # the password's argon2 hash ("" removes it)
-    transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
-    used_transfer: str | None = None  # the hash of a transfer code now used up
-    how: str = ""  # how the new keys came: "made", "transfer" or "password"
-    max_keys: int = 0  # keys the profile keeps at most, the least recently seen dropped (0: no cap)
-    live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
-    drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
-    keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
-    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
-
-    def __bool__(self) -> bool:
-        return True
-
-
-@dataclass(frozen=True)
-class PlayerRow:
-    """A stored profile: its id (what ratings will hang on), name, password hash and device keys."""
-
-    id: str
-    name: str
-    name_key: str
-    password: str  # argon2 hash, or "" for a profile without a password
-    keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
-
-
-@dataclass(frozen=True)
-class DeviceRow:
-    """One device's key of a profile: its hash, when it was made and last seen, and how it came."""
-
-    hash: str
-    created: float
-    seen: float  # 0 until first noted
-    how: str  # "made", "transfer", "password", or "" for a key older than the list of devices
-
-
-@dataclass(frozen=True)
-class SheetRow:
-    """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
-
-    id: str
-    token: str
-    doc: str
-    version: int
 
 
 class Cursor(Protocol):
@@ -194,16 +48,18 @@ class Conn(Protocol):
 
 @dataclass(frozen=True)
 class Dialect:
-    """The few words in which SQLite and PostgreSQL differ, for the SQL below written in SQLite's.
+    """The few words in which SQLite and PostgreSQL differ, for SQL written in SQLite's.
 
-    The SQL is written with ``?`` placeholders, ``{greatest}`` for the larger of two values and
-    ``{bytes}`` after a text ordered byte by byte (SQLite's default; PostgreSQL's collation "C").
+    The SQL is written with ``?`` placeholders, ``{greatest}`` for the larger of two values,
+    ``{bytes}`` after a text ordered byte by byte (SQLite's default; PostgreSQL's collation "C")
+    and ``{written}`` for the column that numbers a table's rows in the order they were written.
     """
 
     name: str
     param: str  # the placeholder
     greatest: str  # the function giving the larger of its arguments
     bytewise: str  # what orders a text column byte by byte
+    written: str  # SQLite's rowid, and the column PostgreSQL's layout keeps in its stead
     rating_lock: str | None  # a statement holding a rating to the transaction's end (None: not needed)
 
     def sql(self, text: str) -> str:
@@ -212,7 +68,8 @@ class Dialect:
         done = _TRANSLATED.get(key)
         if done is None:
             done = text.replace("?", self.param).replace("{greatest}", self.greatest)
-            done = _TRANSLATED[key] = done.replace("{bytes}", self.bytewise)
+            done = done.replace("{bytes}", self.bytewise).replace("{written}", self.written)
+            _TRANSLATED[key] = done
         return done
 
     def run(self, db: Conn, text: str, params: tuple[Any, ...] = ()) -> Cursor:
@@ -224,10 +81,13 @@ class Dialect:
 _TRANSLATED: dict[tuple[str, str], str] = {}
 
 # SQLite has one writer at a time (BEGIN IMMEDIATE), so its ratings need no lock of their own.
-SQLITE = Dialect("sqlite", "?", "MAX", "", None)
+SQLITE = Dialect("sqlite", param="?", greatest="MAX", bytewise="", written="rowid", rating_lock=None)
 # PostgreSQL's transactions run side by side under READ COMMITTED: a person's rating is locked while rated.
-POSTGRES = Dialect("postgres", "%s", "GREATEST", ' COLLATE "C"',
-                   "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")
+POSTGRES = Dialect("postgres", param="%s", greatest="GREATEST", bytewise=' COLLATE "C"', written="n",
+                   rating_lock="SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")
+
+# Whether a table was rated: asked by the rating itself (never twice) and by the pages.
+RATED = "SELECT 1 FROM rated_games WHERE table_id = ?"
 
 
 def write(db: Conn, d: Dialect, batch: Batch | SheetBatch | PlayerBatch,
@@ -361,7 +221,7 @@ def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
 def _write_rating(db: Conn, d: Dialect, table_id: str, result: GameResult) -> None:
     """Rate a finished game inside its final action's transaction, once: a table already rated is left."""
     _lock_ratings(db, d, result)
-    if d.run(db, "SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone() is not None:
+    if d.run(db, RATED, (table_id,)).fetchone() is not None:
         return
     now, rs = time.time(), result.ruleset
     people = {e: _skill(db, d, e.removeprefix(PERSON), rs) for e in result.entrants if e.startswith(PERSON)}
@@ -400,27 +260,3 @@ def _skill(db: Conn, d: Dialect, player_id: str, ruleset: str) -> tuple[Skill, i
     row = d.run(db, "SELECT mu, sigma, games FROM ratings WHERE player_id = ? AND ruleset = ?",
                 (player_id, ruleset)).fetchone()
     return (Skill.new(), 0) if row is None else (Skill(float(row[0]), float(row[1])), int(row[2]))
-
-
-def rating_row(r: tuple[Any, ...]) -> RatingRow:
-    return RatingRow(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), int(r[5]))
-
-
-def history_row(r: tuple[Any, ...]) -> HistoryRow:
-    contracts = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r[9]).items()}
-    return HistoryRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), (float(r[5]), float(r[6])),
-                      (float(r[7]), float(r[8])), contracts, float(r[10]))
-
-
-
-def event_of(row: tuple[Any, ...]) -> Event:
-    """A stored event; one whose data is not a JSON object says so in ``problem`` instead of raising."""
-    seq, kind, text, at = int(row[0]), str(row[1]), row[2], float(row[3])
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError, TypeError) as e:
-        return Event(seq, kind, {}, at, f"its data is not JSON ({e})")
-    if not isinstance(data, dict):
-        return Event(seq, kind, {}, at, "its data is not a JSON object")
-    return Event(seq, kind, data, at)
-

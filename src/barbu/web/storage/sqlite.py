@@ -16,40 +16,25 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from typing import IO, Any, Protocol
+from collections.abc import Iterator
+from typing import IO, Any
 
-from barbu.web.storage.schema import MIGRATIONS, SCHEMA_VERSION, statements
-from barbu.web.storage.sql import (
-    SQLITE,
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import (
     Batch,
-    DeviceRow,
-    Event,
-    GameResult,
-    HistoryRow,
-    NewerDatabase,
     PlayerBatch,
-    PlayerRow,
-    RatingRow,
-    SeatRow,
     SheetBatch,
-    SheetRow,
-    TableEntry,
-    event_of,
-    history_row,
-    rating_row,
-    write_all,
-    written,
 )
+from barbu.web.storage.schema import MIGRATIONS, SCHEMA_VERSION, statements
+from barbu.web.storage.shared import Row, SqlStore
+from barbu.web.storage.sql import SQLITE, NewerDatabase, write_all, written
 
-# What callers import from here, though defined in schema and storesql.
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Batch", "DeviceRow", "Event", "GameResult", "HistoryRow",
-           "NewerDatabase", "PlayerBatch", "PlayerRow", "RatingRow", "SeatRow", "SheetBatch", "SheetRow",
-           "TableEntry"]
+# What callers import from here, though defined in core (the rows and the port), schema and sql: kept
+# for code written before the rows moved to barbu.web.core; the rooms below storage import core.
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "NewerDatabase"]
 
 
 def migrate(db: sqlite3.Connection) -> int:
@@ -74,46 +59,6 @@ def migrate(db: sqlite3.Connection) -> int:
     return SCHEMA_VERSION - version
 
 
-class TableStore(Protocol):
-    """What the server needs of its storage, as :class:`Store` (SQLite) and ``PgStore`` (PostgreSQL) give it.
-
-    Reads may come from one thread while :meth:`commit` runs in another. A write that cannot be
-    made raises a ``sqlite3.Error`` (``IntegrityError`` for a conflict) whichever the database.
-    """
-
-    path: str  # where the tables are, for messages (a PostgreSQL URL without its password)
-
-    def close(self) -> None: ...
-    def forget(self, table_id: str) -> None: ...
-    def create_table(self, table_id: str, setup: dict[str, Any], seats: Sequence[SeatRow]) -> None: ...
-    def save_seat(self, table_id: str, row: SeatRow) -> None: ...
-    def mark_over(self, table_id: str) -> None: ...
-    def is_over(self, table_id: str) -> bool: ...
-    def table_ids(self, *, include_over: bool = True) -> list[str]: ...
-    def table_index(self) -> list[TableEntry]: ...
-    def load_setup(self, table_id: str) -> dict[str, Any] | None: ...
-    def origin(self, table_id: str) -> tuple[float, str | None]: ...
-    def load_seats(self, table_id: str) -> list[SeatRow]: ...
-    def table_flags(self, table_id: str) -> tuple[bool, int]: ...
-    def tables_of_player(self, player_id: str) -> list[str]: ...
-    def append_event(self, table_id: str, kind: str, data: dict[str, Any]) -> int: ...
-    def events(self, table_id: str) -> list[Event]: ...
-    def last_change(self, table_id: str) -> float | None: ...
-    def load_sheet(self, sheet_id: str) -> SheetRow | None: ...
-    def sheet_entry(self, sheet_id: str, entry: str) -> int | None: ...
-    def sheet_history(self, sheet_id: str) -> list[dict[str, Any]]: ...
-    def load_player(self, player_id: str) -> PlayerRow | None: ...
-    def player_named(self, name_key: str) -> PlayerRow | None: ...
-    def devices_of(self, player_id: str) -> list[DeviceRow]: ...
-    def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]: ...
-    def ratings_of(self, player_id: str) -> list[RatingRow]: ...
-    def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]: ...
-    def rated(self, table_id: str) -> bool: ...
-    def transfer(self, code_hash: str) -> tuple[str, float] | None: ...
-    def commit(self, batch: Batch | SheetBatch | PlayerBatch) -> list[int]: ...
-    def expect_seq(self, table_id: str, seq: int) -> None: ...
-
-
 def is_postgres(target: str) -> bool:
     """Whether a ``--db`` names a PostgreSQL database (a URL) rather than an SQLite file."""
     return target.startswith(("postgresql://", "postgres://"))
@@ -131,8 +76,10 @@ def open_store(target: str, timeout: float = 5.0) -> TableStore:
     return Store(target, timeout=timeout)
 
 
-class Store:
+class Store(SqlStore):
     """The tables of one server in one SQLite file (or ``:memory:`` for tests)."""
+
+    dialect = SQLITE
 
     def __init__(self, path: str, *, timeout: float = 5.0) -> None:
         self.path = path
@@ -161,197 +108,18 @@ class Store:
         with self.lock:
             self.db.close()
 
-    def forget(self, table_id: str) -> None:
-        """Drop the count of a table's events this store keeps (it reads it again at the next write)."""
-        with self.wlock:
-            self._next_seq.pop(table_id, None)
-
     @property
     def journal_mode(self) -> str:
         row = self.db.execute("PRAGMA journal_mode").fetchone()
         return str(row[0])
 
-    # -- tables and seats ------------------------------------------------------
+    @property
+    def write_lock(self) -> threading.RLock:
+        return self.wlock
 
-    def create_table(self, table_id: str, setup: dict[str, Any], seats: Sequence[SeatRow]) -> None:
-        self.commit(Batch(table_id, seats=list(seats), create=setup))
-
-    def save_seat(self, table_id: str, row: SeatRow) -> None:
-        self.commit(Batch(table_id, seats=[row]))
-
-    def mark_over(self, table_id: str) -> None:
-        self.commit(Batch(table_id, over=True))
-
-    def is_over(self, table_id: str) -> bool:
+    def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[Row]:
         with self.lock:
-            row = self.db.execute("SELECT over FROM tables WHERE id = ?", (table_id,)).fetchone()
-        return row is not None and bool(row[0])
-
-    def table_ids(self, *, include_over: bool = True) -> list[str]:
-        sql = "SELECT id FROM tables" + ("" if include_over else " WHERE over = 0") + " ORDER BY created"
-        with self.lock:
-            return [str(r[0]) for r in self.db.execute(sql).fetchall()]
-
-    def table_index(self) -> list[TableEntry]:
-        """Every stored table, oldest first: whether it is over, and when it last changed."""
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT t.id, t.over, MAX(t.created, COALESCE((SELECT MAX(e.at) FROM events e "
-                "WHERE e.table_id = t.id), 0)) FROM tables t ORDER BY t.created").fetchall()
-        return [TableEntry(str(r[0]), bool(r[1]), float(r[2])) for r in rows]
-
-    def load_setup(self, table_id: str) -> dict[str, Any] | None:
-        with self.lock:
-            row = self.db.execute("SELECT setup FROM tables WHERE id = ?", (table_id,)).fetchone()
-        if row is None:
-            return None
-        setup = json.loads(row[0])  # ValueError (or RecursionError) when it is not JSON
-        if not isinstance(setup, dict):
-            raise ValueError("the stored setup is not a JSON object")  # not "no such table"
-        return setup
-
-    def origin(self, table_id: str) -> tuple[float, str | None]:
-        """When a table was made, and the table it is a rematch of (None: a first game, or no such table)."""
-        with self.lock:
-            row = self.db.execute("SELECT created, setup FROM tables WHERE id = ?", (table_id,)).fetchone()
-        if row is None:
-            return 0.0, None
-        try:
-            of = json.loads(row[1]).get("rematch_of")
-        except (ValueError, AttributeError, RecursionError):  # a damaged setup: still listed, as a first game
-            of = None
-        return float(row[0]), of if isinstance(of, str) else None
-
-    def load_seats(self, table_id: str) -> list[SeatRow]:
-        with self.lock:
-            rows = self.db.execute("SELECT seat, name, token, kind, level, claimed, player, access, client "
-                                   "FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
-        return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
-                        str(r[7]), str(r[8])) for r in rows]
-
-    def table_flags(self, table_id: str) -> tuple[bool, int]:
-        """Whether a table is private, and its creator's seat (-1: none, as for every older table)."""
-        with self.lock:
-            row = self.db.execute("SELECT private, creator FROM tables WHERE id = ?", (table_id,)).fetchone()
-        return (False, -1) if row is None else (bool(row[0]), int(row[1]))
-
-    def tables_of_player(self, player_id: str) -> list[str]:
-        """The tables where a profile holds a seat, oldest first."""
-        with self.lock:
-            rows = self.db.execute("SELECT DISTINCT s.table_id FROM seats s JOIN tables t "
-                                   "ON t.id = s.table_id WHERE s.player = ? ORDER BY t.created",
-                                   (player_id,)).fetchall()
-        return [str(r[0]) for r in rows]
-
-    # -- events ------------------------------------------------------------------
-
-    def append_event(self, table_id: str, kind: str, data: dict[str, Any]) -> int:
-        """Store one deal or action at once and return its sequence number."""
-        return self.commit(Batch(table_id, events=[(kind, data)]))[0]
-
-    def events(self, table_id: str) -> list[Event]:
-        with self.lock:
-            rows = self.db.execute("SELECT seq, kind, data, at FROM events WHERE table_id = ? ORDER BY seq",
-                                   (table_id,)).fetchall()
-        return [event_of(r) for r in rows]
-
-    def last_change(self, table_id: str) -> float | None:
-        """When the table last changed (its last event, or its creation); None if there is no such table."""
-        with self.lock:
-            row = self.db.execute("SELECT MAX(t.created, COALESCE(MAX(e.at), 0)) FROM tables t "
-                                  "LEFT JOIN events e ON e.table_id = t.id WHERE t.id = ? GROUP BY t.id",
-                                  (table_id,)).fetchone()
-        return None if row is None else float(row[0])
-
-    # -- score sheets ----------------------------------------------------------------
-
-    def load_sheet(self, sheet_id: str) -> SheetRow | None:
-        with self.lock:
-            row = self.db.execute("SELECT id, token, doc, version FROM sheets WHERE id = ?",
-                                  (sheet_id,)).fetchone()
-        return None if row is None else SheetRow(str(row[0]), str(row[1]), str(row[2]), int(row[3]))
-
-    def sheet_entry(self, sheet_id: str, entry: str) -> int | None:
-        """The version a client's entry made, if it is stored (a resend of it changes nothing)."""
-        with self.lock:
-            row = self.db.execute("SELECT version FROM sheet_entries WHERE sheet_id = ? AND entry = ?",
-                                  (sheet_id, entry)).fetchone()
-        return None if row is None else int(row[0])
-
-    def sheet_history(self, sheet_id: str) -> list[dict[str, Any]]:
-        """Every stored change of a sheet, oldest first."""
-        with self.lock:
-            rows = self.db.execute("SELECT op FROM sheet_entries WHERE sheet_id = ? ORDER BY version",
-                                   (sheet_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
-
-    # -- one change, whole or not at all ---------------------------------------------
-
-    # -- profiles --------------------------------------------------------------------------
-
-    def load_player(self, player_id: str) -> PlayerRow | None:
-        return self._player("id = ?", player_id)
-
-    def player_named(self, name_key: str) -> PlayerRow | None:
-        return self._player("name_key = ?", name_key)
-
-    def _player(self, where: str, value: str) -> PlayerRow | None:
-        with self.lock:
-            row = self.db.execute(f"SELECT id, name, name_key, password FROM players WHERE {where}",
-                                  (value,)).fetchone()
-            if row is None:
-                return None
-            keys = self.db.execute("SELECT salt, hash FROM player_keys WHERE player_id = ?",
-                                   (row[0],)).fetchall()
-        return PlayerRow(str(row[0]), str(row[1]), str(row[2]), str(row[3]),
-                         tuple((str(k[0]), str(k[1])) for k in keys))
-
-    def devices_of(self, player_id: str) -> list[DeviceRow]:
-        with self.lock:
-            rows = self.db.execute("SELECT hash, created, seen, how FROM player_keys WHERE player_id = ? "
-                                   "ORDER BY created, hash", (player_id,)).fetchall()
-        return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
-
-    # -- ratings ---------------------------------------------------------------------------
-
-    def leaderboard(self, ruleset: str, limit: int) -> list[RatingRow]:
-        """The rated profiles of a rule set, best conservative rating (μ − 3σ) first."""
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r JOIN players p "
-                "ON p.id = r.player_id WHERE r.ruleset = ? AND r.games > 0 "
-                "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.name_key LIMIT ?",
-                (ruleset, limit)).fetchall()
-        return [rating_row(r) for r in rows]
-
-    def ratings_of(self, player_id: str) -> list[RatingRow]:
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT r.player_id, p.name, r.ruleset, r.mu, r.sigma, r.games FROM ratings r "
-                "JOIN players p ON p.id = r.player_id WHERE r.player_id = ? ORDER BY r.ruleset",
-                (player_id,)).fetchall()
-        return [rating_row(r) for r in rows]
-
-    def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]:
-        """A profile's rated games, oldest first (the newest ``limit`` of them)."""
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT table_id, ruleset, seat, place, total, mu_before, sigma_before, mu_after, "
-                "sigma_after, contracts, at FROM rating_history WHERE player_id = ? "
-                "ORDER BY at DESC, rowid DESC LIMIT ?", (player_id, limit)).fetchall()
-        return [history_row(r) for r in reversed(rows)]
-
-    def rated(self, table_id: str) -> bool:
-        with self.lock:
-            row = self.db.execute("SELECT 1 FROM rated_games WHERE table_id = ?", (table_id,)).fetchone()
-        return row is not None
-
-    def transfer(self, code_hash: str) -> tuple[str, float] | None:
-        """The profile a transfer code opens, and until when (wall time)."""
-        with self.lock:
-            row = self.db.execute("SELECT player_id, expires FROM transfers WHERE code_hash = ?",
-                                  (code_hash,)).fetchone()
-        return None if row is None else (str(row[0]), float(row[1]))
+            return self.db.execute(sql, params).fetchall()
 
     def commit(self, batch: Batch | SheetBatch | PlayerBatch) -> list[int]:
         """Store a batch in one transaction and return the sequence numbers of its events.
@@ -370,13 +138,6 @@ class Store:
                 raise
             written(self._next_seq, batch, seqs, more)
         return seqs
-
-    def expect_seq(self, table_id: str, seq: int) -> None:
-        """Store this table's next event at ``seq`` or not at all: a process that replayed the events
-        up to ``seq - 1`` thereby never writes after one it has not seen (the (table, seq) key refuses it)."""
-        with self.wlock:
-            # A seq already further on was written by this store after the replay that gave ``seq``.
-            self._next_seq[table_id] = max(seq, self._next_seq.get(table_id, 0))
 
 
 def _check_schema(db: sqlite3.Connection) -> None:

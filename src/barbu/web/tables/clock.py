@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from barbu.web.core.errors import TableError
-from barbu.web.storage.sqlite import Batch
+from barbu.web.core.rows import Batch
 from barbu.web.tables.parts import Change, Client, Host
 
 log = logging.getLogger("barbu.web")

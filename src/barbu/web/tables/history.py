@@ -11,7 +11,8 @@ from barbu.bots import levels
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
-from barbu.web.storage.sqlite import Event, SeatRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Event, SeatRow
 from barbu.web.tables.parts import Decisions, StandIns
 from barbu.wording import say, seat_label
 

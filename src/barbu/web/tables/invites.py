@@ -11,7 +11,7 @@ from typing import Any
 
 from barbu.bots import levels
 from barbu.web.core.errors import TableError
-from barbu.web.storage.sqlite import Batch, SeatRow
+from barbu.web.core.rows import Batch, SeatRow
 from barbu.web.tables.parts import Change, Client, Host
 from barbu.web.tables.setup import default_level
 

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
-from barbu.web.storage.sqlite import Batch, Event, SeatRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, Event, SeatRow
 from barbu.web.tables.chat import rights_of
 from barbu.web.tables.history import SETUP_ERRORS, read_setup, replay_events
 from barbu.web.tables.parts import Decisions, Host, Seat, StandIns, awaited, deal_into

@@ -10,7 +10,8 @@ from typing import Any
 
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import valid_id
-from barbu.web.storage.sqlite import Batch, PlayerRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, PlayerRow
 from barbu.web.tables.history import setup_problem
 from barbu.web.tables.setup import Setup
 from barbu.web.tables.table import Table

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from barbu.web.storage.sqlite import Batch
+from barbu.web.core.rows import Batch
 from barbu.web.tables.parts import Change, Client, Host
 
 log = logging.getLogger("barbu.web")

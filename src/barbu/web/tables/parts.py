@@ -17,7 +17,8 @@ from barbu.bots import Bot
 from barbu.engine.game import Game
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
-from barbu.web.storage.sqlite import Batch, SeatRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, SeatRow
 from barbu.web.tables.chat import Chat
 from barbu.web.tables.rematch import Offer
 from barbu.web.tables.setup import TurnClock

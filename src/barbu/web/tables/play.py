@@ -9,8 +9,8 @@ from barbu.engine.cards import SUITS, card_pretty
 from barbu.engine.errors import IllegalActionError
 from barbu.engine.state import Phase
 from barbu.web.core.errors import TableError
+from barbu.web.core.rows import Batch
 from barbu.web.people.ladder import game_result
-from barbu.web.storage.sqlite import Batch
 from barbu.web.tables.history import note_decision, stand_in_at
 from barbu.web.tables.parts import Change, Client, Host, deal_into
 from barbu.wording import say

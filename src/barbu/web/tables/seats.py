@@ -13,7 +13,8 @@ from barbu.bots import levels
 from barbu.engine.state import Phase, State
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name, name_key
-from barbu.web.storage.sqlite import Batch, PlayerRow, SeatRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, PlayerRow, SeatRow
 from barbu.web.tables.parts import Change, Client, Host, Seat, awaited, deal_into
 from barbu.web.tables.setup import Setup, default_level
 

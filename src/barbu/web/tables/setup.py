@@ -11,7 +11,7 @@ from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name
-from barbu.web.storage.sqlite import PlayerRow
+from barbu.web.core.rows import PlayerRow
 from barbu.web.tables.chat import rights_of
 
 

@@ -32,7 +32,8 @@ from typing import Any, Protocol
 from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.core.errors import TableError
-from barbu.web.storage.sqlite import Batch, PlayerRow, SeatRow, TableStore
+from barbu.web.core.ports import TableStore
+from barbu.web.core.rows import Batch, PlayerRow, SeatRow
 from barbu.web.tables.chat import Chat
 from barbu.web.tables.clock import Timing
 from barbu.web.tables.computers import AutoMove, Computers

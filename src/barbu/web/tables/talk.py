@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from barbu.web.storage.sqlite import Batch
+from barbu.web.core.rows import Batch
 from barbu.web.tables.parts import Change, Client, Host
 
 

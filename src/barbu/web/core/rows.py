@@ -1,0 +1,173 @@
+"""The stored rows and the batches of changes, as the rooms and the storage both speak of them.
+
+The storage port (:class:`barbu.web.core.ports.TableStore`) reads these rows and commits these
+batches; what a database makes of them is the storage room's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class SeatRow:
+    """One seat as stored: who sits there and whether a person or a computer plays it."""
+
+    seat: int
+    name: str
+    token: str  # the secret of the seat's invitation link
+    kind: str  # "human" or "bot"
+    level: str  # bot level when kind is "bot", or the level that took over an idle human
+    claimed: bool  # a person has taken the seat (by its link or from the lobby)
+    player: str = ""  # the profile the seat is tied to ("" for none)
+    access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
+    client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """A stored table as the start-up sees it before rebuilding it."""
+
+    id: str
+    over: bool
+    last_change: float  # wall time of its last event, or of its creation
+
+
+@dataclass(frozen=True)
+class Event:
+    """One stored step of a table: a deal or an action (``problem``: why its data cannot be read)."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    at: float = 0.0
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game to rate: who sat where ("person:ID", "computer:LEVEL" or "" for a newcomer
+    who is not stored), each seat's place and total, and per seat each contract's (sum, hands)."""
+
+    ruleset: str
+    entrants: tuple[str, ...]
+    places: tuple[int, ...]
+    totals: tuple[int, ...]
+    contracts: tuple[dict[str, tuple[int, int]], ...]
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A stored rating: a profile's skill under a rule set and how many rated games made it."""
+
+    player_id: str
+    name: str
+    ruleset: str
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One rated game of one profile: where and when, its place and total, its skill before and after."""
+
+    table_id: str
+    ruleset: str
+    seat: int
+    place: int
+    total: int
+    before: tuple[float, float]
+    after: tuple[float, float]
+    contracts: dict[str, tuple[int, int]]
+    at: float
+
+
+@dataclass
+class Batch:
+    """One change of one table, stored in one transaction: new events, seats, the end of the game."""
+
+    table_id: str
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    seats: list[SeatRow] = field(default_factory=list)
+    over: bool = False
+    create: dict[str, Any] | None = None  # the setup of a new table (its seats are in ``seats``)
+    private: bool = False  # a new table left out of the lobby's list
+    creator: int = -1  # a new table's seat of its creator (-1: none)
+    also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
+    result: GameResult | None = None  # the game this change ends, rated in the same transaction
+
+    def __bool__(self) -> bool:
+        return bool(self.events or self.seats or self.over or self.create is not None or self.also)
+
+
+@dataclass
+class SheetBatch:
+    """One change of a score sheet, in one transaction: the whole new document and the entry that made it.
+
+    ``entry`` is the client's id of the change: stored with it, so that a resend is known as one.
+    ``token`` is set only for a new sheet. ``op`` is what was asked (kept as the sheet's history).
+    """
+
+    sheet_id: str
+    doc: dict[str, Any]
+    version: int
+    entry: str | None = None
+    op: dict[str, Any] = field(default_factory=dict)
+    token: str | None = None
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass
+class PlayerBatch:
+    """One change of a profile, in one transaction: made, a device's key added, a code given or used."""
+
+    player_id: str
+    create: tuple[str, str] | None = None  # a new profile's name and its case-folded key
+    keys: list[tuple[str, str]] = field(default_factory=list)  # (salt, hash) of a device's secret
+    password: str | None = None  # the password's argon2 hash ("" removes it)
+    transfer: tuple[str, float] | None = None  # a new transfer code's hash and its expiry (wall time)
+    used_transfer: str | None = None  # the hash of a transfer code now used up
+    how: str = ""  # how the new keys came: "made", "transfer" or "password"
+    max_keys: int = 0  # keys the profile keeps at most, the least recently seen dropped (0: no cap)
+    live_codes: int = 0  # transfer codes the profile keeps at most, the oldest dropped (0: no cap)
+    drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
+    keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
+    seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A stored profile: its id (what ratings will hang on), name, password hash and device keys."""
+
+    id: str
+    name: str
+    name_key: str
+    password: str  # argon2 hash, or "" for a profile without a password
+    keys: tuple[tuple[str, str], ...]  # (salt, sha-256 of salt and secret), one per device
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    """One device's key of a profile: its hash, when it was made and last seen, and how it came."""
+
+    hash: str
+    created: float
+    seen: float  # 0 until first noted
+    how: str  # "made", "transfer", "password", or "" for a key older than the list of devices
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A stored score sheet: its write secret, its document (as text) and how many changes made it."""
+
+    id: str
+    token: str
+    doc: str
+    version: int
