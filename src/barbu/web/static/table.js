@@ -284,7 +284,7 @@ function tableItem(x) {
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
   const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
   return h("li", { "data-table": x.id }, h("span", { class: "t-names" },
-    x.names.flatMap((n, i) => [i ? ", " : "", localName(n), SeatMark.mark((x.holders || [])[i], n)])),
+    x.names.flatMap((n, i) => [i ? ", " : "", localName(n, i), SeatMark.mark((x.holders || [])[i], n)])),
     h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
     h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")),
     x.over && !x.damaged ? h("a", { class: "button", href: `/replay/${x.id}` }, t("lobby.replay")) : null);
@@ -1295,27 +1295,39 @@ function renderMe(v, force = false) {
 }
 
 // The hand is one tab stop: the arrow keys move across it (roving tabindex), Enter or Space plays.
+// On your turn only the playable cards are stops: the keyboard never rests on a card it cannot play.
+function stops(cards) {
+  const legal = cards.filter((c) => c.classList.contains("legal"));
+  return legal.length ? legal : cards;
+}
+
 function rove(i, focus) {
   const cards = [...$("hand").querySelectorAll("button.card")];
   if (!cards.length) return;
-  const legal = cards.findIndex((c) => c.classList.contains("legal"));
-  const at = i >= 0 && i < cards.length ? i : Math.max(0, legal);
+  const ok = stops(cards);
+  const wanted = cards[Math.max(0, Math.min(i, cards.length - 1))];
+  // The card asked for, else the first stop after it (the last one before it at the end of the hand).
+  const card = ok.includes(wanted) ? wanted
+    : ok.find((c) => cards.indexOf(c) > cards.indexOf(wanted)) || ok[ok.length - 1];
+  const at = cards.indexOf(card);
   cards.forEach((c, k) => { c.tabIndex = k === at ? 0 : -1; });
   T.handFocus = at;
-  if (focus) cards[at].focus({ preventScroll: true });
+  if (focus) card.focus({ preventScroll: true });
 }
 
 function handKeys(ev) {
   const cards = [...$("hand").querySelectorAll("button.card")];
-  const i = cards.indexOf(document.activeElement);
-  if (i < 0) return;
+  const ok = stops(cards);
+  const i = ok.indexOf(document.activeElement);
+  if (cards.indexOf(document.activeElement) < 0) return;
   // The arrows go round: past the last card to the first, so that a playable card is always near.
-  const n = cards.length;
-  const moves = { ArrowRight: (i + 1) % n, ArrowDown: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, ArrowUp: (i - 1 + n) % n,
-    Home: 0, End: n - 1 };
+  const n = ok.length;
+  const from = i < 0 ? 0 : i;
+  const moves = { ArrowRight: (from + 1) % n, ArrowDown: (from + 1) % n, ArrowLeft: (from - 1 + n) % n,
+    ArrowUp: (from - 1 + n) % n, Home: 0, End: n - 1 };
   if (!(ev.key in moves)) return;
   ev.preventDefault();
-  rove(moves[ev.key], true);
+  rove(cards.indexOf(ok[moves[ev.key]]), true);
 }
 
 
