@@ -497,6 +497,7 @@ function onMessage(msg) {
     Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
     T.latest = msg;
+    if (T.view && T.meta) renderStatus(T.view); // the newest turn is said at once (renderStatus)
     if (T.summary) summaryNews(msg);
     Rematch.news(msg.table);
     Motion.push(() => onState(msg));
@@ -915,23 +916,34 @@ function doublesText(pairs, declarer) {
   return out.join("; ");
 }
 
+// What the server says now: its newest state, which the page may still be animating its way to.
+// The status line and the clocks follow it, so that every screen names the same player at once.
+function newest() {
+  return T.latest ? { view: T.latest.view, table: T.latest.table, at: T.latest.receivedAt }
+    : { view: T.view, table: T.meta, at: T.received };
+}
+
 // Seconds left on the table's turn clock for the person to act (null: no clock runs now).
 function clockLeft() {
-  const m = T.meta;
-  if (!live() || m.clock_left === null || m.clock_left === undefined) return null;
-  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - T.received) / 1000));
+  const { table: m, at } = newest();
+  if (!live() || m.over || m.clock_left === null || m.clock_left === undefined) return null;
+  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - at) / 1000));
 }
 
 // Seconds left before the player to act may be handed to a computer (null: no such limit now).
 function idleLeft(s) {
-  const m = T.meta;
+  const { view, table: m, at } = newest();
   const info = m.seats[s];
-  if (!live() || T.view.current !== s || info.kind !== "human" || !info.claimed) return null;
-  return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - T.received) / 1000));
+  if (!live() || m.over || view.current !== s || info.kind !== "human" || !info.claimed) return null;
+  return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - at) / 1000));
 }
 
 function renderStatus(v) {
   const m = T.meta;
+  // The hand just finished stays on show until its summary is closed; else the newest turn is said.
+  const now = v.closing ? { view: v, table: m } : newest();
+  const cur = now.view;
+  const awaited = now.table.awaited;
   let text;
   if (m.damaged) {
     text = t("table.read-only");
@@ -939,23 +951,23 @@ function renderStatus(v) {
     text = t("table.game-over", { winners: winnersText(m.winners) });
   } else if (v.closing) {
     text = t("table.hand-over", { n: v.hand_no + 1 });
-  } else if (m.awaited && m.awaited.length) {
-    text = t("table.awaiting", { n: m.awaited.length, seats: m.awaited.map((s) => s + 1).join(", ") });
-  } else if (v.current < 0) {
+  } else if (awaited && awaited.length) {
+    text = t("table.awaiting", { n: awaited.length, seats: awaited.map((s) => s + 1).join(", ") });
+  } else if (cur.current < 0) {
     text = t("table.dealing");
-  } else if (v.current === T.you) {
-    text = t("table.your-turn", { task: t(`table.task.${v.phase}`) });
-    if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
-    if (forcedPass(v)) text = t("table.you-pass");
+  } else if (cur.current === T.you) {
+    text = t("table.your-turn", { task: t(`table.task.${cur.phase}`) });
+    if (cur.phase === "play" && cur.ace_extra) text = t("table.ace-extra");
+    if (forcedPass(cur)) text = t("table.you-pass");
     const left = idleLeft(T.you);
     const clock = clockLeft();
     if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelShort(m.turn_clock.level) })}`;
     else if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
-    text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
+    text = t("table.to-act", { name: seatName(cur.current), task: t(`table.task.${cur.phase}`) });
   }
   $("status").textContent = text;
-  $("status").classList.toggle("mine", v.current === T.you && live());
+  $("status").classList.toggle("mine", cur.current === T.you && live() && !v.closing);
   renderReplayLinks(m);
   renderFairness(m);
   const banner = $("banner");
@@ -1071,7 +1083,7 @@ function seatBox(v, s, mine = false) {
     h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
-  const clock = turn && s !== T.you ? clockLeft() : null;
+  const clock = newest().view.current === s && s !== T.you ? clockLeft() : null;
   if (clock !== null) {
     box.append(h("div", { class: "countdown clock" }, t("table.clock-left-seat", { n: clock })));
   } else if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
