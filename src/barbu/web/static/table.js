@@ -607,6 +607,7 @@ function onError(msg) {
     $("status").textContent = errorText(msg);
     return;
   }
+  if ((msg.code || "").startsWith("chat-")) { Chat.refused(errorText(msg)); return; }
   toast(errorText(msg));
 }
 
@@ -894,26 +895,45 @@ function renderInfo(v) {
     parts.push(h("strong", {}, text));
   }
   parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
-  if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles, v.declarer)}`));
   fill($("info-contract"), ...parts);
+  if (v.doubles.length) $("info-contract").append(doubleMarks(v.doubles, v.declarer));
 }
 
-function doublesText(pairs, declarer) {
-  // Where a pair went both ways, the first to speak doubled and the other redoubled: a non-declarer
-  // before the declarer, otherwise the earlier seat from the declarer's left (RULES.md 1.4).
+// Each pair once, [a, b, redoubled]: where a pair went both ways, the first to speak doubled and
+// the other redoubled: a non-declarer before the declarer, otherwise the earlier seat from the
+// declarer's left (RULES.md 1.4).
+function doublePairs(pairs, declarer) {
   const n = T.meta.players;
   const order = (s) => (s - declarer + n) % n;
   const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
   const out = [];
   for (const [a, b] of pairs) {
-    if (!set.has(`${b},${a}`)) {
-      out.push(t("table.doubled", { a: seatName(a), b: seatName(b) }));
-      continue;
-    }
+    const both = set.has(`${b},${a}`);
     const first = a === declarer ? b : b === declarer ? a : order(a) < order(b) ? a : b;
-    if (a === first) out.push(t("table.redoubled", { a: seatName(a), b: seatName(b) }));
+    if (!both || a === first) out.push([a, b, both]);
   }
-  return out.join("; ");
+  return out;
+}
+
+function doubleSentence([a, b, re]) { return t(re ? "table.redoubled" : "table.doubled", { a: seatName(a), b: seatName(b) }); }
+
+function doublesText(pairs, declarer) { return doublePairs(pairs, declarer).map(doubleSentence).join("; "); }
+
+// The doubles at the table as small marks, "Ben × Ann" ("××": redoubled) as on the score sheet,
+// in a row that scrolls rather than grows: the hand below stays in view however many there are.
+// The short names on a phone; the whole sentence for a screen reader and as each mark's title.
+function doubleMarks(pairs, declarer) {
+  const names = T.meta.seats.map((x) => x.name);
+  const short = shortNames(names);
+  return h("span", { class: "doubles", role: "list", "aria-label": t("table.doubles-list") },
+    doublePairs(pairs, declarer).map((p) => {
+      const [a, b, re] = p;
+      const sign = re ? "××" : "×";
+      return h("span", { class: `dbl${re ? " re" : ""}`, role: "listitem", title: doubleSentence(p) },
+        h("span", { class: "dbl-full", "aria-hidden": "true" }, `${names[a]} ${sign} ${names[b]}`),
+        h("span", { class: "dbl-short", "aria-hidden": "true" }, `${short[a]} ${sign} ${short[b]}`),
+        h("span", { class: "sr-only" }, doubleSentence(p)));
+    }));
 }
 
 // What the server says now: its newest state, which the page may still be animating its way to.
