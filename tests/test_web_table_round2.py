@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -165,8 +166,8 @@ def test_the_keyboard_starts_on_a_playable_card_moves_between_them_and_hides_no_
 
 # ---------------------------------------------------------------- 3. many doubles
 
-def friends(server: str) -> tuple[dict[str, Any], list[Any]]:
-    """Ann's table with Ben, Cleo and Dan seated over sockets; the sockets (seats 1, 2, 3)."""
+def friends(server: str, stack: ExitStack) -> tuple[dict[str, Any], list[Any]]:
+    """Ann's table with Ben, Cleo and Dan seated over sockets (closed with ``stack``); the sockets."""
     from websockets.sync.client import connect
 
     made = post(server + "/api/tables", {"name": "Ann", "seats": [HUMAN] + [{"kind": "friend"}] * 3})
@@ -174,7 +175,7 @@ def friends(server: str) -> tuple[dict[str, Any], list[Any]]:
     sockets = []
     for seat, name in ((1, "Ben"), (2, "Cleo"), (3, "Dan")):
         token = next(s["token"] for s in made["seats"] if s["seat"] == seat)
-        ws = connect(url)
+        ws = stack.enter_context(connect(url))
         ws.send(json.dumps({"type": "hello", "token": token, "name": name, "pace": True}))
         sockets.append(ws)
     return made, sockets
@@ -219,7 +220,8 @@ def to_annes_redouble(page: Any, sockets: list[Any]) -> None:
 @pytest.fixture
 def doubled(server: str, desktop: Any) -> Iterator[Any]:
     """Ann at her redouble after Ben, Cleo and Dan doubled everyone."""
-    made, sockets = friends(server)
+    stack = ExitStack()
+    made, sockets = friends(server, stack)
     page = desktop.new_page()
     page.add_init_script(FAST + "localStorage.setItem('barbu.lang', 'fr');")
     errors: list[str] = []
@@ -230,8 +232,7 @@ def doubled(server: str, desktop: Any) -> Iterator[Any]:
     to_annes_redouble(page, sockets)
     page.wait_for_selector("#double-submit")
     yield page
-    for ws in sockets:
-        ws.close()
+    stack.close()
     page.close()
 
 

@@ -960,8 +960,9 @@ function idleLeft(s) {
 
 function renderStatus(v) {
   const m = T.meta;
-  // The hand just finished stays on show until its summary is closed; else the newest turn is said.
-  const now = v.closing ? { view: v, table: m } : newest();
+  // The hand just finished stays on show until its summary is closed; else the newest turn is said
+  // (a view other than the one on show is said as it is).
+  const now = v.closing || v !== T.view ? { view: v, table: m } : newest();
   const cur = now.view;
   const awaited = now.table.awaited;
   let text;
