@@ -70,6 +70,7 @@ const Chat = (() => {
       const text = input.value.trim();
       if (!text) return;
       // Cleared only once sent: the server stores the message before anyone (us too) sees it.
+      $("chat-said").hidden = true;
       if (state.send({ type: "chat", text })) input.value = "";
     });
     // A wide screen has room to keep the chat open beside the game; a phone opens it on demand.
@@ -93,5 +94,14 @@ const Chat = (() => {
     }
   }
 
-  return { setup, onLog, onMessage };
+  // A refused message (too fast, too long, the chat full) is said under the box it was written in,
+  // where the writer looks, never over the game; the next message sent clears it.
+  function refused(text) {
+    const said = $("chat-said");
+    said.textContent = text;
+    said.hidden = false;
+    if (!$("chat").open) $("chat").open = true;
+  }
+
+  return { setup, onLog, onMessage, refused };
 })();

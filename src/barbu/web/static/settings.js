@@ -27,10 +27,32 @@ const Settings = (() => {
 
   function get(key) { return values[key]; }
 
+  // After a reload a browser lets a page sound only once the page has been touched: before that
+  // no sound is tried (the browser would refuse it), and the first click or key makes it ready.
+  function touched() {
+    return !navigator.userActivation || navigator.userActivation.hasBeenActive;
+  }
+
+  let resuming = false;
+  let told = false;
+  function unlock() {
+    if (!values.sounds || typeof AudioContext === "undefined" || resuming || !touched()) return;
+    audio = audio || new AudioContext();
+    if (audio.state !== "suspended") return;
+    resuming = true;
+    audio.resume().catch(() => {
+      // The browser keeps it off (a site setting, a policy): said once, in the table's notice line.
+      if (!told) notice(t("settings.sound-blocked"));
+      told = true;
+    }).finally(() => { resuming = false; });
+  }
+  for (const kind of ["pointerdown", "pointerup", "keydown", "touchend"]) document.addEventListener(kind, unlock, true);
+
   // A tone of the page's own making: nothing is fetched, and nothing sounds unless asked for.
   function beep(kind) {
-    if (!values.sounds || typeof AudioContext === "undefined") return;
+    if (!values.sounds || typeof AudioContext === "undefined" || !touched()) return;
     audio = audio || new AudioContext();
+    if (audio.state === "suspended") { unlock(); return; }
     const notes = kind === "turn" ? [660, 880] : [392];
     notes.forEach((freq, i) => {
       const osc = audio.createOscillator();

@@ -9,13 +9,15 @@ function onlyComputers() {
 async function openSummary(hand) {
   const r = T.results[T.results.length - 1];
   const dlg = $("summary-dialog");
-  T.summary = { hand, timer: null, closed: null };
+  T.summary = { hand, timer: null, closed: null, tick: null };
   renderSummary(r);
   if (!dlg.open) dlg.showModal();
   $("summary-next").focus();
   if (Settings.get("autoNext") && (T.you === null || onlyComputers())) {
     T.summary.timer = setTimeout(() => closeSummary(true), 4000);
     $("summary-wait").textContent = t("summary.auto", { n: 4 });
+  } else {
+    T.summary.tick = setInterval(renderSummaryWait, 1000);
   }
   // The table behind waits too: the events that follow are shown once this is closed.
   await new Promise((done) => { T.summary.closed = done; });
@@ -50,19 +52,21 @@ function renderSummary(r) {
   renderSummaryWait();
 }
 
+// Who the server waits for now (its newest state, not the one being shown), you among them, and
+// for how long: counted down every second while the summary is open.
 function renderSummaryWait() {
-  const m = T.meta;
-  const others = m.waiting.filter((s) => s !== T.you);
-  $("summary-wait").textContent = others.length
-    ? t("summary.waiting", { names: others.map(seatName).join(", "), n: Math.ceil(m.pause_left) }) : "";
+  const newest = T.latest;
+  const m = newest ? newest.table : T.meta;
+  const since = newest ? (Date.now() - newest.receivedAt) / 1000 : 0;
+  const left = Math.ceil(Math.max(0, m.pause_left - since));
+  const names = (m.waiting || []).map((s) => (s === T.you ? t("summary.you") : seatName(s)));
+  $("summary-wait").textContent = names.length && left > 0 ? t("summary.waiting", { names: names.join(", "), n: left }) : "";
 }
 
 // While the summary is open the table waits behind it; who is still awaited is said at once. A
 // spectator's summary closes by itself once the people at the table are all ready and play goes on.
 function summaryNews(msg) {
-  T.meta.waiting = msg.table.waiting;
-  T.meta.pause_left = msg.table.pause_left;
-  renderSummaryWait();
+  if (!T.summary.timer) renderSummaryWait();
   const people = msg.table.seats.some((s) => s.kind === "human" && s.claimed);
   if (T.you === null && people && !msg.table.waiting.length && msg.view.history.length) closeSummary(false);
   // The server went on without our "ready" (a computer plays the seat, or the pause ran out): the
@@ -76,6 +80,7 @@ function closeSummary(ready) {
   const s = T.summary;
   if (!s) return;
   clearTimeout(s.timer);
+  clearInterval(s.tick);
   T.summary = null;
   if ($("summary-dialog").open) $("summary-dialog").close();
   const wanted = ready && T.you !== null && T.online && serverAt(s.hand);

@@ -284,7 +284,7 @@ function tableItem(x) {
     ? h("button", { type: "button", onclick: () => joinTable(x.id) }, t("lobby.join", { n: x.free_seats })) : null;
   const invited = x.invited_seats && !x.over ? h("span", { class: "badge" }, t("lobby.invited", { n: x.invited_seats })) : null;
   return h("li", { "data-table": x.id }, h("span", { class: "t-names" },
-    x.names.flatMap((n, i) => [i ? ", " : "", localName(n), SeatMark.mark((x.holders || [])[i], n)])),
+    x.names.flatMap((n, i) => [i ? ", " : "", localName(n, i), SeatMark.mark((x.holders || [])[i], n)])),
     h("span", { class: "muted" }, where), mark, invited, Friends.moved(x), join,
     h("a", { class: "button", href: `/table/${x.id}` }, t("lobby.watch")),
     x.over && !x.damaged ? h("a", { class: "button", href: `/replay/${x.id}` }, t("lobby.replay")) : null);
@@ -497,6 +497,7 @@ function onMessage(msg) {
     Motion.push(() => onSheet(msg));
   } else if (msg.type === "state") {
     T.latest = msg;
+    if (T.view && T.meta) renderStatus(T.view); // the newest turn is said at once (renderStatus)
     if (T.summary) summaryNews(msg);
     Rematch.news(msg.table);
     Motion.push(() => onState(msg));
@@ -606,6 +607,7 @@ function onError(msg) {
     $("status").textContent = errorText(msg);
     return;
   }
+  if ((msg.code || "").startsWith("chat-")) { Chat.refused(errorText(msg)); return; }
   toast(errorText(msg));
 }
 
@@ -893,45 +895,76 @@ function renderInfo(v) {
     parts.push(h("strong", {}, text));
   }
   parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
-  if (v.doubles.length) parts.push(h("span", { class: "doubles" }, ` · ${doublesText(v.doubles, v.declarer)}`));
   fill($("info-contract"), ...parts);
+  if (v.doubles.length) $("info-contract").append(doubleMarks(v.doubles, v.declarer));
 }
 
-function doublesText(pairs, declarer) {
-  // Where a pair went both ways, the first to speak doubled and the other redoubled: a non-declarer
-  // before the declarer, otherwise the earlier seat from the declarer's left (RULES.md 1.4).
+// Each pair once, [a, b, redoubled]: where a pair went both ways, the first to speak doubled and
+// the other redoubled: a non-declarer before the declarer, otherwise the earlier seat from the
+// declarer's left (RULES.md 1.4).
+function doublePairs(pairs, declarer) {
   const n = T.meta.players;
   const order = (s) => (s - declarer + n) % n;
   const set = new Set(pairs.map(([a, b]) => `${a},${b}`));
   const out = [];
   for (const [a, b] of pairs) {
-    if (!set.has(`${b},${a}`)) {
-      out.push(t("table.doubled", { a: seatName(a), b: seatName(b) }));
-      continue;
-    }
+    const both = set.has(`${b},${a}`);
     const first = a === declarer ? b : b === declarer ? a : order(a) < order(b) ? a : b;
-    if (a === first) out.push(t("table.redoubled", { a: seatName(a), b: seatName(b) }));
+    if (!both || a === first) out.push([a, b, both]);
   }
-  return out.join("; ");
+  return out;
+}
+
+function doubleSentence([a, b, re]) { return t(re ? "table.redoubled" : "table.doubled", { a: seatName(a), b: seatName(b) }); }
+
+function doublesText(pairs, declarer) { return doublePairs(pairs, declarer).map(doubleSentence).join("; "); }
+
+// The doubles at the table as small marks, "Ben × Ann" ("××": redoubled) as on the score sheet,
+// in a row that scrolls rather than grows: the hand below stays in view however many there are.
+// The short names on a phone; the whole sentence for a screen reader and as each mark's title.
+function doubleMarks(pairs, declarer) {
+  const names = T.meta.seats.map((x) => x.name);
+  const short = shortNames(names);
+  return h("span", { class: "doubles", role: "list", "aria-label": t("table.doubles-list") },
+    doublePairs(pairs, declarer).map((p) => {
+      const [a, b, re] = p;
+      const sign = re ? "××" : "×";
+      return h("span", { class: `dbl${re ? " re" : ""}`, role: "listitem", title: doubleSentence(p) },
+        h("span", { class: "dbl-full", "aria-hidden": "true" }, `${names[a]} ${sign} ${names[b]}`),
+        h("span", { class: "dbl-short", "aria-hidden": "true" }, `${short[a]} ${sign} ${short[b]}`),
+        h("span", { class: "sr-only" }, doubleSentence(p)));
+    }));
+}
+
+// What the server says now: its newest state, which the page may still be animating its way to.
+// The status line and the clocks follow it, so that every screen names the same player at once.
+function newest() {
+  return T.latest ? { view: T.latest.view, table: T.latest.table, at: T.latest.receivedAt }
+    : { view: T.view, table: T.meta, at: T.received };
 }
 
 // Seconds left on the table's turn clock for the person to act (null: no clock runs now).
 function clockLeft() {
-  const m = T.meta;
-  if (!live() || m.clock_left === null || m.clock_left === undefined) return null;
-  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - T.received) / 1000));
+  const { table: m, at } = newest();
+  if (!live() || m.over || m.clock_left === null || m.clock_left === undefined) return null;
+  return Math.max(0, Math.ceil(m.clock_left - (Date.now() - at) / 1000));
 }
 
 // Seconds left before the player to act may be handed to a computer (null: no such limit now).
 function idleLeft(s) {
-  const m = T.meta;
+  const { view, table: m, at } = newest();
   const info = m.seats[s];
-  if (!live() || T.view.current !== s || info.kind !== "human" || !info.claimed) return null;
-  return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - T.received) / 1000));
+  if (!live() || m.over || view.current !== s || info.kind !== "human" || !info.claimed) return null;
+  return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - at) / 1000));
 }
 
 function renderStatus(v) {
   const m = T.meta;
+  // The hand just finished stays on show until its summary is closed; else the newest turn is said
+  // (a view other than the one on show is said as it is).
+  const now = v.closing || v !== T.view ? { view: v, table: m } : newest();
+  const cur = now.view;
+  const awaited = now.table.awaited;
   let text;
   if (m.damaged) {
     text = t("table.read-only");
@@ -939,23 +972,23 @@ function renderStatus(v) {
     text = t("table.game-over", { winners: winnersText(m.winners) });
   } else if (v.closing) {
     text = t("table.hand-over", { n: v.hand_no + 1 });
-  } else if (m.awaited && m.awaited.length) {
-    text = t("table.awaiting", { n: m.awaited.length, seats: m.awaited.map((s) => s + 1).join(", ") });
-  } else if (v.current < 0) {
+  } else if (awaited && awaited.length) {
+    text = t("table.awaiting", { n: awaited.length, seats: awaited.map((s) => s + 1).join(", ") });
+  } else if (cur.current < 0) {
     text = t("table.dealing");
-  } else if (v.current === T.you) {
-    text = t("table.your-turn", { task: t(`table.task.${v.phase}`) });
-    if (v.phase === "play" && v.ace_extra) text = t("table.ace-extra");
-    if (forcedPass(v)) text = t("table.you-pass");
+  } else if (cur.current === T.you) {
+    text = t("table.your-turn", { task: t(`table.task.${cur.phase}`) });
+    if (cur.phase === "play" && cur.ace_extra) text = t("table.ace-extra");
+    if (forcedPass(cur)) text = t("table.you-pass");
     const left = idleLeft(T.you);
     const clock = clockLeft();
     if (clock !== null) text += ` — ${t("table.clock-left", { n: clock, level: levelShort(m.turn_clock.level) })}`;
     else if (left && left <= Math.min(20, m.idle_seconds / 2)) text += ` — ${t("table.idle-left", { n: left })}`;
   } else {
-    text = t("table.to-act", { name: seatName(v.current), task: t(`table.task.${v.phase}`) });
+    text = t("table.to-act", { name: seatName(cur.current), task: t(`table.task.${cur.phase}`) });
   }
   $("status").textContent = text;
-  $("status").classList.toggle("mine", v.current === T.you && live());
+  $("status").classList.toggle("mine", cur.current === T.you && live() && !v.closing);
   renderReplayLinks(m);
   renderFairness(m);
   const banner = $("banner");
@@ -1071,7 +1104,7 @@ function seatBox(v, s, mine = false) {
     h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
-  const clock = turn && s !== T.you ? clockLeft() : null;
+  const clock = newest().view.current === s && s !== T.you ? clockLeft() : null;
   if (clock !== null) {
     box.append(h("div", { class: "countdown clock" }, t("table.clock-left-seat", { n: clock })));
   } else if (left !== null && s !== T.you && left <= Math.min(20, m.idle_seconds / 2) && left > 0) {
@@ -1295,27 +1328,39 @@ function renderMe(v, force = false) {
 }
 
 // The hand is one tab stop: the arrow keys move across it (roving tabindex), Enter or Space plays.
+// On your turn only the playable cards are stops: the keyboard never rests on a card it cannot play.
+function stops(cards) {
+  const legal = cards.filter((c) => c.classList.contains("legal"));
+  return legal.length ? legal : cards;
+}
+
 function rove(i, focus) {
   const cards = [...$("hand").querySelectorAll("button.card")];
   if (!cards.length) return;
-  const legal = cards.findIndex((c) => c.classList.contains("legal"));
-  const at = i >= 0 && i < cards.length ? i : Math.max(0, legal);
+  const ok = stops(cards);
+  const wanted = cards[Math.max(0, Math.min(i, cards.length - 1))];
+  // The card asked for, else the first stop after it (the last one before it at the end of the hand).
+  const card = ok.includes(wanted) ? wanted
+    : ok.find((c) => cards.indexOf(c) > cards.indexOf(wanted)) || ok[ok.length - 1];
+  const at = cards.indexOf(card);
   cards.forEach((c, k) => { c.tabIndex = k === at ? 0 : -1; });
   T.handFocus = at;
-  if (focus) cards[at].focus({ preventScroll: true });
+  if (focus) card.focus({ preventScroll: true });
 }
 
 function handKeys(ev) {
   const cards = [...$("hand").querySelectorAll("button.card")];
-  const i = cards.indexOf(document.activeElement);
-  if (i < 0) return;
+  const ok = stops(cards);
+  const i = ok.indexOf(document.activeElement);
+  if (cards.indexOf(document.activeElement) < 0) return;
   // The arrows go round: past the last card to the first, so that a playable card is always near.
-  const n = cards.length;
-  const moves = { ArrowRight: (i + 1) % n, ArrowDown: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, ArrowUp: (i - 1 + n) % n,
-    Home: 0, End: n - 1 };
+  const n = ok.length;
+  const from = i < 0 ? 0 : i;
+  const moves = { ArrowRight: (from + 1) % n, ArrowDown: (from + 1) % n, ArrowLeft: (from - 1 + n) % n,
+    ArrowUp: (from - 1 + n) % n, Home: 0, End: n - 1 };
   if (!(ev.key in moves)) return;
   ev.preventDefault();
-  rove(moves[ev.key], true);
+  rove(cards.indexOf(ok[moves[ev.key]]), true);
 }
 
 
