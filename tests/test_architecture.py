@@ -199,7 +199,6 @@ EXEMPT = {
     "barbu.engine.playout._play_no_trumps": "being split (#36)",
     "barbu.engine.state.State": "being split (#36)",
     "barbu.vector.kernels._read": "being split (#36)",
-    "barbu.web.cluster.relay.Cluster": "being split (#36)",
 }
 
 

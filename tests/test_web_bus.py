@@ -295,7 +295,7 @@ def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
                 await asyncio.sleep(0.05)
             assert sorted((m["conn"], m["op"], m["code"]) for m in heard) == [
                 ("c1", "close", 1012), ("c2", "close", 1012)]
-            assert cluster.ports == {}
+            assert cluster.sockets.ports == {}
         finally:
             await relaying.stop()
             await server.close()
@@ -306,7 +306,7 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
         store_target: str, bus_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A request to a process that is gone is a 503 at once (not after the relay's wait); one the
     owner's application fails on is a 500; a table whose creation could not be stored is not leased."""
-    from barbu.web.cluster import relay
+    from barbu.web.cluster import relay, relaying
     from barbu.web.cluster.bus import owner_key
     from barbu.web.core.errors import TableError
     from barbu.web.http.config import Config
@@ -314,7 +314,7 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
     from barbu.web.http.sockets import serving
     from barbu.web.tables.setup import Setup
 
-    monkeypatch.setattr(relay, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
+    monkeypatch.setattr(relaying, "HTTP_TIMEOUT", 3600.0)  # only an answer ends the wait
 
     async def run() -> None:
         server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=60))
@@ -330,14 +330,14 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
             sent.append(message)
         scope = {"type": "http", "method": "GET", "path": "/api/tables/X1", "headers": []}
         try:
-            await asyncio.wait_for(cluster._forward_http(scope, receive, send, "nobody-0000"), 60)
+            await asyncio.wait_for(cluster.requests.forward(scope, receive, send, "nobody-0000"), 60)
             assert sent[0]["status"] == 503
 
             async def failing(scope: object, receive: object, send: object) -> None:
                 raise RuntimeError("the application failed")
-            cluster.app = failing
+            cluster.requests.app = failing
             sent.clear()
-            await asyncio.wait_for(cluster._forward_http(scope, receive, send, cluster.bus.proc), 60)
+            await asyncio.wait_for(cluster.requests.forward(scope, receive, send, cluster.bus.proc), 60)
             assert sent[0]["status"] == 500
 
             def refuse(batch: object) -> list[int]:
