@@ -33,7 +33,8 @@ ENGINE = "engine"  # the engine's folder inside PACKAGE; the group's shared libr
 # are most of a search bot's time; the front ends, the bots' decisions and the records gain
 # little from compiling and keep Python's dynamism.
 MODULES = tuple(f"{ENGINE}/{m}.py" for m in (
-    "cards", "contracts", "hand", "tricks", "layout", "doubling", "state", "playout")) + tuple(
+    "cards", "contracts", "hand", "tricks", "layout", "doubling", "dealing", "core", "scoring",
+    "cardplay", "bidding", "reasons", "state", "playout")) + tuple(
     f"bots/{m}.py" for m in ("policy", "fitted", "sampling", "endgame"))
 NATIVE = PACKAGE / "_native"
 STAMP = "SOURCES"  # the hashes of the sources the build was made from, written last

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.s
 
 PACKAGE = Path(barbu.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in ("cards", "contracts", "state", "playout")) + tuple(
+COMPILED_MODULES = tuple(f"barbu.engine.{m}" for m in (
+    "cards", "contracts", "core", "scoring", "cardplay", "bidding", "state", "playout")) + tuple(
     f"barbu.bots.{m}" for m in ("policy", "fitted", "sampling", "endgame"))
 
 

@@ -297,7 +297,7 @@ class ExpertBot(StrongBot):
                 values[action].append(got[action])
             spent += cost
             if len(weights) >= floor and len(weights) % 8 == 0:
-                alive = self._prune(alive, values, weights, means, twins)
+                alive = _prune(alive, values, weights, means, twins, self.drop_z)
         for a in alive:
             means[a] = _weighted_mean(values[a], weights)
         for a, twin in twins.items():
@@ -305,29 +305,6 @@ class ExpertBot(StrongBot):
                 twin = twins[twin]
             means[a] = means[twin]
         return means
-
-    def _prune(self, alive: list[int], values: dict[int, list[float]], weights: list[float],
-               means: dict[int, float], twins: dict[int, int]) -> list[int]:
-        """Drop the candidates the paired comparison with the best shows to be clearly worse
-        (their mean goes in ``means``), and those that came out exactly as the best on every deal
-        so far, two cards that play alike, which more deals would not tell apart either (their
-        twin goes in ``twins``)."""
-        # Every candidate still alive has been played out on every deal drawn so far (all start
-        # together; only a dropped one stops), so its values line up with ``weights``.
-        mean = {a: _weighted_mean(values[a], weights) for a in alive}
-        best = max(alive, key=lambda a: mean[a])
-        keep = [best]
-        for a in alive:
-            if a == best:
-                continue
-            diff = [x - y for x, y in zip(values[best], values[a], strict=True)]
-            if not any(diff):
-                twins[a] = best
-            elif _weighted_mean(diff, weights) > self.drop_z * _weighted_se(diff, weights):
-                means[a] = mean[a]
-            else:
-                keep.append(a)
-        return keep
 
     # -- doubles -----------------------------------------------------------------------------
 
@@ -374,7 +351,7 @@ class ExpertBot(StrongBot):
         n = obs.game.players
         me = obs.seat
         worlds = self._played_out(obs)
-        spread = self._pair_spreads([sc for _, sc in worlds], n)
+        spread = _pair_spreads([sc for _, sc in worlds], n, self.wary_scale)
         self._spreads = ((obs.hand_no, obs.declarer), spread)
         choices = _doubling_choices(obs)
         weights = [w * self._choices_likelihood(sc, choices, spread) for w, sc in worlds]
@@ -389,7 +366,6 @@ class ExpertBot(StrongBot):
                           if obs.phase == Phase.DOUBLE else 0.0)
                 edge[t] += w * d * (1.0 + answer)
         return [e / total for e in edge]
-
 
     def _choices_likelihood(self, scores: Sequence[int], choices: list[Choice],
                             spread: list[list[float]]) -> float:
@@ -417,20 +393,44 @@ class ExpertBot(StrongBot):
         key = (obs.hand_no, obs.declarer)
         if self._spreads is None or self._spreads[0] != key:
             ends = [self._played_to_end(self.world(obs)[0], obs.hand_no) for _ in range(self.wary_deals)]
-            self._spreads = (key, self._pair_spreads(ends, obs.game.players))
+            self._spreads = (key, _pair_spreads(ends, obs.game.players, self.wary_scale))
         return choices, self._spreads[1]
-
-    def _pair_spreads(self, ends: Sequence[Sequence[int]], n: int) -> list[list[float]]:
-        """The step width of each pair's doubles: ``wary_scale`` times the spread of the pair's
-        difference over the deals' ends."""
-        return [[_spread([sc[t] - sc[s] for sc in ends]) * self.wary_scale for s in range(n)]
-                for t in range(n)]
 
     def _played_to_end(self, world: State, hand_no: int) -> tuple[int, ...]:
         """The contract scores a playout of the deal ends on (the deal itself untouched)."""
         trial = world.copy()
         self.playout(trial, self.rng)
         return _contract_scores(trial, hand_no)
+
+
+def _prune(alive: list[int], values: dict[int, list[float]], weights: list[float],
+           means: dict[int, float], twins: dict[int, int], drop_z: float) -> list[int]:
+    """Drop the candidates the paired comparison with the best shows to be clearly worse, by
+    ``drop_z`` standard errors (their mean goes in ``means``), and those that came out exactly as
+    the best on every deal so far, two cards that play alike, which more deals would not tell
+    apart either (their twin goes in ``twins``)."""
+    # Every candidate still alive has been played out on every deal drawn so far (all start
+    # together; only a dropped one stops), so its values line up with ``weights``.
+    mean = {a: _weighted_mean(values[a], weights) for a in alive}
+    best = max(alive, key=lambda a: mean[a])
+    keep = [best]
+    for a in alive:
+        if a == best:
+            continue
+        diff = [x - y for x, y in zip(values[best], values[a], strict=True)]
+        if not any(diff):
+            twins[a] = best
+        elif _weighted_mean(diff, weights) > drop_z * _weighted_se(diff, weights):
+            means[a] = mean[a]
+        else:
+            keep.append(a)
+    return keep
+
+
+def _pair_spreads(ends: Sequence[Sequence[int]], n: int, scale: float) -> list[list[float]]:
+    """The step width of each pair's doubles: ``scale`` (:attr:`ExpertBot.wary_scale`) times the
+    spread of the pair's difference over the deals' ends."""
+    return [[_spread([sc[t] - sc[s] for sc in ends]) * scale for s in range(n)] for t in range(n)]
 
 
 def _doubling_choices(obs: Observation) -> list[Choice]:

@@ -110,42 +110,54 @@ def scores(state: State, cards: list[int], w: tuple[float, ...]) -> list[float]:
     The same sums as the feature vectors (a test holds the two to each other), with the parts
     of a lead and of a follow apart, and what depends only on the trick computed once.
     """
-    (w_rank, w_wins, w_worth, w_card_won, w_card_lost, w_last, w_lead_hi, w_lead_lo, w_top,
-     w_bottom, w_lead_len, w_follow_len, w_discard_rank, w_discard_len, w_trump, w_lead_trump,
-     w_lead_card, w_late, w_late_wins, w_lead_rank, w_suit_out, w_suit_gone, w_follow_hi,
-     w_wins_hi) = w
     c = state.contract
     assert c is not None
-    table = c.card_points
     hand = state.hands[state.current]
-    trick = state.trick
     out = state.game.deck & ~hand & ~state.played & ~state.set_aside
-    size = state.game.hand_size
-    late = state.trick_no / (size - 1)
-    trump = state.trump
+    late = state.trick_no / (state.game.hand_size - 1)
+    if not state.trick:
+        return _lead_scores(c, cards, w, hand, out, late, state.trump)
+    return _follow_scores(state, c, cards, w, hand, out, late)
+
+
+def _lead_scores(c: Contract, cards: list[int], w: tuple[float, ...], hand: int, out: int,
+                 late: float, trump: int) -> list[float]:
+    """:func:`scores` of the cards that may lead a trick (the features of a follow are zero)."""
+    (w_rank, _, _, _, _, _, w_lead_hi, w_lead_lo, w_top, w_bottom, w_lead_len, _, _, _, w_trump,
+     w_lead_trump, w_lead_card, w_late, _, w_lead_rank, w_suit_out, w_suit_gone, _, _) = w
+    table = c.card_points
     high, low = ABOVE, BELOW
+    rank_w = w_rank + w_lead_rank + late * w_late
     result = []
-    if not trick:
-        rank_w = w_rank + w_lead_rank + late * w_late
-        for x in cards:
-            suit = x // 13
-            higher = (out & high[x]).bit_count() / 12
-            lower = (out & low[x]).bit_count() / 12
-            suit_out = (out & SUIT_MASKS[suit]).bit_count() / 13
-            s = (x % 13 / 12 * rank_w + higher * w_lead_hi + lower * w_lead_lo
-                 + (hand & SUIT_MASKS[suit]).bit_count() / 13 * w_lead_len
-                 + table[x] / 10 * w_lead_card + suit_out * w_suit_out)
-            if higher == 0:
-                s += w_top
-            if lower == 0:
-                s += w_bottom
-            if suit_out == 0:
-                s += w_suit_gone
-            if suit == trump:
-                s += w_trump + w_lead_trump
-            result.append(s)
-        return result
-    from_end = size - 1 - state.trick_no
+    for x in cards:
+        suit = x // 13
+        higher = (out & high[x]).bit_count() / 12
+        lower = (out & low[x]).bit_count() / 12
+        suit_out = (out & SUIT_MASKS[suit]).bit_count() / 13
+        s = (x % 13 / 12 * rank_w + higher * w_lead_hi + lower * w_lead_lo
+             + (hand & SUIT_MASKS[suit]).bit_count() / 13 * w_lead_len
+             + table[x] / 10 * w_lead_card + suit_out * w_suit_out)
+        if higher == 0:
+            s += w_top
+        if lower == 0:
+            s += w_bottom
+        if suit_out == 0:
+            s += w_suit_gone
+        if suit == trump:
+            s += w_trump + w_lead_trump
+        result.append(s)
+    return result
+
+
+def _follow_scores(state: State, c: Contract, cards: list[int], w: tuple[float, ...], hand: int,
+                   out: int, late: float) -> list[float]:
+    """:func:`scores` of the cards that may follow to the trick in progress (the lead's features
+    are zero)."""
+    (w_rank, w_wins, w_worth, w_card_won, w_card_lost, w_last, _, _, _, _, _, w_follow_len,
+     w_discard_rank, w_discard_len, w_trump, _, _, w_late, w_late_wins, _, _, _, w_follow_hi,
+     w_wins_hi) = w
+    table, trick, trump = c.card_points, state.trick, state.trump
+    from_end = state.game.hand_size - 1 - state.trick_no
     worth = c.per_trick + (c.last_tricks[-1 - from_end] if from_end < len(c.last_tricks) else 0)
     for x in trick:
         worth += table[x]
@@ -154,6 +166,8 @@ def scores(state: State, cards: list[int], w: tuple[float, ...]) -> list[float]:
     best = trick[trick_winner(trick, trump)]
     led = trick[0] // 13
     rank_w = w_rank + late * w_late
+    high = ABOVE
+    result = []
     for x in cards:
         suit = x // 13
         r = x % 13 / 12

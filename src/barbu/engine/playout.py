@@ -116,6 +116,11 @@ def _play_no_trumps(state: State, c: Contract, rnd: Callable[[], float]) -> None
     With no trumps and no forced card the highest card of the suit led wins, so a
     follower's choice is a random rank of one 13-bit slice of his hand mask
     (``RANKS_OF`` lists them); this loop has nothing else in it.
+
+    Longer than the house's 50 lines on purpose, the one hot-path exemption: calling
+    :func:`random_card` for the free lead and the discards instead of writing it out made a
+    whole-hand playout 4-5% slower in pure Python and 2-4% compiled (CPU time, measured side by
+    side), and this loop is most of every search bot's time.
     """
     n = state.game.players
     size = state.game.hand_size

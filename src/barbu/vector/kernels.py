@@ -234,69 +234,98 @@ def _read(out: Float, s: State, t: Tab, off: Int, nbits: int, scales: Float, cla
     their order; ``sets``: room for the 3 + 4n card sets of a row. Each entry is written once:
     the card blocks (hand … captured, contiguous) whole, zeros included, and only the small
     fields around them cleared first, since clearing the whole row and then writing the cards
-    over it cost a third more at B = 1,024.
+    over it cost a third more at B = 1,024. The parts of a row are compiled into this loop.
     """
-    (phase, current, declarer, leader, last_leader, contract, trump, start, ace_extra, hands, lo, hi,
-     tricks_won, points, totals, trick_no, hand_no, set_aside, played, captured, trick, last_trick, voids,
-     used, doubled, redoubled, forced, dbl_count, out_place) = s
-    kind = t[0]
+    current, hands = s[1], s[9]
     n = hands.shape[1]
     for b in range(out.shape[0]):
         me, dst = current[b], out[b]
-        c = max(contract[b], 0)
         dst[:off[9]] = 0
         dst[off[16]:nbits] = 0
-        dst[off[0] + phase[b]] = 1
-        dst[off[1]] = 1
-        dst[off[2] + _rel(declarer[b], me, n)] = 1
-        if phase[b] == 6 and contract[b] >= 0 and kind[c] == 0:
-            dst[off[3] + _rel(leader[b], me, n)] = 1
-        if last_leader[b] >= 0:
-            dst[off[4] + _rel(last_leader[b], me, n)] = 1
-        if contract[b] >= 0:
-            dst[off[5] + c] = 1
-        if trump[b] >= 0:
-            dst[off[6] + trump[b]] = 1
-        if start[b] >= 0:
-            dst[off[7] + start[b]] = 1
-        if ace_extra[b]:
-            dst[off[8]] = 1
-        sets[0], sets[1], sets[2] = hands[b, me], set_aside[b], _lines(lo[b], hi[b])
-        for r in range(n):
-            p = me + r if me + r < n else me + r - n
-            sets[3 + r], sets[3 + n + r] = played[b, p], _one(trick[b, p])
-            sets[3 + 2 * n + r], sets[3 + 3 * n + r] = _one(last_trick[b, p]), captured[b, p]
-        _blocks(dst[off[9]:], sets)
-        for r in range(n):
-            p = me + r if me + r < n else me + r - n
-            for k in range(4):
-                if (voids[b, p] >> k) & 1:
-                    dst[off[16] + 4 * r + k] = 1
-            for k in range(7):
-                if not (used[b, p] >> k) & 1:
-                    dst[off[17] + 7 * r + k] = 1
-            if doubled[b, p] or redoubled[b, p]:
-                for q in range(n):
-                    target = me + q if me + q < n else me + q - n
-                    dst[off[18] + n * r + q] = (doubled[b, p] >> target) & 1
-                    dst[off[19] + n * r + q] = (redoubled[b, p] >> target) & 1
-            if (forced[b] >> p) & 1:
-                dst[off[20] + r] = 1
-            if classic and p != declarer[b]:
-                owed = 2 - dbl_count[b, p]
-                dst[off[21] + 2 * r] = owed >= 1
-                dst[off[21] + 2 * r + 1] = owed >= 2
-            if out_place[b, p] >= 0:
-                dst[off[22] + n * r + out_place[b, p]] = 1
-        at = nbits
-        for r in range(n):
-            p = me + r if me + r < n else me + r - n
-            dst[at + r] = np.float32(_popcount(hands[b, p])) * scales[r]
-            dst[at + n + r] = np.float32(tricks_won[b, p]) * scales[n + r]
-            dst[at + 2 * n + 1 + r] = np.float32(points[b, p]) * scales[2 * n + 1 + r]
-            dst[at + 3 * n + 1 + r] = np.float32(totals[b, p]) * scales[3 * n + 1 + r]
-        dst[at + 2 * n] = np.float32(trick_no[b]) * scales[2 * n]
-        dst[at + 4 * n + 1] = np.float32(hand_no[b]) * scales[4 * n + 1]
+        _read_flags(dst, b, me, n, s, t, off)
+        _read_cards(dst, b, me, n, s, off, sets)
+        _read_seats(dst, b, me, n, s, off, classic)
+        _read_counts(dst, b, me, n, s, nbits, scales)
+
+
+@_inline
+def _read_flags(dst: Float, b: int, me: int, n: int, s: State, t: Tab, off: Int) -> None:
+    """The one-hot fields of game ``b`` before its card blocks: phase, seats, contract, trump…"""
+    # The fields of s by their places in compiled.READ_STATE (constant slices: numba types each).
+    phase, _, declarer, leader, last_leader, contract, trump, start, ace_extra = s[:9]
+    kind = t[0]
+    c = max(contract[b], 0)
+    dst[off[0] + phase[b]] = 1
+    dst[off[1]] = 1
+    dst[off[2] + _rel(declarer[b], me, n)] = 1
+    if phase[b] == 6 and contract[b] >= 0 and kind[c] == 0:
+        dst[off[3] + _rel(leader[b], me, n)] = 1
+    if last_leader[b] >= 0:
+        dst[off[4] + _rel(last_leader[b], me, n)] = 1
+    if contract[b] >= 0:
+        dst[off[5] + c] = 1
+    if trump[b] >= 0:
+        dst[off[6] + trump[b]] = 1
+    if start[b] >= 0:
+        dst[off[7] + start[b]] = 1
+    if ace_extra[b]:
+        dst[off[8]] = 1
+
+
+@_inline
+def _read_cards(dst: Float, b: int, me: int, n: int, s: State, off: Int, sets: U64) -> None:
+    """The card blocks of game ``b``, seen from ``me``: hand, set aside, layout, then by seat."""
+    hands, lo, hi = s[9:12]
+    set_aside, played, captured, trick, last_trick = s[17:22]
+    sets[0], sets[1], sets[2] = hands[b, me], set_aside[b], _lines(lo[b], hi[b])
+    for r in range(n):
+        p = me + r if me + r < n else me + r - n
+        sets[3 + r], sets[3 + n + r] = played[b, p], _one(trick[b, p])
+        sets[3 + 2 * n + r], sets[3 + 3 * n + r] = _one(last_trick[b, p]), captured[b, p]
+    _blocks(dst[off[9]:], sets)
+
+
+@_inline
+def _read_seats(dst: Float, b: int, me: int, n: int, s: State, off: Int, classic: bool) -> None:
+    """The fields of each seat of game ``b`` after the card blocks: voids, contracts left, doubles…"""
+    declarer = s[2]
+    voids, used, doubled, redoubled, forced, dbl_count, out_place = s[22:]
+    for r in range(n):
+        p = me + r if me + r < n else me + r - n
+        for k in range(4):
+            if (voids[b, p] >> k) & 1:
+                dst[off[16] + 4 * r + k] = 1
+        for k in range(7):
+            if not (used[b, p] >> k) & 1:
+                dst[off[17] + 7 * r + k] = 1
+        if doubled[b, p] or redoubled[b, p]:
+            for q in range(n):
+                target = me + q if me + q < n else me + q - n
+                dst[off[18] + n * r + q] = (doubled[b, p] >> target) & 1
+                dst[off[19] + n * r + q] = (redoubled[b, p] >> target) & 1
+        if (forced[b] >> p) & 1:
+            dst[off[20] + r] = 1
+        if classic and p != declarer[b]:
+            owed = 2 - dbl_count[b, p]
+            dst[off[21] + 2 * r] = owed >= 1
+            dst[off[21] + 2 * r + 1] = owed >= 2
+        if out_place[b, p] >= 0:
+            dst[off[22] + n * r + out_place[b, p]] = 1
+
+
+@_inline
+def _read_counts(dst: Float, b: int, me: int, n: int, s: State, at: int, scales: Float) -> None:
+    """The scaled counts of game ``b`` from entry ``at`` on: cards held, tricks, points, totals…"""
+    hands = s[9]
+    tricks_won, points, totals, trick_no, hand_no = s[12:17]
+    for r in range(n):
+        p = me + r if me + r < n else me + r - n
+        dst[at + r] = np.float32(_popcount(hands[b, p])) * scales[r]
+        dst[at + n + r] = np.float32(tricks_won[b, p]) * scales[n + r]
+        dst[at + 2 * n + 1 + r] = np.float32(points[b, p]) * scales[2 * n + 1 + r]
+        dst[at + 3 * n + 1 + r] = np.float32(totals[b, p]) * scales[3 * n + 1 + r]
+    dst[at + 2 * n] = np.float32(trick_no[b]) * scales[2 * n]
+    dst[at + 4 * n + 1] = np.float32(hand_no[b]) * scales[4 * n + 1]
 
 
 @_inline
