@@ -2,8 +2,9 @@
 
 It also marks every test by where it lives (docs/TESTING.md): ``web`` (tests/test_web_*.py), ``browser``
 (tests/test_web_*_browser.py and tests/test_web_browser.py), ``engine`` for the engine's and the compiled
-bots' doctests (the engine's test files mark themselves), ``slow`` for the modules known to take long.
-New files are marked by the same patterns, so that no stage forgets them.
+bots' doctests (the engine's test files mark themselves), ``stores`` for the web suites whose subject is
+the store or several processes (:data:`STORES`). New files are marked by the same patterns, so that no
+stage forgets them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ EXAMPLES = ROOT / "tests" / "data"  # example records with the replay output eac
 
 
 ENGINE_SOURCES = ("src/barbu/engine/", "src/barbu/bots/")  # the doctests of the modules mypyc compiles
+# The web suites that run a second time on PostgreSQL + Redis, the browser ones against two processes
+# behind nginx (marker ``stores``): what they check depends on the store or on several processes.
+# The others' behaviour is the same on either store; docs/TESTING.md says why each is here or not.
+# A test taking ``store_target`` already runs on both stores in the first stage: not again.
+STORES = frozenset({
+    "test_web_durability.py", "test_web_sheets.py", "test_web_signin.py", "test_web_friends.py",
+    "test_web_ladder.py", "test_web_fairness.py", "test_web_ws.py", "test_web_rematch.py",
+    "test_web_stand_ins.py", "test_web_replay.py", "test_web_chat.py",
+    "test_web_browser.py", "test_web_fairness_browser.py", "test_web_score_browser.py",
+    "test_web_stand_ins_browser.py",
+})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,6 +46,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.web)
             if name == "test_web_browser.py" or name.endswith("_browser.py"):
                 item.add_marker(pytest.mark.browser)
+            if name in STORES and "store_target" not in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.stores)
         elif path.startswith(ENGINE_SOURCES):
             item.add_marker(pytest.mark.engine)
 
