@@ -58,7 +58,7 @@ def free_port() -> int:
         return port
 
 
-def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 30) -> None:
+def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
