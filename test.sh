@@ -2,10 +2,11 @@
 # Set up everything the tests need, then run lint, types and the test stages (docs/TESTING.md):
 #   ./test.sh [--quick] [--coverage] [pytest args]
 # The whole suite runs once on the mypyc-compiled engine, the browser suites against one `barbu serve`
-# on SQLite; the tests marked `engine` run again on the pure-Python source; the web suites run again
-# on PostgreSQL + Redis, the browser ones against two server processes behind nginx; the install
-# matrix (tests/test_install_matrix.py, marker `install`) runs last. Each stage spreads its test files
-# over BARBU_TEST_WORKERS pytest-xdist workers (default: the number of cores + 1; 0 runs in one process).
+# on SQLite; the tests marked `engine` run again on the pure-Python source; the web tests marked `stores`
+# (their subject is the store or several processes) run again on PostgreSQL + Redis, the browser ones
+# among them against two server processes behind nginx; the install matrix (tests/test_install_matrix.py,
+# marker `install`) runs last. Each stage spreads its test files over pytest-xdist workers (the browser
+# tests mostly wait, so more workers than cores); BARBU_TEST_WORKERS=N sets every stage's (0: one process).
 #   --quick     lint, types and the compiled stage without the browser suites and the slow tests: the
 #               loop while working (a few minutes); the full run is what CI runs.
 #   --coverage  also measure what the stages cover of src/barbu (server processes included) and print
@@ -24,6 +25,10 @@ while [ $# -gt 0 ]; do
 done
 source scripts/venv.sh
 ensure_venv "dev"
+# The compiled engine is built (when its sources changed since the last build) beside lint and types.
+build_log="$(mktemp)"
+.venv/bin/python scripts/build-native.py > "$build_log" 2>&1 &
+build_pid=$!
 echo "== ruff"; .venv/bin/ruff check src tests scripts research
 echo "== mypy --strict (engine and front ends)"; .venv/bin/mypy
 if [ ! -x /usr/bin/chromium ]; then
@@ -58,7 +63,11 @@ if ! ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || ! command -v redis-
   echo "== installing PostgreSQL, Redis and nginx for the server tests"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql redis-server nginx
 fi
-echo "== compiled engine"; .venv/bin/python scripts/build-native.py
+echo "== compiled engine"
+build_rc=0
+wait "$build_pid" || build_rc=$?
+cat "$build_log"; rm -f "$build_log"
+[ "$build_rc" -eq 0 ] || exit "$build_rc"
 # A throwaway PostgreSQL and Redis for this run, stopped however it ends; the tests that need them
 # fail here (rather than skip, as they do without the services) when they cannot reach them.
 services="$(mktemp -d)"
@@ -68,9 +77,8 @@ exports="$(scripts/services.sh start "$services")"  # a failed start stops the r
 eval "$exports"
 export BARBU_REQUIRE_SERVICES=1
 
-workers="${BARBU_TEST_WORKERS:-0}"  # 0: each stage in one process (see docs/TESTING.md)
 # Whole files to a worker (--dist loadfile): a module's server and chromium serve all its tests.
-parallel=(-n "$workers" --dist loadfile --durations=10)
+parallel=(--dist loadfile --durations=10)
 if [ "$coverage" = 1 ]; then
   rm -f .coverage .coverage.*
   # --cov-append: the stages add up; the servers the tests start are measured too (pyproject's
@@ -78,12 +86,13 @@ if [ "$coverage" = 1 ]; then
   parallel+=(--cov=barbu --cov-append --cov-report=)
 fi
 
-# One stage: pytest with the workers; "no tests collected" (exit code 5, e.g. -k matching nothing here)
-# is not a failure.
+# One stage on N workers (BARBU_TEST_WORKERS, when set, instead); "no tests collected" (exit code 5,
+# e.g. -k matching nothing here) is not a failure.
 stage() {
-  local rc=0
+  local rc=0 workers="${BARBU_TEST_WORKERS:-$1}"
+  shift
   SECONDS=0
-  .venv/bin/python -m pytest "${parallel[@]}" "$@" || rc=$?
+  .venv/bin/python -m pytest -n "$workers" "${parallel[@]}" "$@" || rc=$?
   echo "   (stage took ${SECONDS} s)"
   if [ "$rc" -eq 5 ]; then return 0; fi
   return "$rc"
@@ -91,30 +100,31 @@ stage() {
 
 if [ "$quick" = 1 ]; then
   echo "== pytest, compiled engine, without the browser suites and the slow tests (--quick)"
-  BARBU_EXPECT=compiled stage -m "not browser and not slow and not install" "$@"
+  BARBU_EXPECT=compiled stage 3 -m "not browser and not slow and not install" "$@"
   exit 0
 fi
 
 echo "== pytest, compiled engine: every test (the browser suites on SQLite and one server process)"
-BARBU_EXPECT=compiled stage -m "not install" "$@"
+BARBU_EXPECT=compiled stage 4 -m "not install" "$@"
 
 echo "== pytest, pure-Python engine: the tests of the engine itself (marker engine)"
 # What the compiled modules are (barbu/engine, the bots' kernels): the rules, records, properties,
 # playouts, tallies, the env's and vector's exactness and the bots, on the source mypyc compiles.
-BARBU_PURE=1 BARBU_EXPECT=pure stage -m engine "$@"
+BARBU_PURE=1 BARBU_EXPECT=pure stage 2 -m engine "$@"
 
-echo "== pytest, the web suites on PostgreSQL + Redis, the browser ones on two server processes behind nginx"
-# The web tests a second time on the engines a big site runs: every table, sheet and profile in
-# PostgreSQL; the pages served by two `barbu serve --bus` processes, so that a socket and the request
-# beside it often reach different processes. (The cluster's own tests ran in the first stage.)
-BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled stage -m "web and not install" \
-  --ignore=tests/test_web_cluster.py --ignore=tests/test_web_bus.py --ignore=tests/test_web_postgres.py \
+echo "== pytest, the web tests of the store and of several processes (marker stores) on PostgreSQL + Redis"
+# Those web tests a second time on the engines a big site runs: their tables, sheets and profiles in
+# PostgreSQL; the browser ones against two `barbu serve --bus` processes behind nginx, so that a socket
+# and the request beside it often reach different processes. (The PostgreSQL, bus and cluster tests
+# themselves, and every test taking store_target on both stores, ran in the first stage.)
+BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled stage 3 -m "stores and not install" \
   tests/test_web_*.py "$@"
 
 # The install matrix: barbu installed afresh with each set of extras (slow, and alone on the machine).
 if [ -f tests/test_install_matrix.py ]; then
   echo "== pytest, the install matrix (marker install)"
-  BARBU_EXPECT=compiled stage -m install tests/test_install_matrix.py "$@"
+  # One worker: its wheel and wheelhouse are made once per process (a session fixture).
+  BARBU_EXPECT=compiled stage 0 -m install tests/test_install_matrix.py "$@"
 fi
 
 if [ "$coverage" = 1 ]; then

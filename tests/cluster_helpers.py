@@ -25,13 +25,14 @@ UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--
 
 
 def services(tmp: Path) -> tuple[str, str]:
-    """The database (a new PostgreSQL one) and the Redis URL for one group of processes.
+    """The database (a new PostgreSQL one) and the Redis URL (an emptied database of this test
+    worker's, :func:`next_bus`) for one group of processes.
 
     Without the services the test is skipped, unless BARBU_REQUIRE_SERVICES=1 (./test.sh starts
     them and sets it), where it fails. With Redis but no PostgreSQL outside ./test.sh, the group
     shares one SQLite file (processes on one machine may), so that the bus can be tried alone.
     """
-    bus = redis_url()
+    bus = with_number(redis_url(), next_bus())
     if os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1":
         return new_database(), bus
     return str(tmp / "tables.db"), bus
@@ -57,7 +58,7 @@ def free_port() -> int:
         return port
 
 
-def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 30) -> None:
+def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -175,19 +176,31 @@ def group_database(db: Path | str) -> tuple[str, int]:
         target = key
         if not is_postgres(key) and (os.environ.get(PG_ENV) or os.environ.get(REQUIRE_ENV) == "1"):
             target = new_database()
-        numbers = bus_numbers()
-        number = numbers[len(_databases) % len(numbers)]
-        _databases[key] = (target, number)
-        flush_bus(with_number(redis_url(), number))
+        _databases[key] = (target, next_bus())
     return _databases[key]
+
+
+_given = [0]  # how many Redis databases this test process has given out (next_bus)
+
+
+def next_bus() -> int:
+    """The number of a Redis database of this test process's own, emptied: the next of
+    :func:`bus_numbers` in turn, so that a group still running (a module's server) keeps its own
+    while the next test's group starts on another."""
+    numbers = bus_numbers()
+    number = numbers[_given[0] % len(numbers)]
+    _given[0] += 1
+    flush_bus(with_number(redis_url(), number))
+    return number
 
 
 def bus_numbers() -> list[int]:
     """The Redis database numbers this test process may give its groups.
 
-    0 is the cluster tests', 14 and 15 the bus tests'; the rest are shared out among pytest-xdist's
-    workers (PYTEST_XDIST_WORKER gwN of PYTEST_XDIST_WORKER_COUNT), so that no worker flushes a
-    database another worker's group is using. ./test.sh starts Redis with more than the usual 16.
+    0 is left to people trying things by hand, 14 and 15 are the bus tests'; the rest are shared out
+    among pytest-xdist's workers (PYTEST_XDIST_WORKER gwN of PYTEST_XDIST_WORKER_COUNT), so that no
+    worker flushes a database another worker's group is using (the cluster, proxy and limit tests
+    start groups in one stage at once). ./test.sh starts Redis with more than the usual 16.
     """
     import redis
 

@@ -2,8 +2,9 @@
 
 It also marks every test by where it lives (docs/TESTING.md): ``web`` (tests/test_web_*.py), ``browser``
 (tests/test_web_*_browser.py and tests/test_web_browser.py), ``engine`` for the engine's and the compiled
-bots' doctests (the engine's test files mark themselves), ``slow`` for the modules known to take long.
-New files are marked by the same patterns, so that no stage forgets them.
+bots' doctests (the engine's test files mark themselves), ``stores`` for the web suites whose subject is
+the store or several processes (:data:`STORES`), ``slow`` for what the quick loop leaves out
+(:data:`SLOW`). New files are marked by the same patterns, so that no stage forgets them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,43 @@ EXAMPLES = ROOT / "tests" / "data"  # example records with the replay output eac
 
 
 ENGINE_SOURCES = ("src/barbu/engine/", "src/barbu/bots/")  # the doctests of the modules mypyc compiles
+# The web suites that run a second time on PostgreSQL + Redis, the browser ones against two processes
+# behind nginx (marker ``stores``): what they check depends on the store or on several processes.
+# The others' behaviour is the same on either store; docs/TESTING.md says why each is here or not.
+# A test taking ``store_target`` already runs on both stores in the first stage: not again.
+STORES = frozenset({
+    "test_web_durability.py", "test_web_sheets.py", "test_web_signin.py", "test_web_friends.py",
+    "test_web_ladder.py", "test_web_fairness.py", "test_web_ws.py", "test_web_rematch.py",
+    "test_web_stand_ins.py", "test_web_replay.py", "test_web_chat.py",
+    "test_web_browser.py", "test_web_fairness_browser.py", "test_web_score_browser.py",
+    "test_web_stand_ins_browser.py",
+})
+# Left out of the quick loop (marker ``slow``; the full run keeps them): a whole file, or file::test
+# for every parameter of that test. Each took a minute or more of one worker in a whole run: whole
+# games played message by message, the numba and Dask set-ups, process groups, the docs site.
+SLOW = frozenset({
+    "test_web_cluster.py", "test_web_bus.py", "test_arena_cluster.py", "test_train_example.py",
+    "test_web_rematch.py",
+    "test_native.py::test_compiled_and_pure_builds_play_alike",
+    "test_vector.py::test_every_step_equals_the_reference",
+    "test_properties.py::test_random_games_keep_every_rule",
+    "test_env_tracker.py::test_the_env_array_is_the_encoded_observation_at_every_step",
+    "test_docs_site.py::test_the_site_builds_strictly",
+    "test_bets.py::test_each_pair_of_the_bots_hands_is_read_once_and_its_settlement_adds_up",
+    "test_openspiel.py::test_a_whole_classic_game_is_zero_sum_and_passes_the_checks",
+    "test_arena_journal.py::test_a_killed_arena_command_goes_on_where_it_stopped",
+    "test_arena_plugins.py::test_a_plugin_plays_on_a_dask_cluster_as_here",
+    "test_expert.py::test_a_bigger_budget_draws_more_deals",
+    "test_expert.py::test_where_nobody_doubles_reading_the_doubles_changes_nothing",
+    "test_expert.py::test_by_default_the_doubles_are_read_for_the_bets_and_the_cards_are_played_as_without",
+    "test_web_review.py::test_refused_tables_leave_no_count_per_address",
+    "test_web_tables.py::test_no_message_ever_shows_a_card_its_reader_may_not_see",
+    "test_web_limits_reads.py::test_timelines_and_prints_are_limited_per_address_and_person",
+    "test_web_limits_atomic.py::test_a_group_of_processes_holds_one_limit_between_them",
+    "test_web_limits_events.py::test_a_table_takes_at_most_so_many_rematch_offers",
+    "test_web_ladder.py::test_a_classic_game_rates_against_the_computers_anchors",
+    "test_web_fairness.py::test_a_creator_who_never_played_is_not_rated",
+})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -30,10 +68,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         path = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
         name = Path(path).name
+        if name in SLOW or f"{name}::{getattr(item, 'originalname', item.name)}" in SLOW:
+            item.add_marker(pytest.mark.slow)
         if path.startswith("tests/test_web_"):
             item.add_marker(pytest.mark.web)
             if name == "test_web_browser.py" or name.endswith("_browser.py"):
                 item.add_marker(pytest.mark.browser)
+            if name in STORES and "store_target" not in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.stores)
         elif path.startswith(ENGINE_SOURCES):
             item.add_marker(pytest.mark.engine)
 

@@ -90,7 +90,7 @@ def start_server(port: int, db: Path | str, *extra: str) -> Any:
     proc = subprocess.Popen([sys.executable, "-m", "barbu.cli", "serve", "--port", str(port), "--db", str(db),
                              "--bot-delay", "0", *extra], stdout=log, stderr=subprocess.STDOUT)
     log.close()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 90  # a start takes a second; parallel workers on a busy machine, more
     while True:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1).close()
