@@ -196,7 +196,7 @@ MAX_FUNCTION_LINES = 50
 EXEMPT = {
     # The random playout's inner loop, where every search bot spends most of its time: its two random
     # draws written out instead of calling random_card measured 4-5 % faster on the pure engine and
-    # 2-4 % on the compiled one (CPU time per full-deal hand, docs/bench.md).
+    # 2-4 % on the compiled one (CPU time per full-deal hand: docs/bench.md).
     "barbu.engine.playout._play_no_trumps": "hot-path kernel: splitting it costs measured speed",
 }
 
