@@ -175,7 +175,9 @@ def raised_codes() -> set[str]:
 
 def engine_rules() -> set[str]:
     """The rule names of the engine's illegal-action errors (the web's ``illegal:<rule>`` codes)."""
-    text = (ENGINE / "state.py").read_text(encoding="utf-8")
+    # The State is built in layers, and why an action is illegal is worked out beside it: read them all.
+    layers = ("core", "scoring", "cardplay", "bidding", "state", "reasons", "dealing")
+    text = "\n".join((ENGINE / f"{name}.py").read_text(encoding="utf-8") for name in layers)
     rules = set(re.findall(r"""return \(?"([a-z][a-z-]+)",""", text))
     rules |= set(re.findall(r'rule="([a-z-]+)"', text))
     return rules

@@ -4,6 +4,7 @@ The database is the server's memory across restarts: a table is rebuilt by repla
 events through the engine. WAL mode keeps each write cheap and a crash harmless. Every change of
 a table is one :class:`Batch`, written in one transaction: all of it is stored, or none.
 
+>>> from barbu.web.core.rows import SeatRow
 >>> store = Store(":memory:")
 >>> store.create_table("t1", {"ruleset": "classic"}, [SeatRow(0, "Ann", "tok", "human", "", True)])
 >>> store.append_event("t1", "act", {"seat": 0, "action": 65})
