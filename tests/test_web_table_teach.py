@@ -92,6 +92,8 @@ def test_the_trick_marks_the_card_winning_it_and_says_who(server: str, desktop: 
     name = page.evaluate(f"T.meta.seats[{best}].name")
     said = catalogue("en")["table.winning"].replace("{name}", name)
     assert page.text_content("#trick-state") == said  # the words a screen reader finds in the trick
+    page.wait_for_function("s => document.getElementById('live').textContent.includes(s)", arg=said,
+                           timeout=5000)  # and hears after the card that made it so
     assert page.locator("#trick .played.winning .win-mark").is_visible()
     assert page.errors == []
     page.close()

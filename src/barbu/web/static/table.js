@@ -793,7 +793,10 @@ function announce(old, msg) {
   const words = [];
   if (last && old && (v.history.length > old.history.length || v.hand_no !== old.hand_no)) {
     const who = last.seat === T.you ? t("table.you") : seatName(last.seat);
-    if (isCard(last.action)) words.push(t("table.plays", { name: who, card: cardName(last.action) }));
+    if (isCard(last.action)) {
+      words.push(t("table.plays", { name: who, card: cardName(last.action) }));
+      if (v.hand_no === old.hand_no && kindOf(v) === "tricks") words.push(trickNews(v));
+    }
     else if (last.action === "pass" && v.hand_no === old.hand_no) {
       const how = lastPassText(v, last.seat);
       words.push(t(`table.log.${how}`, { name: who }));
@@ -806,6 +809,11 @@ function announce(old, msg) {
     Settings.beep("turn");
   }
   if (words.length) say(words.join(". "));
+}
+
+// After a card of a trick: who is winning it now, or who took it.
+function trickNews(v) {
+  return v.trick.length ? winningText(trickWinner(v.trick, v.trump)) : t("table.taken-by", { name: seatName(v.leader) });
 }
 
 function notice(text) {
