@@ -637,6 +637,10 @@ async function onState(msg) {
   const old = T.view;
   const view = msg.view;
   const ended = Boolean(old) && view.hand_no !== old.hand_no;
+  // The finished trick left on show goes to its taker as the next card is led.
+  if (!ended && view.trick.length && document.querySelector("#trick.done .played")) {
+    await Motion.gather([...document.querySelectorAll("#trick.done .played")], seatRect(old.leader));
+  }
   const last = msg.last && isCard(msg.last.action) && old && msg.last.hand_no === old.hand_no ? msg.last : null;
   const from = last ? originOf(last) : null;
   let done = null;
@@ -659,10 +663,7 @@ async function onState(msg) {
   if (last) await Motion.travel(document.querySelector(`#center [data-card="${last.action}"]`), from);
   if (done) {
     await Motion.wait(trickPause());
-    if (!ended) {
-      Settings.beep("trick");
-      await Motion.gather([...document.querySelectorAll("#trick .played")], seatRect(view.leader));
-    }
+    if (!ended) Settings.beep("trick"); // the trick stays on show, dimmed, until a card is led (trickOnShow)
   }
   if (ended && !T.meta.over && T.results && T.results.length && serverAt(view.hand_no)) await openSummary(view.hand_no);
   if (done || ended) {
@@ -792,7 +793,10 @@ function announce(old, msg) {
   const words = [];
   if (last && old && (v.history.length > old.history.length || v.hand_no !== old.hand_no)) {
     const who = last.seat === T.you ? t("table.you") : seatName(last.seat);
-    if (isCard(last.action)) words.push(t("table.plays", { name: who, card: cardName(last.action) }));
+    if (isCard(last.action)) {
+      words.push(t("table.plays", { name: who, card: cardName(last.action) }));
+      if (v.hand_no === old.hand_no && kindOf(v) === "tricks") words.push(trickNews(v));
+    }
     else if (last.action === "pass" && v.hand_no === old.hand_no) {
       const how = lastPassText(v, last.seat);
       words.push(t(`table.log.${how}`, { name: who }));
@@ -805,6 +809,11 @@ function announce(old, msg) {
     Settings.beep("turn");
   }
   if (words.length) say(words.join(". "));
+}
+
+// After a card of a trick: who is winning it now, or who took it.
+function trickNews(v) {
+  return v.trick.length ? winningText(trickWinner(v.trick, v.trump)) : t("table.taken-by", { name: seatName(v.leader) });
 }
 
 function notice(text) {
@@ -892,7 +901,8 @@ function renderInfo(v) {
     let text = contractName(v.contract);
     if (v.trump) text = t("table.contract-trump", { contract: text, suit: suitText(v.trump) });
     if (v.start_rank && contractInfo(v.contract).kind === "dominoes") text += `, ${t("table.from-rank", { rank: t(`table.rank.${v.start_rank}`) })}`;
-    parts.push(h("strong", {}, text));
+    // What the contract costs, for every seat all hand long: "No Queens: −6 per queen taken".
+    parts.push(h("span", { id: "legend", class: "legend" }, h("strong", {}, text), ": ", contractLine(v.contract)));
   }
   parts.push(`${v.contract ? " · " : ""}${t(m.ruleset === "classic" ? "table.declarer-is" : "table.chooser-is", { name: seatName(v.declarer) })}`);
   fill($("info-contract"), ...parts);
@@ -1142,11 +1152,37 @@ function keepTrickBelowTop() {
 }
 window.addEventListener("resize", keepTrickBelowTop);
 
-// Each card of the trick lies in front of its player, between their seat and the centre.
-function playedEl(s, c) {
+// Each card of the trick lies in front of its player, between their seat and the centre; the card
+// winning the trick so far wears a star (the words for it are in #trick-state).
+function playedEl(s, c, winning = false) {
   const p = place(s);
-  return h("div", { class: "played", "data-seat": s, style: `--x:${p.x.toFixed(3)};--y:${p.y.toFixed(3)}` },
-    cardEl(c), h("div", { class: "who" }, s === T.you ? t("table.you") : seatName(s)));
+  return h("div", { class: `played${winning ? " winning" : ""}`, "data-seat": s, style: `--x:${p.x.toFixed(3)};--y:${p.y.toFixed(3)}` },
+    cardEl(c), winning ? h("span", { class: "win-mark", "aria-hidden": "true" }, "★") : null,
+    h("div", { class: "who" }, s === T.you ? t("table.you") : seatName(s)));
+}
+
+// The seat winning a trick so far: the highest trump played, else the highest card of the suit led.
+function trickWinner(cards, trump) {
+  let best = cards[0];
+  for (const x of cards.slice(1)) {
+    const [bs, bc] = [best[1][1], x[1][1]];
+    if ((bc === bs && RANKS.indexOf(x[1][0]) > RANKS.indexOf(best[1][0])) || (bc === trump && bs !== trump)) best = x;
+  }
+  return best[0];
+}
+
+function winningText(s) { return s === T.you ? t("table.winning-you") : t("table.winning", { name: seatName(s) }); }
+
+// What the trick area shows: the trick under way, the last one asked for, or the finished trick,
+// which stays (dimmed, "Taken by …") until the next card is led, so that "your turn" never hides it.
+function trickOnShow(v) {
+  if (T.showLast) return { cards: v.last_trick, caption: v.last_trick.length ? t("table.last-trick") : t("table.no-trick-yet") };
+  if (v.trick.length) return { cards: v.trick, caption: null };
+  if (T.shownTrick) return { cards: T.shownTrick, caption: T.shownCaption };
+  if (v.phase === "play" && v.last_trick.length && !v.closing) {
+    return { cards: v.last_trick, caption: t("table.taken-by", { name: seatName(v.leader) }), done: true };
+  }
+  return { cards: [], caption: null };
 }
 
 function renderCenter(v) {
@@ -1160,16 +1196,12 @@ function renderCenter(v) {
   if (kind === "tricks" || v.phase !== "play") {
     layout.hidden = true;
     trick.hidden = false;
-    let cards = v.trick;
-    let caption = null;
-    if (T.showLast) {
-      cards = v.last_trick;
-      caption = cards.length ? t("table.last-trick") : t("table.no-trick-yet");
-    } else if (!cards.length && T.shownTrick) {
-      cards = T.shownTrick;
-      caption = T.shownCaption;
-    }
-    fill(trick, caption ? h("div", { class: "caption" }, caption) : null, ...cards.map(([s, c]) => playedEl(s, c)));
+    const { cards, caption, done } = trickOnShow(v);
+    const best = cards.length ? trickWinner(cards, v.trump) : null;
+    const state = !cards.length ? "" : caption || winningText(best);
+    trick.classList.toggle("done", Boolean(done));
+    fill(trick, caption ? h("div", { class: "caption", "aria-hidden": "true" }, caption) : null,
+      ...cards.map(([s, c]) => playedEl(s, c, s === best)), h("p", { id: "trick-state", class: "sr-only" }, state));
   } else {
     trick.hidden = true;
     layout.hidden = false;
@@ -1303,13 +1335,14 @@ function renderMe(v, force = false) {
   const key = JSON.stringify([v.hand, playing ? v.legal : [], v.ace_extra, usable, I18N.lang]);
   if ($("hand").dataset.key === key && !force) return;
   $("hand").dataset.key = key;
+  $("hand-said").textContent = ""; // a new turn (or a new hand): the last card refused is history
   const hadFocus = $("hand").contains(document.activeElement);
   const groups = HAND_SUITS.map((suit) => v.hand.filter((c) => c[1] === suit)).filter((g) => g.length);
   let index = 0;
   fill($("hand"), ...groups.map((g) => h("div", { class: "suit-group" }, g.map((c) => {
     const ok = legal.has(c);
     const el = cardEl(c, { button: playing, cls: playing ? (ok ? "legal" : "dim") : "",
-      onclick: playing ? () => { if (ok && T.online) act(c); } : null,
+      onclick: playing ? () => { if (!ok) whyNot(v, c); else if (T.online) act(c); } : null,
       label: playing ? `${cardName(c)}, ${t(ok ? "table.playable" : "table.not-playable")}` : null });
     if (playing && (!ok || !usable)) el.setAttribute("aria-disabled", "true");
     el.dataset.index = index++;
@@ -1325,6 +1358,32 @@ function renderMe(v, force = false) {
       onclick: () => act("pass") }, v.ace_extra ? t("table.stop") : t("table.pass")));
   }
   fill($("hand-actions"), ...acts);
+}
+
+// A card that cannot be played says why, in the engine's words for its rule (error.illegal:*), beside
+// the hand and to a screen reader; nothing is sent, so no refusal counts against the player.
+function whyNot(v, c) {
+  const rule = illegalRule(v, c);
+  const args = { ruleset: T.meta.ruleset, contract: v.contract, card: c, declarer: seatName(v.declarer) };
+  if (v.trick.length) args.led = v.trick[0][1][1];
+  if (v.trump) args.trump = v.trump;
+  $("hand-said").textContent = I18N.error({ code: `illegal:${rule}`, args });
+}
+
+// Which of the engine's rules forbids card ``c`` now, read from the view's legal cards
+// (engine/state.py, _why_card_illegal, in the same order).
+function illegalRule(v, c) {
+  if (kindOf(v) !== "tricks") return "placement";
+  if (!v.trick.length) {
+    if (c === "KH" && v.legal.some((x) => x[1] === "H")) return "lead-king";
+    return T.meta.ruleset === "family" ? "lead-heart-first" : "lead-heart";
+  }
+  const led = v.trick[0][1][1];
+  const follow = v.hand.some((x) => x[1] === led);
+  if (v.legal.length === 1 && v.legal[0] === "KH" && T.meta.options.includes("king-first")) return "king-first";
+  if (follow && c[1] !== led) return "follow-suit";
+  if (v.trump && !follow && c[1] !== v.trump) return "must-trump";
+  return "overtrump";
 }
 
 // The hand is one tab stop: the arrow keys move across it (roving tabindex), Enter or Space plays.
