@@ -3,6 +3,8 @@ last settings remembered, the whole form behind "More options", the pace chosen 
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from tests.test_web_browser import (
     start_server,
     stop_server,
 )
+from tests.test_web_table_browser import next_target
 from tests.web_helpers import fresh_db
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(
@@ -149,3 +152,32 @@ def test_the_computers_pace_is_chosen_in_settings_and_in_the_form(server: str, p
     page.select_option("#create-pace", "slow")
     made = table_made_by(page, "#create-button")
     assert made["pace"] == "slow" and made["id"] != meta["id"]
+
+
+SPY = ("window.travels = []; const animate = Element.prototype.animate;"
+       "Element.prototype.animate = function (frames, options) {"
+       " window.travels.push(options.duration); return animate.apply(this, [frames, options]); };")
+
+
+@pytest.mark.parametrize(("pace", "longest"), [("normal", 380), ("fast", 160)])
+def test_a_fast_table_shows_its_cards_travel_quicker(server: str, chrome: Any, pace: str,
+                                                    longest: int) -> None:
+    context = chrome.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        settings = json.dumps({"pace": pace})
+        page.add_init_script(SPY + f"localStorage.setItem('barbu.settings', '{settings}')")
+        lobby(page, server)
+        page.fill("#create-name", "Dee")
+        assert table_made_by(page, "#quick-play")["pace"] == pace
+        deadline = time.monotonic() + 60
+        while not page.evaluate("window.travels.filter(d => d > 0).length >= 3"):  # Ann plays, and they
+            assert time.monotonic() < deadline, "no card travelled"
+            target = next_target(page)
+            if target is not None:
+                target.click()
+            page.wait_for_timeout(300)
+        durations = [d for d in page.evaluate("window.travels") if d > 0]
+        assert max(durations) <= longest and (pace == "fast" or max(durations) > 160)
+    finally:
+        context.close()

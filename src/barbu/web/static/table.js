@@ -571,6 +571,7 @@ function onWelcome(msg) {
   T.creator = Boolean(msg.creator);
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   $("offline").hidden = true;
   T.asking = false;
   $("name-form").hidden = true;
@@ -690,6 +691,7 @@ async function onState(msg) {
     if (done.length !== msg.table.players) done = null;
   }
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = done;
@@ -739,6 +741,7 @@ async function catchUp() {
   const msg = T.latest;
   if (T.latestSheet) onSheet(T.latestSheet);
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = null;
