@@ -156,8 +156,17 @@ ACTIONABLE = """() => document.querySelector(
   || (typeof T !== 'undefined' && T.results && T.results.length > 0)"""
 
 
+def open_form(page: Any) -> None:
+    """Open the lobby's whole form for a new table ("More options"), once the server has answered."""
+    page.wait_for_selector("#seat-1", state="attached")
+    if not page.evaluate("document.getElementById('more-options').open"):
+        page.click("#more-options > summary")
+    page.wait_for_selector("#seat-1")
+
+
 def new_table(page: Any, url: str, seed: int) -> None:
     page.goto(f"{url}/?seed={seed}")
+    open_form(page)
     page.fill("#create-name", "Ann")
     page.click("#create-button")
     page.wait_for_url("**/table/**")

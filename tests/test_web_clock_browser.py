@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, get
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, get, open_form
 from tests.test_web_chat_browser import person
 from tests.test_web_table_browser import DESKTOP, PHONE, server  # noqa: F401  (fixture)
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 def test_the_clock_is_chosen_counts_down_and_hands_the_seat_over(chrome: Any, server: str) -> None:  # noqa: F811
     page = person(chrome, server, "/", DESKTOP)  # the lobby
-    page.wait_for_selector("#clock-seconds")
+    open_form(page)
     page.fill("#create-name", "Ann")
     assert page.locator("#clock-level").is_disabled()
     page.select_option("#clock-seconds", "15")

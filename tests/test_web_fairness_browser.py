@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import CHROMIUM, serving
+from tests.test_web_browser import CHROMIUM, open_form, serving
 from tests.test_web_friends_browser import context, create, no_serious_violation, shoot
 from tests.web_helpers import fresh_db
 
@@ -26,7 +26,7 @@ def test_a_table_waits_for_its_friend_until_its_creator_starts_it(server: str, c
     ann_ctx, ben_ctx = context(chrome), context(chrome)
     ann = ann_ctx.new_page()
     ann.goto(server + "/")
-    ann.wait_for_selector("#seat-1")
+    open_form(ann)
     assert "most of their own decisions" in ann.inner_text("#rated-note")  # said where a table is made
     table_id = create(ann, server, "Ann", ["friend", "bot:random", "bot:random"])
     ann.click("#invites a.button.primary")

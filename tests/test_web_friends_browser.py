@@ -10,6 +10,7 @@ import pytest
 from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
+    open_form,
     serious_violations,
     serving,
     shoot_sizes,
@@ -44,7 +45,7 @@ def no_serious_violation(page: Any, name: str) -> None:
 def create(page: Any, server: str, name: str, seats: list[str], private: bool = False) -> str:
     """Make a table from the lobby's form (``seats``: the other seats' choices); its id."""
     page.goto(server + "/")
-    page.wait_for_selector("#seat-1")
+    open_form(page)
     if not page.locator("#create-name").evaluate("el => el.readOnly"):
         page.fill("#create-name", name)
     for i, value in enumerate(seats, start=1):
@@ -69,7 +70,7 @@ def test_a_friends_seat_is_refused_to_a_stranger_and_taken_with_its_link(server:
     ann_ctx, eve_ctx, ben_ctx = context(chrome), context(chrome), context(chrome)
     ann = ann_ctx.new_page()
     ann.goto(server + "/")
-    ann.wait_for_selector("#seat-1")
+    open_form(ann)
     ann.fill("#create-name", "Ann")
     ann.select_option("#seat-1", "friend")
     ann.select_option("#seat-2", "open")
@@ -218,7 +219,7 @@ def test_when_a_table_last_moved_is_said_in_the_readers_language(server: str, ch
     ctx = context(chrome)
     page = ctx.new_page()
     page.goto(f"{server}/?lang={lang}")
-    page.wait_for_selector("#seat-1")
+    page.wait_for_selector("#seat-1", state="attached")
     said = page.evaluate("() => { const now = Date.now() / 1000; "
                          "return [now - 5, now - 180, now - 2 * 86400].map(Friends.ago); }")
     assert said[1:] == [minutes, days] and said[0] != "now" and said[0] == page.evaluate("t('ago.now')")

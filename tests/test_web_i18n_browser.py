@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.engine_helpers import drive
 from tests.score_helpers import sheet_of
-from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, pytestmark, serving  # noqa: F401
+from tests.test_web_browser import ARTIFACTS, CHROMIUM, DESKTOP, PHONE, open_form, pytestmark, serving  # noqa: F401
 from tests.web_helpers import fresh_db
 
 from barbu.engine.contracts import CLASSIC, FAMILY, Contract
@@ -47,7 +47,7 @@ def open_page(chrome: Any, url: str, viewport: dict[str, int] = DESKTOP, locale:
 
 
 def wait_lobby(page: Any) -> None:
-    page.wait_for_selector("#seats-box select")
+    open_form(page)  # the whole form, to read all its words
 
 
 def wait_rules(page: Any) -> None:
@@ -232,7 +232,8 @@ def serious(page: Any) -> list[str]:
             for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
-PAGES = [("/", "#seats-box select"), ("/rules/classic", "li.contract"), ("/rules/family", "li.contract"),
+PAGES = [("/", "#quick-line:not(:empty)"),  # the lobby, drawn once the server answered
+         ("/rules/classic", "li.contract"), ("/rules/family", "li.contract"),
          ("/score", "#name-inputs input"), ("SHEET", "#rows tr.hand-row")]  # each page, and when it is drawn
 
 

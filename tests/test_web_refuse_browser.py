@@ -134,7 +134,7 @@ def formats(chrome: Any, server: str, lang: str) -> dict[str, str]:
     ctx = chrome.new_context(viewport=DESKTOP, locale="en-US", timezone_id="UTC")
     page = ctx.new_page()
     page.goto(f"{server}/?lang={lang}")
-    page.wait_for_selector("#seat-1")
+    page.wait_for_selector("#seat-1", state="attached")
     made: dict[str, str] = page.evaluate(f"""() => ({{
         number: I18N.number(14, 1), minute: I18N.date({MOMENT}, {{ time: true }}),
         second: I18N.date({MOMENT}, {{ seconds: true }}), day: I18N.date({MOMENT}, {{ year: true }}),

@@ -18,6 +18,7 @@ from barbu.web.core.errors import TableError
 from barbu.web.http.config import Config
 from barbu.web.tables.computers import AutoMove
 from barbu.web.tables.parts import Change
+from barbu.web.tables.setup import PACES
 from barbu.web.tables.table import Table
 
 log = logging.getLogger("barbu.web")
@@ -106,7 +107,7 @@ class Computers:
 
     async def _drive(self, table: Table) -> None:
         while self.drives(table) and (move := table.auto_move()) is not None:
-            await asyncio.sleep(self.config.bot_delay)
+            await asyncio.sleep(computer_delay(self.config, table))
             try:
                 action = await self._decide(move)
                 # Dropped if a person took the seat back, or anything else changed, meanwhile.
@@ -137,6 +138,11 @@ class Computers:
         seed = bot.rng.getrandbits(64)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
+
+
+def computer_delay(config: Config, table: Table) -> float:
+    """The wait before each computer play at ``table``: the server's, scaled by the table's pace."""
+    return config.bot_delay * PACES.get(table.pace, 1.0)
 
 
 def decide_elsewhere(level: str, seed: int, obs: Observation) -> int:

@@ -33,8 +33,13 @@ const Motion = (() => {
 
   function wait(seconds) { return new Promise((done) => { setTimeout(done, seconds * 1000); }); }
 
+  // A table created "fast" shows its cards' travel quicker too (the trick pauses are the reader's own).
+  const PACE_MOTION = { fast: 0.4 };
+  let scale = 1;
+  function pace(name) { scale = PACE_MOTION[name] || 1; }
+
   // A page far behind the server catches up without travel (the trick pauses still hold).
-  function duration(ms) { return reduced() || queue.length > 6 ? 0 : ms; }
+  function duration(ms) { return reduced() || queue.length > 6 ? 0 : ms * scale; }
 
   function centre(rect) { return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }; }
 
@@ -62,5 +67,5 @@ const Motion = (() => {
     }));
   }
 
-  return { push, drop, wait, travel, gather, reduced, get pending() { return queue.length; } };
+  return { push, drop, wait, travel, gather, reduced, pace, get pending() { return queue.length; } };
 })();

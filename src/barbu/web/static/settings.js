@@ -3,7 +3,7 @@
 
 const Settings = (() => {
   const STORE = "barbu.settings";
-  const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false };
+  const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false, pace: "normal" };
   const PAUSES = [0.6, 1, 1.5, 2.5, 4];
   let values = { ...DEFAULTS };
   let audio = null;
@@ -14,6 +14,7 @@ const Settings = (() => {
       for (const k of Object.keys(DEFAULTS)) {
         if (typeof saved[k] === typeof DEFAULTS[k]) values[k] = saved[k];
       }
+      if (!["slow", "normal", "fast"].includes(values.pace)) values.pace = DEFAULTS.pace;
     } catch (e) { /* private mode or a damaged entry: the defaults */ }
     applyLook();
   }
@@ -26,6 +27,18 @@ const Settings = (() => {
   function applyLook() { document.body.classList.toggle("four-colour", values.fourColour); }
 
   function get(key) { return values[key]; }
+
+  function set(key, value) { values[key] = value; save(); }
+
+  // The computers' pace of the tables this browser creates (the server's "pace" of a table's setup).
+  function paceSelect() {
+    const sel = h("select", { id: "set-pace", "aria-describedby": "set-pace-help" }, ["slow", "normal", "fast"].map((p) =>
+      h("option", { value: p }, t(`pace.${p}`))));
+    sel.value = values.pace;
+    sel.addEventListener("change", () => set("pace", sel.value));
+    return h("div", { class: "setting" }, h("label", { for: "set-pace" }, t("settings.pace")), " ", sel,
+      h("p", { class: "help", id: "set-pace-help" }, t("settings.pace-line")));
+  }
 
   // After a reload a browser lets a page sound only once the page has been touched: before that
   // no sound is tried (the browser would refuse it), and the first click or key makes it ready.
@@ -83,10 +96,10 @@ const Settings = (() => {
   }
 
   function open() {
-    fill($("settings-body"), pauseSelect("trickPause"), pauseSelect("watchPause"), checkbox("autoNext"),
+    fill($("settings-body"), pauseSelect("trickPause"), pauseSelect("watchPause"), paceSelect(), checkbox("autoNext"),
       checkbox("fourColour"), checkbox("sounds"));
     $("settings-dialog").showModal();
   }
 
-  return { load, get, beep, open };
+  return { load, get, set, beep, open };
 })();

@@ -97,6 +97,7 @@ function recall(key) {
 const lobby = { info: null, rules: null };
 
 async function showLobby() {
+  Settings.load(); // the computers' pace of the tables this browser creates
   $("lobby").hidden = false;
   const saved = recall("barbu.name");
   if (saved) $("create-name").value = saved;
@@ -115,10 +116,14 @@ async function showLobby() {
     return;
   }
   renderCreateForm();
+  renderQuick();
   refreshTables();
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
   $("create-form").addEventListener("submit", createTable);
+  $("quick-play").addEventListener("click", quickPlay);
+  $("create-pace").value = Settings.get("pace");
+  $("create-pace").addEventListener("change", () => { Settings.set("pace", $("create-pace").value); renderQuick(); });
   $("refresh-list").addEventListener("click", () => { refreshTables(); Friends.yourTables(); });
 }
 
@@ -214,10 +219,37 @@ function renderCreateForm() {
   for (let i = 1; i < players; i++) box.append(seatChoice(i, before[i - 1] || `bot:${lobby.info.default_level}`));
 }
 
+// The one-tap table: the rules, players, options and computer level last used, remembered in this
+// browser (barbu.quick), each checked against what the server offers now.
+const QUICK = "barbu.quick";
+function quickSettings() {
+  const saved = recall(QUICK) || {};
+  const family = saved.ruleset === "family";
+  const players = family && [3, 4, 5, 6].includes(saved.players) ? saved.players : 4;
+  const known = new Set(lobby.info.options.map((o) => o.id));
+  const options = !family && Array.isArray(saved.options) ? saved.options.filter((o) => known.has(o)) : [];
+  const level = lobby.info.levels.includes(saved.level) ? saved.level : lobby.info.default_level;
+  return { ruleset: family ? "family" : "classic", players, options, level };
+}
+
+function renderQuick() {
+  const q = quickSettings();
+  const line = [t("lobby.quick-line", { ruleset: t(`ruleset.${q.ruleset}`), n: q.players, level: levelName(q.level),
+    pace: t(`pace.${Settings.get("pace")}`) })];
+  if (q.options.length) line.push(t("lobby.quick-options", { options: q.options.map(optionName).join(", ") }));
+  $("quick-line").textContent = line.join(" ");
+}
+
+async function quickPlay() {
+  if (!$("create-name").reportValidity()) return;
+  const q = quickSettings();
+  const seats = [{ kind: "you" }];
+  for (let i = 1; i < q.players; i++) seats.push({ kind: "bot", level: q.level });
+  await makeTable({ ruleset: q.ruleset, players: q.players, options: q.options, seats }, $("quick-play"));
+}
+
 async function createTable(ev) {
   ev.preventDefault();
-  const name = $("create-name").value.trim();
-  remember("barbu.name", name);
   const family = ruleset() === "family";
   const players = family ? Number($("create-players").value) : 4;
   const seats = [{ kind: "you" }];
@@ -225,10 +257,21 @@ async function createTable(ev) {
     seats.push(sel.value.startsWith("bot:") ? { kind: "bot", level: sel.value.slice(4) } : { kind: sel.value });
   }
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
-  $("create-button").disabled = true;
+  const body = { ruleset: ruleset(), players, options, seats, private: $("create-private").checked,
+    chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
+  const computer = seats.find((s) => s.kind === "bot");
+  remember(QUICK, { ruleset: body.ruleset, players, options, level: computer ? computer.level : quickSettings().level });
+  await makeTable(body, $("create-button"));
+}
+
+// Make the table of ``body`` (with this page's name, pace and any ?seed=) and open it, or hand out
+// its links first when friends are invited.
+async function makeTable(body, button) {
+  const name = $("create-name").value.trim();
+  remember("barbu.name", name);
+  button.disabled = true;
   try {
-    const body = { ruleset: ruleset(), players, options, seats, name, private: $("create-private").checked,
-      chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
+    Object.assign(body, { name, pace: Settings.get("pace") });
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     if (seed && /^[0-9]+$/.test(seed)) body.seed = Number(seed);
     const res = await api("/api/tables", body);
@@ -246,7 +289,8 @@ async function createTable(ev) {
   } catch (e) {
     toast(e.message);
   } finally {
-    $("create-button").disabled = false;
+    button.disabled = false;
+    renderQuick();
   }
 }
 
@@ -527,6 +571,7 @@ function onWelcome(msg) {
   T.creator = Boolean(msg.creator);
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   $("offline").hidden = true;
   T.asking = false;
   $("name-form").hidden = true;
@@ -650,6 +695,7 @@ async function onState(msg) {
     if (done.length !== msg.table.players) done = null;
   }
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = done;
@@ -696,6 +742,7 @@ async function catchUp() {
   const msg = T.latest;
   if (T.latestSheet) onSheet(T.latestSheet);
   T.meta = localNames(msg.table);
+  Motion.pace(T.meta.pace);
   T.last = msg.last;
   T.received = msg.receivedAt;
   T.shownTrick = null;

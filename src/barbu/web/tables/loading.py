@@ -22,7 +22,7 @@ from barbu.web.core.rows import Batch, Event, SeatRow
 from barbu.web.tables.chat import rights_of
 from barbu.web.tables.history import SETUP_ERRORS, read_setup, replay_events
 from barbu.web.tables.parts import Decisions, Host, Seat, StandIns, awaited, deal_into
-from barbu.web.tables.setup import Setup, TurnClock
+from barbu.web.tables.setup import Setup, TurnClock, parse_pace
 
 log = logging.getLogger("barbu.web")
 
@@ -51,6 +51,7 @@ def plan_seated(make: Callable[..., H], store: TableStore, state: State, rows: l
     table = open_table(make, store, table_id, game, state, rows, private=setup.private, creator=mine, **kw)
     table.chat.rights = setup.chat
     table.turn_clock = setup.turn_clock
+    table.pace = setup.pace
     table.seed_chosen = setup.seed is not None
     return table, batch
 
@@ -96,11 +97,13 @@ def load_table(make: Callable[..., H], store: TableStore, table_id: str, **kw: A
 
 
 def restore(table: Host, events: list[Event], stored: dict[str, Any]) -> None:
-    """Set a loaded table's chat, seed, clock, rematch and start as its stored setup and events say."""
+    """Set a loaded table's chat, seed, clock, pace, rematch and start as its stored setup and events say."""
     table.chat.rights = rights_of(stored.get("chat"))
     table.seed_chosen = stored.get("seed_chosen") is True
     with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
         table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
+    with contextlib.suppress(TableError):  # stored before paces (none) or edited by hand: normal
+        table.pace = parse_pace(stored.get("pace", "normal"))
     table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
     table.chat.stored = sum(1 for ev in events if ev.kind == "chat")
     for ev in events:

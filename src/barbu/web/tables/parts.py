@@ -134,6 +134,7 @@ class Host(Protocol):
     hand_ended_at: float | None
     chat: Chat
     turn_clock: TurnClock | None
+    pace: str
     pause_held: bool
     rematch: Offer
     contracts: list[dict[str, Any]]

@@ -21,6 +21,18 @@ def default_level() -> str:
     return "basic" if "basic" in known else known[0]
 
 
+# The computers' pace a table's creator may choose: each scales the server's wait before a computer plays.
+PACES = {"slow": 2.0, "normal": 1.0, "fast": 0.25}
+
+
+def parse_pace(value: object) -> str:
+    """A setup's ``pace`` (``"slow"``, ``"normal"`` or ``"fast"``), checked."""
+    if not isinstance(value, str) or value not in PACES:
+        raise TableError("bad-setup", f'"pace" is one of {", ".join(map(repr, PACES))}: how quickly the '
+                         "computers play")
+    return value
+
+
 @dataclass
 class Setup:
     """What a new table is asked for: the game (rules, players, options), and who sits where."""
@@ -33,6 +45,7 @@ class Setup:
     turn_clock: TurnClock | None = None  # a time per decision, after which a computer plays the seat
     private: bool = False  # left out of the lobby's list: reachable by its links only
     player: PlayerRow | None = None  # the creator's profile, when the request came with one
+    pace: str = "normal"  # how quickly the computers play (PACES)
     client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
 
     @property
@@ -84,7 +97,7 @@ class Setup:
                 first["you"] = True
         return cls(game, specs, clean_name(creator) if creator is not None else None, seed,
                    chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
-                   private=private)
+                   private=private, pace=parse_pace(body.get("pace", "normal")))
 
     @property
     def creator_seat(self) -> int | None:
@@ -102,6 +115,8 @@ class Setup:
             record["chat"] = self.chat
         if self.turn_clock is not None:
             record["turn_clock"] = self.turn_clock.stored()
+        if self.pace != "normal":
+            record["pace"] = self.pace
         return record
 
 

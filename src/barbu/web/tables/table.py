@@ -87,6 +87,7 @@ class Table:
     hand_ended_at: float | None = None  # clock time the last hand ended, while its pause lasts
     chat: Chat = field(default_factory=Chat)
     turn_clock: TurnClock | None = None
+    pace: str = "normal"  # how quickly the computers play (barbu.web.tables.setup.PACES)
     pause_held: bool = False  # the hand that just began waits for the people (see waiting)
     rematch: Offer = field(default_factory=Offer)  # the offer of a new game once this one is over
     contracts: list[dict[str, Any]] = field(init=False, repr=False)  # the game's, as meta() shows them
@@ -200,12 +201,12 @@ class Table:
         return self.rematches.plan_rematch(client, op, lambda: self._plan_rematch_table(lobby), lobby.add)
 
     def _plan_rematch_table(self, lobby: Keeper) -> tuple[Table, Batch]:
-        """The new game: same rules, options, seats, chat rights and clock; each person in the same
+        """The new game: same rules, options, seats, chat rights, clock and pace; each person in the same
         seat with a new token, tied to the same profile; the first declarer one seat further on."""
         rows = rematch_rows([s.row for s in self.seats])
         seats = [{"you": r.seat == self.creator} for r in rows]
         setup = Setup(self.game, seats, chat=self.chat.rights, turn_clock=self.turn_clock,
-                      private=self.private)
+                      private=self.private, pace=self.pace)
         first = (self.state.first_declarer + 1) % self.game.players
         state = State(self.game, seed=secrets.randbits(63), first_declarer=first)
         return plan_seated(Table, self.store, state, rows, setup, {"rematch_of": self.id},
