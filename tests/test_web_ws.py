@@ -380,14 +380,17 @@ def test_an_idle_seat_is_handed_to_the_computer_and_taken_back_over_the_socket(t
             assert msg["table"]["seats"][0]["level"] == "random"
             ann.send_json({"type": "act", "action": "no-queens"})
             assert receive(ann, "error")["code"] in ("seat-is-bot", "not-your-turn")
+            store = server_of(c).store
+            assert store is not None
+            deadline = time.monotonic() + 30  # the computer acts on its own task: wait for its stored move
+            while not any(e.kind == "act" and e.data["seat"] == 0 for e in store.events(tid)):
+                assert time.monotonic() < deadline, "the computer never acted for the idle seat"
+                time.sleep(0.01)
             ann.send_json({"type": "reclaim"})
             while receive(ann, "state")["table"]["seats"][0]["kind"] != "human":
                 pass
         table = server_of(c).tables.get(tid)
         assert not table.seats[0].is_bot
-        store = server_of(c).store
-        assert store is not None
-        assert any(e.kind == "act" and e.data["seat"] == 0 for e in store.events(tid))  # the computer's
 
 
 def test_a_chosen_seed_is_only_for_a_game_against_the_computer(client: TestClient) -> None:
