@@ -43,6 +43,8 @@ SLOW = frozenset({
     "test_web_rematch.py",
     "test_native.py::test_compiled_and_pure_builds_play_alike",
     "test_vector.py::test_every_step_equals_the_reference",
+    "test_vector.py::test_reuse_writes_the_same_views_into_the_same_arrays",
+    "test_vector.py::test_the_compiled_view_writes_every_entry",
     "test_properties.py::test_random_games_keep_every_rule",
     "test_env_tracker.py::test_the_env_array_is_the_encoded_observation_at_every_step",
     "test_docs_site.py::test_the_site_builds_strictly",
