@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -10,13 +13,17 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tests.conftest import ROOT
 from tests.pg_helpers import PG_ENV, REQUIRE_ENV, new_database, redis_url
 
 from barbu.web.storage.sqlite import is_postgres
+
+T = TypeVar("T")
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 # Every table and socket of a test comes from 127.0.0.1: the per-client limits are lifted.
@@ -255,3 +262,25 @@ def start_group(port: int, db: Path | str, *extra: str, processes: int = 2) -> R
     group = Group(target, with_number(redis_url(), number), tmp, extra).start(processes)
     group.with_nginx(port)
     return Running(group)
+
+
+def run_within(work: Coroutine[Any, Any, T], seconds: float = 120) -> T:
+    """``asyncio.run(work)``, failed after ``seconds`` with the stack of every task still waiting.
+
+    A cluster test that never ends would otherwise wait for pytest's own timeout and say only that
+    the event loop was idle: this says which await never returned.
+    """
+    async def guarded() -> T:
+        task = asyncio.ensure_future(work)
+        await asyncio.wait({task}, timeout=seconds)
+        if task.done():
+            return task.result()
+        stacks = io.StringIO()
+        for waiting in asyncio.all_tasks():
+            if waiting is not asyncio.current_task():
+                waiting.print_stack(file=stacks)
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(task, 10)
+        raise AssertionError(f"still waiting after {seconds:.0f} s; the tasks:\n{stacks.getvalue()}")
+    return asyncio.run(guarded())

@@ -7,7 +7,7 @@ import contextlib
 import sqlite3
 
 import pytest
-from tests.cluster_helpers import flush_bus, with_number
+from tests.cluster_helpers import flush_bus, run_within, with_number
 from tests.pg_helpers import redis_url
 
 from barbu.engine.game import Game
@@ -43,7 +43,7 @@ def test_one_process_holds_a_lease_and_another_takes_it_only_once_it_lapses(bus_
         finally:
             await a.stop()
             await b.stop()
-    asyncio.run(run())
+    run_within(run())
 
 
 def test_a_stopped_process_gives_its_leases_up_at_once(bus_url: str) -> None:
@@ -61,7 +61,7 @@ def test_a_stopped_process_gives_its_leases_up_at_once(bus_url: str) -> None:
             assert await b.acquire("T2")
         finally:
             await b.stop()
-    asyncio.run(run())
+    run_within(run())
 
 
 @pytest.mark.parametrize("late_first", [True, False])
@@ -141,7 +141,7 @@ def test_a_table_whose_write_is_refused_is_loaded_afresh_and_plays_on(
         finally:
             other.close()
             await server.close()
-    asyncio.run(run())
+    run_within(run())
 
 
 def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_up(
@@ -183,7 +183,7 @@ def test_a_stopping_process_stores_its_queued_writes_before_it_gives_the_leases_
         assert seen == [cluster.bus.proc.encode()]  # the write was stored while the lease was ours
         assert sync.get(owner_key("T5")) is None  # and given up after
     try:
-        asyncio.run(run())
+        run_within(run())
         store = open_store(store_target)
         try:
             assert [e.data.get("text") for e in store.events("T5") if e.kind == "chat"] == ["last"]
@@ -223,7 +223,7 @@ def test_a_subscription_redis_py_makes_again_by_itself_is_counted(bus_url: str) 
         finally:
             sync.close()
             await bus.stop()
-    asyncio.run(run())
+    run_within(run())
 
 
 def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
@@ -257,7 +257,7 @@ def test_a_table_stopped_by_a_lapse_plays_on_once_its_lease_is_renewed(
             assert server.tables.tables.get("T6") is table and table.moves > moves + 2
         finally:
             await server.close()
-    asyncio.run(run())
+    run_within(run())
 
 
 def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
@@ -299,7 +299,7 @@ def test_a_relayed_reader_the_owner_fails_to_serve_is_told_to_connect_again(
         finally:
             await relaying.stop()
             await server.close()
-    asyncio.run(run())
+    run_within(run())
 
 
 def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leaves_no_lease(
@@ -351,4 +351,4 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
             assert leased == [] and cluster.bus.until == {}
         finally:
             await server.close()
-    asyncio.run(run())
+    run_within(run())
