@@ -15,7 +15,8 @@ from tests.engine_helpers import act, make_deal, open_hand, start
 from barbu.bots import make_bot
 from barbu.coach import Level, Speaker, advise, coach_allowed, coach_refusal, hint, illegal_reason, warn
 from barbu.coach.advice import Hint, caution
-from barbu.coach.doubles import Pair, edge, pairs, stakes
+from barbu.coach.doubles import Pair, pairs, stakes
+from barbu.coach.reasons import Reason
 from barbu.engine.cards import parse_card
 from barbu.engine.doubling import settle, settled_pairs
 from barbu.engine.errors import IllegalActionError
@@ -101,10 +102,27 @@ def test_a_double_is_explained_against_each_player() -> None:
     told = stakes(obs, h)
     targets = [r.slots["who"] for r in told if r.key == "coach.double_means"]
     assert targets == [t for t in range(4) if t != obs.seat]
-    for r in told:
-        if r.key == "coach.double_edge":
-            assert r.slots["points"] == round(edge(obs, h, int(r.slots["who"])), 1)
+    edges = {r.slots["who"]: r.slots["points"] for r in told if r.key == "coach.double_edge"}
+    assert edges == {t: round(h.edges[t], 1) for t in targets}
     assert h.values[DOUBLE] == 0.0  # no double: no bet
+    for a in obs.legal:  # a double is worth the sum of the bets it makes
+        assert h.values[a] == pytest.approx(sum(h.edges[t] for t in range(4) if (a - DOUBLE) >> t & 1))
+    assert not any(r.key == "coach.double_compulsory" for r in told)
+
+
+def test_a_compulsory_double_is_said_to_be_one() -> None:
+    state = State(CLASSIC, seed=3, first_declarer=1)
+    for _ in range(5):  # Ben declares five hands and nobody doubles him
+        state.deal_random()
+        while state.phase != Phase.DEAL:
+            state.apply(state.legal_actions()[0])
+    state.deal_random()
+    while state.phase != Phase.DOUBLE:
+        state.apply(state.legal_actions()[0])
+    obs = state.observe(state.current)
+    assert obs.seat in obs.compulsory
+    told = stakes(obs, hint(obs, 0.01, stop=None, floor=8))
+    assert Reason("coach.double_compulsory", {"who": 1, "n": 2}) in told
 
 
 def test_every_pair_of_a_finished_hand_says_its_arithmetic() -> None:
@@ -179,3 +197,15 @@ def test_the_play_command_takes_the_warning_level() -> None:
     from barbu.cli import build_parser
     args = build_parser().parse_args(["play", "--warn", "big"])
     assert isinstance(args, argparse.Namespace) and Level(args.warn) is Level.BIG
+
+
+def test_the_coach_imports_the_engine_and_the_bots_and_only_front_ends_import_it() -> None:
+    from tests.test_architecture import package_graph
+    graph = package_graph()
+    coach = {m for m in graph if m == "barbu.coach" or m.startswith("barbu.coach.")}
+    assert "barbu.coach.reasons" in coach
+    outside = {i for m in coach for i in graph[m]
+               if not i.startswith(("barbu.engine", "barbu.bots", "barbu.coach"))}
+    assert outside == set()
+    users = {m for m, imports in graph.items() if m not in coach and imports & coach}
+    assert users and all(u.startswith(("barbu.tui", "barbu.web", "barbu.cli")) for u in users), users

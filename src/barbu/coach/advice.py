@@ -10,6 +10,7 @@ minus its own, in points.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -41,6 +42,9 @@ class Hint:
     choice: int  # an engine action code
     values: dict[int, float]  # every legal action: its estimated value
     forced: bool = False  # one legal action: nothing to weigh
+    # At a double or redouble: per seat, the expected difference of this hand's scores (mine minus
+    # theirs) that a bet with that player would settle, as the expert weighed it.
+    edges: tuple[float, ...] = ()
 
     def cost(self, action: int) -> float:
         """What ``action`` is estimated to lose against the expert's choice (0 for that choice)."""
@@ -77,7 +81,7 @@ def hint(obs: Observation, budget: float = BUDGET, *, seed: int = 0, stop: float
     bot = coach_bot(seed, budget, stop, floor)
     if obs.phase in (Phase.DOUBLE, Phase.REDOUBLE):
         edges = bot.wary_edges(obs)
-        return Hint(obs.seat, bot.double_for(obs, edges), double_values(obs, edges))
+        return Hint(obs.seat, bot.double_for(obs, edges), double_values(obs, edges), edges=tuple(edges))
     candidates = list(obs.legal)
     if bot.solve_end and _small_ending(obs, bot.solve_dominoes):
         values = bot.solve(obs, candidates)
@@ -87,7 +91,7 @@ def hint(obs: Observation, budget: float = BUDGET, *, seed: int = 0, stop: float
     return Hint(obs.seat, choice, values)
 
 
-def double_values(obs: Observation, edges: list[float]) -> dict[int, float]:
+def double_values(obs: Observation, edges: Sequence[float]) -> dict[int, float]:
     """Each legal double (or redouble) valued as the sum, over the players it names, of the
     expected difference of the pair's scores (mine minus theirs): what those bets win on average."""
     base = DOUBLE if obs.phase == Phase.DOUBLE else REDOUBLE

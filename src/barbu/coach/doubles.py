@@ -30,26 +30,18 @@ def targets(obs: Observation) -> list[int]:
     return seats_of(mask)
 
 
-def edge(obs: Observation, hint: Hint, target: int) -> float:
-    """The expected difference (mine minus ``target``'s) of this hand, as the hint's values show it:
-    what adding ``target`` to a legal double adds to its value."""
-    base = _base(obs)
-    for a in obs.legal:
-        if not (a - base) >> target & 1 and a + (1 << target) in hint.values:
-            return hint.values[a + (1 << target)] - hint.values[a]
-    raise ValueError(f"seat {target} may not be doubled now")
-
-
 def stakes(obs: Observation, hint: Hint) -> list[Reason]:
     """At a doubling decision, for each player who may be doubled: what the double means (a side bet
     on the difference of the pair's scores, settled twice when redoubled), and the difference the
-    expert expects, with whether the double is compulsory."""
+    expert expects (``hint``: the coach's hint at this decision), with whether the double is
+    compulsory."""
     redouble = obs.phase == Phase.REDOUBLE
     out = []
     for t in targets(obs):
         key = "coach.redouble_means" if redouble else "coach.double_means"
         out.append(Reason(key, {"who": t}))
-        out.append(Reason("coach.double_edge", {"who": t, "points": round(edge(obs, hint, t), 1)}))
+        if hint.edges:  # none where the only choice was forced: nothing was weighed
+            out.append(Reason("coach.double_edge", {"who": t, "points": round(hint.edges[t], 1)}))
         if not redouble and t == obs.declarer and obs.seat in obs.compulsory:
             out.append(Reason("coach.double_compulsory", {"who": t, "n": obs.owed[obs.seat]}))
     return out

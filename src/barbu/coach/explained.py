@@ -39,7 +39,11 @@ def advise(obs: Observation, intended: int | None = None, budget: float = BUDGET
            stop: float | None = STOP, floor: int | None = None) -> Advice:
     """The coach's answer at ``obs``: the expert's choice weighed against ``intended`` (or, without
     one, against the next best choice), with the gain and the reasons."""
-    h = hint(obs, budget, seed=seed, stop=stop, floor=floor)
+    return advice_from(obs, hint(obs, budget, seed=seed, stop=stop, floor=floor), intended)
+
+
+def advice_from(obs: Observation, h: Hint, intended: int | None = None) -> Advice:
+    """:func:`advise` from a hint already made at ``obs`` (a front end that keeps it for the decision)."""
     against = h.runner_up() if intended is None or intended == h.choice else intended
     if against is None:
         return Advice(h, None, 0.0, ())
@@ -48,11 +52,16 @@ def advise(obs: Observation, intended: int | None = None, budget: float = BUDGET
 
 
 def warn(obs: Observation, intended: int, level: Level, big: float = BIG, budget: float = BUDGET, *,
-            seed: int = 0, stop: float | None = STOP, floor: int | None = None) -> Advice | None:
-    """The advice to show before ``intended`` when ``level`` calls for a warning at its cost, else None."""
+         seed: int = 0, stop: float | None = STOP, floor: int | None = None) -> Advice | None:
+    """The advice to show before ``intended`` when ``level`` calls for a warning at its cost, else None
+    (no search at all at ``Level.OFF``)."""
     if level is Level.OFF:
         return None
-    h = hint(obs, budget, seed=seed, stop=stop, floor=floor)
+    return warning_from(obs, hint(obs, budget, seed=seed, stop=stop, floor=floor), intended, level, big)
+
+
+def warning_from(obs: Observation, h: Hint, intended: int, level: Level, big: float = BIG) -> Advice | None:
+    """:func:`warn` from a hint already made at ``obs``."""
     warned: Caution | None = caution(h, intended, level, big)
     if warned is None:
         return None

@@ -398,6 +398,7 @@ class Session:
         """The hand just ended with ``action``: say what it came to, and save the game."""
         self.narrator.end_of_hand()
         self.screen.hand_result(before, seat, action)
+        self.prompter.coach.settled(self.state.observe(self.viewer))
         self.save()
         self.term.out(r.span(f"(saved in {self.save_path})", "dim"))
         if self.human is None:

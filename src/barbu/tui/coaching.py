@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from barbu.coach import BIG, BUDGET, Advice, Level, Speaker, advise, coach_refusal, warn
+from barbu.coach import BIG, BUDGET, Advice, Hint, Level, Speaker, coach_refusal, hint
+from barbu.coach.doubles import pairs
+from barbu.coach.explained import advice_from, warning_from
 from barbu.coach.reasons import Reason
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
@@ -30,17 +32,31 @@ class Coach:
         self.big = big
         self.budget = budget
         self.floor = floor  # deals the search looks at, at least (None: the expert's own)
+        # The hint of the decision in progress, so that a warning after a hint says the same.
+        self._kept: tuple[tuple[int, int, int, int], Hint] | None = None
 
     def refused(self, people: Sequence[bool]) -> str | None:
         """Why the coach may not help at a table with these seats, in words (None: it may)."""
         why = coach_refusal(people)
         return None if why is None else self.speaker.say(why)
 
+    def hint_at(self, obs: Observation) -> Hint:
+        """The coach's hint at this decision, made once."""
+        key = (obs.hand_no, obs.phase, len(obs.history), len(obs.doubles))
+        if self._kept is None or self._kept[0] != key:
+            self.term.out(r.span("The coach is thinking…", "dim"))
+            self._kept = (key, hint(obs, self.budget, floor=self.floor))
+        return self._kept[1]
+
     def hint(self, obs: Observation) -> None:
         """Print the expert's choice, its gain over the next best and why."""
-        self.term.out(r.span("The coach is thinking…", "dim"))
-        advice = advise(obs, budget=self.budget, floor=self.floor)
-        self.tell(advice, "coach.hint", "cyan")
+        self.tell(advice_from(obs, self.hint_at(obs)), "coach.hint", "cyan")
+
+    def settled(self, obs: Observation) -> None:
+        """After a hand: the arithmetic of every doubled pair of it."""
+        if obs.results:
+            for pair in pairs(obs.results[-1], obs.game.players):
+                self.term.out(r.span("  " + self.speaker.say(pair.reason()), "dim"))
 
     def tell(self, advice: Advice, key: str, style: str) -> None:
         say = self.speaker.say
@@ -59,7 +75,7 @@ class Coach:
         and ask; True when there is no warning or the player says yes."""
         if self.level is Level.OFF or len(obs.legal) < 2:
             return True
-        advice = warn(obs, intended, self.level, self.big, self.budget, floor=self.floor)
+        advice = warning_from(obs, self.hint_at(obs), intended, self.level, self.big)
         if advice is None:
             return True
         self.tell(advice, "coach.warn", "bold yellow")
