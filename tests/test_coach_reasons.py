@@ -166,3 +166,57 @@ def test_every_template_has_its_words_in_english() -> None:
             "coach.trump_length", "coach.rank_held", "coach.opens"}
     assert len(R.TEMPLATES) == 10
     assert keys <= catalogue("en").keys()
+
+
+def test_over_random_games_every_reason_is_said_whole_and_every_template_speaks() -> None:
+    """Every legal choice of random games of every table: each reason's words are filled (no slot
+    left), and each template states its fact somewhere."""
+    import random
+
+    from tests.engine_helpers import EVERY_TABLE
+
+    from barbu.coach.words import Speaker
+    from barbu.engine.state import Phase
+
+    heard: set[str] = set()
+    for k, game in enumerate(EVERY_TABLE):
+        rng = random.Random(k)
+        speaker = Speaker(game, ["Ann", "Ben", "Cleo", "Dan", "Eve", "Fay"][:game.players])
+        state = State(game, seed=k)
+        while not state.is_over and state.hand_no < 2 * game.players:
+            if state.phase == Phase.DEAL:
+                state.deal_random()
+                continue
+            obs = state.observe(state.current)
+            for action in obs.legal:
+                for reason in reasons_for(obs, action):
+                    text = speaker.say(reason)
+                    assert "{" not in text and "[" not in text, (reason, text)
+                    assert_true_of_the_deal(state, action, reason)
+                    heard.add(reason.key)
+            state.apply(rng.choice(obs.legal))
+    assert {"coach.takes", "coach.takes_cards", "coach.ducks", "coach.void_shown", "coach.still_out",
+            "coach.master", "coach.danger_held", "coach.contract_cards", "coach.trump_length",
+            "coach.rank_held", "coach.opens"} <= heard
+
+
+def assert_true_of_the_deal(state: State, action: int, reason: Reason) -> None:
+    """A reason's fact checked against the whole deal, hidden hands included."""
+    from barbu.engine.cards import SUIT_MASKS, SUIT_SYMBOLS
+    others = 0
+    for seat, hand in enumerate(state.hands):
+        if seat != state.current:
+            others |= hand
+    suit = action // 13 if action < 52 else -1
+    if reason.key == "coach.still_out":
+        assert reason.slots["n"] == (others & SUIT_MASKS[suit]).bit_count()
+    elif reason.key == "coach.suit_gone":
+        assert not others & SUIT_MASKS[suit]
+    elif reason.key == "coach.void_shown":
+        who = int(reason.slots["who"])
+        assert SUIT_SYMBOLS[suit] == reason.slots["suit"] and not state.hands[who] & SUIT_MASKS[suit]
+    elif reason.key == "coach.master":
+        assert not others & SUIT_MASKS[suit] & ~((2 << action) - 1)
+    elif reason.key == "coach.opens":
+        freed = [parse_card(x.replace("10", "T")) for x in str(reason.slots["cards"]).split()]
+        assert all(others >> x & 1 for x in freed)

@@ -1,14 +1,15 @@
 """The coach at the terminal: ``hint`` at any prompt, and a warning before a costly decision.
 
 The terminal game is one person against computers, so the coach is allowed there
-(:func:`barbu.coach.coach_allowed`); its reasons are said in English from the pages' catalogue.
+(:func:`barbu.coach.coach_allowed` holds for its seats); its reasons are said in English from the
+pages' catalogue.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from barbu.coach import BIG, BUDGET, Advice, Hint, Level, Speaker, coach_refusal, hint
+from barbu.coach import BIG, BUDGET, Advice, Hint, Level, Speaker, hint
 from barbu.coach.doubles import pairs
 from barbu.coach.explained import advice_from, warning_from
 from barbu.coach.reasons import Reason
@@ -34,11 +35,6 @@ class Coach:
         self.floor = floor  # deals the search looks at, at least (None: the expert's own)
         # The hint of the decision in progress, so that a warning after a hint says the same.
         self._kept: tuple[tuple[int, int, int, int], Hint] | None = None
-
-    def refused(self, people: Sequence[bool]) -> str | None:
-        """Why the coach may not help at a table with these seats, in words (None: it may)."""
-        why = coach_refusal(people)
-        return None if why is None else self.speaker.say(why)
 
     def hint_at(self, obs: Observation) -> Hint:
         """The coach's hint at this decision, made once."""
