@@ -209,3 +209,17 @@ def test_the_coach_imports_the_engine_and_the_bots_and_only_front_ends_import_it
     assert outside == set()
     users = {m for m, imports in graph.items() if m not in coach and imports & coach}
     assert users and all(u.startswith(("barbu.tui", "barbu.web", "barbu.cli")) for u in users), users
+
+
+def test_the_speaker_says_actions_points_and_contracts_in_the_catalogue_s_words() -> None:
+    from barbu.coach.words import signed
+    from barbu.engine.game import CONTRACT, RANK, REDOUBLE, TRUMP
+    speaker = Speaker(CLASSIC, NAMES)
+    said = [speaker.action(a) for a in (parse_card("TH"), CONTRACT + 1, TRUMP + 3, RANK + 9, DOUBLE,
+                                         DOUBLE + 0b0110, REDOUBLE + 0b1000)]
+    assert said == ["10♥", "No Queens", "Clubs", "J", "no double", "double Ben, Cleo", "redouble Dan"]
+    assert [signed(x) for x in (20, -6, 2.5, 0, -0.25)] == ["+20", "−6", "+2.5", "0", "−0.2"]
+    french = Speaker(CLASSIC, NAMES, "fr")
+    void = Reason("coach.void_shown", {"who": 1, "suit": "♣"})
+    assert french.say(void) == "Ben a montré qu’il n’a plus de ♣."
+    assert french.action(CONTRACT + 1) == "Pas de dames"
