@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from barbu.bots.expert import ExpertBot, _small_ending
+from barbu.bots.expert import ExpertBot
 from barbu.engine.game import DOUBLE, REDOUBLE, seats_of
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase
@@ -82,11 +82,7 @@ def hint(obs: Observation, budget: float = BUDGET, *, seed: int = 0, stop: float
     if obs.phase in (Phase.DOUBLE, Phase.REDOUBLE):
         edges = bot.wary_edges(obs)
         return Hint(obs.seat, bot.double_for(obs, edges), double_values(obs, edges), edges=tuple(edges))
-    candidates = list(obs.legal)
-    if bot.solve_end and _small_ending(obs, bot.solve_dominoes):
-        values = bot.solve(obs, candidates)
-    else:
-        values = bot.search(obs, candidates)
+    values = bot.values(obs, list(obs.legal))
     choice = max(values, key=lambda a: (values[a], -a))  # as the expert itself chooses
     return Hint(obs.seat, choice, values)
 
