@@ -132,6 +132,10 @@ def play_arguments(play: argparse.ArgumentParser) -> None:
     play.add_argument("--hands", type=int, default=None,
                       help="stop after this many hands (default: play to the end)")
     play.add_argument("--plain", action="store_true", help="no colours")
+    play.add_argument("--warn", choices=("off", "big", "always"), default="off",
+                      help="the coach warns before a decision the expert judges costly: off (the "
+                      "default), big (mistakes of 3 points or more) or always; type 'hint' at any "
+                      "prompt for its advice")
 
 
 def replay_arguments(replay: argparse.ArgumentParser) -> None:

@@ -79,18 +79,31 @@ def settle(contract_scores: Sequence[int], doubled: Sequence[int],
     >>> settle([-6, 0, -6, -12], [0b0100, 0b1101, 0b0001, 0], [0b0100, 0, 0, 0])
     [-12, 24, -12, -24]
     """
-    n = len(contract_scores)
     scores = list(contract_scores)
     if not any(doubled):
         return scores
+    for a, b, _, won in settled_pairs(contract_scores, doubled, redoubled):
+        scores[a] += won
+        scores[b] -= won
+    return scores
+
+
+def settled_pairs(contract_scores: Sequence[int], doubled: Sequence[int],
+                  redoubled: Sequence[int]) -> list[tuple[int, int, int, int]]:
+    """Each doubled pair of a hand as (a, b, times, what a wins from b), a before b: the pair
+    settles the difference of its contract scores once, or twice when redoubled.
+
+    >>> settled_pairs([-6, 0, -6, -12], [0b0100, 0b1101, 0b0001, 0], [0b0100, 0, 0, 0])
+    [(0, 1, 1, -6), (0, 2, 2, 0), (1, 2, 1, 6), (1, 3, 1, 12)]
+    """
+    n = len(contract_scores)
+    out = []
     for a in range(n):
         for b in range(a + 1, n):
             mult = _pair_mult(doubled, redoubled, a, b)
             if mult:
-                d = (contract_scores[a] - contract_scores[b]) * mult
-                scores[a] += d
-                scores[b] -= d
-    return scores
+                out.append((a, b, mult, (contract_scores[a] - contract_scores[b]) * mult))
+    return out
 
 
 def split_doubles(pairs: Sequence[tuple[int, int]], declarer: int,

@@ -16,6 +16,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from barbu.bots import Bot, level_label, make_bot
+from barbu.coach import Level
 from barbu.engine.cards import card_pretty, mask_of, rank_pretty, sorted_cards
 from barbu.engine.errors import IllegalActionError, RecordError
 from barbu.engine.game import CONTRACT, DOUBLE, PASS, RANK, REDOUBLE, TRUMP, Game, seats_of
@@ -23,6 +24,7 @@ from barbu.engine.observation import Observation
 from barbu.engine.record import dump, load, replay, to_record
 from barbu.engine.state import Phase, State
 from barbu.tui import render as r
+from barbu.tui.coaching import Coach
 from barbu.tui.narration import Narrator, _is_you, _possessive
 from barbu.tui.parsing import (
     InputError,
@@ -55,7 +57,7 @@ def double_examples(names: Sequence[str]) -> tuple[str, ...]:
 def help_text(game: Game, names: Sequence[str]) -> str:
     """The help of this game: only what applies to its rules, every example one that parses."""
     lines = ["Commands: help · sheet (score sheet so far) · last (last trick) · show (redraw the "
-             "table)", "  · quit (save and leave)",
+             "table)", "  · hint (what the expert would choose, and why) · quit (save and leave)",
              f"Cards: {', '.join(CARD_EXAMPLES)}; a rank alone ({', '.join(RANK_EXAMPLES)}) when "
              "it names", "  one playable card; "
              + ("pass (Dominoes, when no card fits)." if game.is_classic else
@@ -80,12 +82,14 @@ class QuitGame(Exception):
 class Prompter:
     """Asks the player for each decision and reads the answer, until it is one the rules allow."""
 
-    def __init__(self, term: Terminal, state: State, names: list[str], screen: Screen) -> None:
+    def __init__(self, term: Terminal, state: State, names: list[str], screen: Screen,
+                 coach: Coach | None = None) -> None:
         self.term = term
         self.state = state
         self.game = state.game
         self.names = names
         self.screen = screen
+        self.coach = coach or Coach(term, state.game, names)
 
     def turn(self, obs: Observation) -> int:
         """The player's decision at ``obs``, once the engine has taken it (commands answered meanwhile)."""
@@ -103,6 +107,8 @@ class Prompter:
                 continue
             try:
                 action = default if not text and default is not None else self.parse(obs, text)
+                if self.state.is_legal(action) and not self.coach.confirm(obs, action):
+                    continue
                 self.state.apply(action)
             except InputError as e:
                 # Built from what the player typed: its seats already count from 1.
@@ -155,6 +161,8 @@ class Prompter:
             self.screen.show_sheet(obs)
         elif cmd == "last":
             self.screen.show_last(obs)
+        elif cmd == "hint":
+            self.coach.hint(obs)
         else:
             self.screen.show(obs)
             self.explain(obs)
@@ -255,7 +263,8 @@ class Session:
     """One sitting at the table: the state, who sits where, and where the record goes."""
 
     def __init__(self, term: Terminal, state: State, names: list[str], human: int | None,
-                 bots: dict[int, Bot], delay: float, save_path: Path, stop_at: int) -> None:
+                 bots: dict[int, Bot], delay: float, save_path: Path, stop_at: int,
+                 warn: Level = Level.OFF) -> None:
         self.term = term
         self.state = state
         self.game: Game = state.game
@@ -268,7 +277,7 @@ class Session:
         self.viewer = human if human is not None else 0
         self.narrator = Narrator(term, self.game, names, human)
         self.screen = Screen(term, state, names, human)
-        self.prompter = Prompter(term, state, names, self.screen)
+        self.prompter = Prompter(term, state, names, self.screen, Coach(term, self.game, names, warn))
 
     # -- the whole sitting ---------------------------------------------------
 
@@ -389,6 +398,7 @@ class Session:
         """The hand just ended with ``action``: say what it came to, and save the game."""
         self.narrator.end_of_hand()
         self.screen.hand_result(before, seat, action)
+        self.prompter.coach.settled(self.state.observe(self.viewer))
         self.save()
         self.term.out(r.span(f"(saved in {self.save_path})", "dim"))
         if self.human is None:
@@ -528,7 +538,8 @@ def main(args: argparse.Namespace) -> int:
         _default_path(state.game, state.seed)
     delay = args.delay if args.delay is not None else DEFAULT_DELAY if sys.stdout.isatty() else 0.0
     stop_at = state.hand_no + args.hands if args.hands else state.game.num_hands
-    session = Session(term, state, names, human, bots, delay, path, stop_at)
+    warn = Level(getattr(args, "warn", None) or "off")
+    session = Session(term, state, names, human, bots, delay, path, stop_at, warn)
     intro = intro_lines(state, names, human, level_label(args.bot), path, args.resume)
     try:
         return session.play(intro)

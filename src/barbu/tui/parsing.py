@@ -34,6 +34,7 @@ COMMANDS = {
     "sheet": "sheet", "score": "sheet", "scores": "sheet",
     "last": "last", "show": "show", "table": "show", "redraw": "show",
     "quit": "quit", "exit": "quit", "save": "quit",
+    "hint": "hint", "coach": "hint",
 }
 PASS_WORDS = frozenset({"pass", "p", "knock", "stop", "no card"})
 NONE_WORDS = frozenset({"none", "no", "nobody", "nothing", "-", "pass", "n"})
@@ -49,7 +50,7 @@ class InputError(ValueError):
 
 
 def command_of(text: str) -> str | None:
-    """The command a line names (``help``, ``sheet``, ``last``, ``show``, ``quit``), if any."""
+    """The command a line names (``help``, ``sheet``, ``last``, ``show``, ``hint``, ``quit``), if any."""
     return COMMANDS.get(text.strip().lower())
 
 
