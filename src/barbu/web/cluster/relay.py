@@ -68,6 +68,7 @@ class Cluster:
         self.requests = Requests(self.bus)
         self._sweeper: asyncio.Task[None] | None = None
         self._beater: asyncio.Task[None] | None = None
+        self.stopping = False  # the beats end at their next turn, even if their cancel was lost below
 
     @property
     def job_prefix(self) -> str:
@@ -94,11 +95,12 @@ class Cluster:
 
     async def stop(self) -> None:
         """Close our readers with 1012 so that they come back elsewhere; the leases stay (see leave)."""
-        for task in (self._sweeper, self._beater):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        self.stopping = True
+        beats = [task for task in (self._sweeper, self._beater) if task is not None]
+        for task in beats:
+            task.cancel()
+        if beats:  # wait, not await: a cancel of stop() itself must not be taken for theirs
+            await asyncio.wait(beats)
         for table in list(self.lobby.tables.values()):
             close_readers(table, self._spawn)
         self.sockets.close_all()
@@ -144,9 +146,16 @@ class Cluster:
     # -- the beats ---------------------------------------------------------------------------
 
     async def _forever(self, work: Callable[[], Awaitable[None]]) -> None:
-        """Do ``work`` about every second (not in step with the other processes) until cancelled."""
-        while True:
+        """Do ``work`` about every second (not in step with the other processes) until stopped.
+
+        Stopping cancels this task, but a cancel can be lost on its way up (an ``except Exception``
+        meeting a cancel turned into a TimeoutError, or Python 3.11's wait_for returning a result that
+        raced it): the task would then loop on for good and the shutdown wait for it. The flag ends it.
+        """
+        while not self.stopping:
             await asyncio.sleep(SWEEP_SECONDS * random.uniform(0.8, 1.2))
+            if self.stopping:
+                return
             try:
                 await work()
             except Exception:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import multiprocessing
@@ -45,9 +44,11 @@ class Computers:
             handle.cancel()
         for task in self.drivers.values():
             task.cancel()
-        for task in list(self.drivers.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self.drivers:  # wait, not await: a cancel of stop() itself must not be taken for theirs
+            done, _ = await asyncio.wait(list(self.drivers.values()))
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    log.error("a computer player's task had failed", exc_info=task.exception())
         self.drivers.clear()
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
