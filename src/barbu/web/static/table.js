@@ -572,6 +572,7 @@ function onWelcome(msg) {
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
   Motion.pace(T.meta.pace);
+  Chat.place(T.meta.seats.every((seat, i) => i === T.you || seat.kind === "bot"));
   $("offline").hidden = true;
   T.asking = false;
   $("name-form").hidden = true;
