@@ -129,9 +129,11 @@ def player_page(store: TableStore, key: str) -> dict[str, Any]:
 
 
 def _game(h: HistoryRow) -> dict[str, Any]:
-    # No table id: a private table's is as good as its link to anyone who would watch it.
+    # A private table's id is as good as its link to anyone who would watch it: only a table the
+    # lobby listed (its id was public) is linked to its replay.
     return {"at": h.at, "ruleset": h.ruleset, "place": h.place, "total": h.total,
-            "before": rating(*h.before)["rating"], **rating(*h.after)}
+            "before": rating(*h.before)["rating"], **rating(*h.after),
+            "replay": f"/replay/{h.table_id}" if h.listed else None}
 
 
 def _means(history: Sequence[HistoryRow]) -> dict[str, dict[str, dict[str, float | int]]]:

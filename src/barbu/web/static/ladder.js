@@ -94,13 +94,19 @@ function chart(games, rs) {
   return root;
 }
 
+// A game of a table the lobby listed links to its replay (the server gives no link for a private one).
+function replayCell(g) {
+  return h("td", {}, g.replay ? h("a", { href: g.replay, class: "replay-link", "aria-label": t("player.replay-of", { date: when(g.at) }) },
+    t("player.replay")) : "");
+}
+
 function gamesTable(games) {
   return h("table", { class: "ladder-table" },
     h("thead", {}, h("tr", {}, ["player.date", "player.rules", "player.place", "player.total", "player.after"].map((k, i) =>
-      h("th", { scope: "col", class: i > 1 ? "num" : null }, t(k))))),
+      h("th", { scope: "col", class: i > 1 ? "num" : null }, t(k))), h("th", { scope: "col" }, t("player.replay")))),
     h("tbody", {}, [...games].reverse().map((g) => h("tr", {}, h("td", {}, when(g.at)), h("td", {}, t(`ruleset.${g.ruleset}`)),
       h("td", { class: "num" }, String(g.place)), h("td", { class: "num" }, I18N.points(g.total, g.ruleset === "classic")),
-      h("td", { class: "num" }, one(g.rating))))));
+      h("td", { class: "num" }, one(g.rating)), replayCell(g)))));
 }
 
 function contractsTable(rs, means) {
