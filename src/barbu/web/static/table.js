@@ -1253,9 +1253,16 @@ function renderCenter(v) {
   } else {
     trick.hidden = true;
     layout.hidden = false;
-    fill(layout, ...LAYOUT_SUITS.map((suit, i) => layoutRow(suit, v.lines[i])));
+    fill(layout, layoutRanks(), ...LAYOUT_SUITS.map((suit, i) => layoutRow(suit, v.lines[i])));
   }
   renderDecision(v);
+}
+
+// The ranks over the layout's columns, in the reader's letters (V D R A in French), so that a gap
+// in a row reads as the card it is. Each row says its own span to a screen reader (layoutRow).
+function layoutRanks() {
+  return h("div", { class: "layout-ranks", "aria-hidden": "true" }, h("span"),
+    ...[...RANKS].map((r) => h("span", { "data-rank": r }, t(`rank.${r}`))));
 }
 
 function layoutRow(suit, [lo, hi]) {
