@@ -1,4 +1,4 @@
-"""The Dominoes and Réussite layouts at the browser's table: the ranks over their columns, in the page's words."""
+"""The Dominoes and Réussite layouts at the browser's table: ranks over their columns, in the page's words."""
 
 from __future__ import annotations
 
