@@ -12,6 +12,7 @@ from tests.oracle import contract_scores, family_total
 
 from barbu.engine.cards import FULL_DECK, HEART_CARDS, KH_MASK, QUEENS, SUIT_MASKS, mask_str, parse_cards
 from barbu.engine.game import PASS, Game
+from barbu.engine.record import replay, to_record
 from barbu.engine.state import Phase, State
 
 pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
@@ -279,3 +280,28 @@ def test_choosers_rotate_every_round_and_choose_each_challenge_once(players: int
     best = min(state.totals)
     assert state.winners() == [s for s in range(players) if state.totals[s] == best]
     assert state.totals == [sum(h.scores[s] for h in state.history) for s in range(players)]
+
+
+def test_a_shorter_game_ends_after_its_rounds_and_its_record_says_so() -> None:
+    game = Game("family", 3, rounds=3)
+    assert game.num_hands == 3 and game != Game("family", 3)
+    state = State(game, seed=8)
+    while not state.is_over:
+        if state.phase == Phase.DEAL:
+            state.deal_random()
+        else:
+            state.apply(state.legal_actions()[0])
+    assert len(state.history) == 3 and state.winners()
+    doc = to_record(state, ["A", "B", "C"])
+    assert doc["rounds"] == 3
+    again = replay(doc).state
+    assert again.is_over and again.totals == state.totals and again.game == game
+    assert "rounds" not in to_record(State(Game("family", 3), seed=8), ["A", "B", "C"])
+
+
+@pytest.mark.parametrize(("ruleset", "players", "rounds"),
+                         [("classic", 4, 8), ("family", 3, 22), ("family", 4, -1)])
+def test_a_shorter_game_is_a_family_game_of_at_most_its_whole_length(ruleset: str, players: int,
+                                                                     rounds: int) -> None:
+    with pytest.raises(ValueError, match="a shorter game is a family game"):
+        Game(ruleset, players, rounds=rounds)

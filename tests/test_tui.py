@@ -469,3 +469,30 @@ def test_a_bot_s_illegal_move_is_said_of_it_with_names(tmp_path: Path) -> None:
     assert ("the computer player Ben tried an illegal move: it may not double Zoé, who has "
             "already doubled them") in text
     assert "seat 0" not in text
+
+
+def you_must_pass_in_dominoes() -> State:
+    """Ben declares Dominoes; every seat plays its highest legal card until you hold none that fits."""
+    state = State(Game.classic(), seed=3, first_declarer=1)
+    state.deal_random()
+    state.apply(state.game.parse_action("dominoes"))
+    while not (state.phase == Phase.PLAY and state.current == 0 and state.legal_actions() == [PASS]):
+        legal = state.legal_actions()
+        state.apply(legal[-1] if state.phase == Phase.PLAY else legal[0])
+    return state
+
+
+def your_passes(state: State) -> int:
+    return sum(1 for s, a in zip(state.actors, state.actions, strict=True) if s == 0 and a == PASS)
+
+
+def test_a_forced_pass_is_played_for_you_and_said(tmp_path: Path) -> None:
+    state = you_must_pass_in_dominoes()
+    mine = your_passes(state)
+    s, out = session(tmp_path, ScriptedStdin([], EOFError()), state=state, stop_at=1)
+    s.play([])
+    text = out.getvalue()
+    # No question is asked for it (the browser does the same): the pass is made, and a line says so.
+    assert "No card of yours fits: you pass." in text
+    assert "You cannot place a card" not in text
+    assert your_passes(state) > mine

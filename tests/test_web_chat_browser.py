@@ -102,3 +102,16 @@ def test_a_watcher_only_reads_where_the_players_alone_write(chrome: Any, server:
     assert watcher.locator("#chat-form").is_hidden()
     assert watcher.inner_text("#chat-note") == "只有本桌玩家可以在聊天中发言。"
     watcher.context.close()
+
+
+def test_the_chat_starts_closed_at_a_table_of_computers(chrome: Any, server: str) -> None:  # noqa: F811
+    made = post(server + "/api/tables", {"name": "Ann"})  # Ann and three computers: nobody to talk to
+    ann = person(chrome, server, made["you"]["link"], DESKTOP)
+    assert ann.locator("#chat[open]").count() == 0
+    ann.click("#chat summary")  # still there when wanted
+    assert ann.locator("#chat[open]").count() == 1
+    say(ann, "anyone?")
+    ann.wait_for_selector("#chat-list li")
+    assert "anyone?" in ann.locator("#chat-list li").last.inner_text()
+    assert ann.errors == []
+    ann.context.close()

@@ -229,7 +229,8 @@ def json_values() -> st.SearchStrategy[Any]:
 
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
-          "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options"]
+          "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
+          "rounds"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:

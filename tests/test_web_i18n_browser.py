@@ -149,6 +149,7 @@ def test_the_rules_page_shows_every_contract_with_the_engines_figures(server: st
         else:
             assert "10 + 100 + 25 + 10 + 10 = 155" in page.inner_text("li.contract[data-contract='salad']")
             assert en["family.lowest-wins"] in page.inner_text("#s2-4")
+            assert en["rules.family.s2-4.p2"] in page.inner_text("#s2-4")  # what a shorter game is
     finally:
         page.context.close()
 

@@ -174,7 +174,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def rated_game(client: TestClient, name: str) -> dict[str, str]:
+def rated_game(client: TestClient, name: str, **body: Any) -> dict[str, str]:
     """A profile, and one finished family game of it against two random computers."""
     res = client.post("/api/players", json={"name": name})
     assert res.status_code == 201
@@ -183,7 +183,8 @@ def rated_game(client: TestClient, name: str) -> dict[str, str]:
     # Played on a lobby of its own over the server's store, so that the server's computers do not
     # play it at the same time: what is stored is what the server would have stored.
     me = server.profiles.authenticate(credential)
-    table = sit(Lobby(server.profiles.store), [{"kind": "you"}, *RANDOMS], me, ruleset="family", players=3)
+    table = sit(Lobby(server.profiles.store), [{"kind": "you"}, *RANDOMS], me, ruleset="family", players=3,
+                **body)
     play_out(table, {0: attach(table, 0)})
     return {"X-Barbu-Player": credential}
 
@@ -205,6 +206,26 @@ def test_the_leaderboard_and_a_players_page(client: TestClient) -> None:
     assert page["name"] == "Zoë" and [g["ruleset"] for g in page["games"]] == ["family"]
     assert page["games"][0]["rating"] == page["ratings"]["family"]["rating"]
     assert sum(c["hands"] for c in page["contracts"]["family"].values()) == 21
+
+
+def test_a_players_page_links_each_listed_game_to_its_replay(client: TestClient) -> None:
+    rated_game(client, "Zoë")
+    store = server_of(client).profiles.store
+    [table_id] = [str(r[0]) for r in query(store, "SELECT table_id FROM rating_history")]
+    [game] = client.get("/api/players/Zoë").json()["games"]
+    assert game["replay"] == f"/replay/{table_id}"
+    assert client.get(game["replay"]).status_code == 200
+    timeline = client.get(f"/api/tables/{table_id}/timeline")
+    assert timeline.status_code == 200 and timeline.json()["complete"]
+
+
+def test_a_private_tables_game_has_no_link_on_the_players_page(client: TestClient) -> None:
+    rated_game(client, "Yan", private=True)
+    store = server_of(client).profiles.store
+    [table_id] = [str(r[0]) for r in query(store, "SELECT table_id FROM rating_history")]
+    res = client.get("/api/players/Yan")
+    [game] = res.json()["games"]
+    assert game["replay"] is None and table_id not in res.text
 
 
 @pytest.mark.parametrize(("url", "status", "code"), [
@@ -232,7 +253,9 @@ def test_no_new_answer_carries_a_secret(client: TestClient) -> None:
     secrets |= {str(r[0]) for r in query(store, "SELECT token FROM seats WHERE token != ''")}
     secrets |= {str(r[0]) for r in query(store, "SELECT hash FROM player_keys")}
     secrets |= {str(r[0]) for r in query(store, "SELECT salt FROM player_keys")}
-    secrets |= {str(r[0]) for r in query(store, "SELECT id FROM tables")}  # private ones are found by it
+    # A private table is found by its id; a listed one's is public (the lobby showed it), and its
+    # replay is linked from the player's page.
+    secrets |= {str(r[0]) for r in query(store, "SELECT id FROM tables WHERE private = 1")}
     client.post("/api/me/password", headers=auth, json={"password": "correct horse"})
     secrets |= {str(r[0]) for r in query(store, "SELECT password FROM players WHERE password != ''")}
     for url in ("/api/leaderboard/family", "/api/players/Yan", "/leaderboard", "/player/Yan"):

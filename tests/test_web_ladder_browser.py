@@ -107,9 +107,13 @@ def test_the_leaderboard_after_three_rated_games(served: tuple[str, str], chrome
     assert page.locator("svg.ladder-chart circle").count() == 4  # before the first game, then after each
     assert page.locator("section[data-rules=family] tr[data-contract]").count() == 7  # the seven challenges
     assert page.locator(".part:last-of-type tbody tr").count() == 3
+    assert page.locator(".part:last-of-type tbody a.replay-link").count() == 3  # each game, its replay
     assert "[" not in page.locator("main").inner_text()
     shoot(page, f"player-{lang}")
     no_serious_violation(page, f"player-{lang}")
+    page.locator("a.replay-link").first.click()
+    page.wait_for_selector("#rp-view:not([hidden])")
+    assert "/replay/" in page.url and "[" not in page.locator("#rp-title").inner_text()
     page.close()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,6 +216,32 @@ def test_the_analysis_of_a_dropped_record_shows_its_progress_and_marks(server: d
     assert serious_violations(page, "axe-replay-analysis.json") == []
 
 
+
+
+@pytest.mark.parametrize(("lang", "done", "where"), [
+    ("en", "Analysis done", r"^Hand \d+, trick (\d+), (1st|2nd|3rd|4th) card: "),
+    ("fr", "Analyse terminée", r"^Donne \d+, pli (\d+), (1re|2e|3e|4e) carte : "),
+])
+def test_the_costly_decisions_are_named_by_trick_and_place_in_it(server: dict[str, str], page: Any,
+                                                                 lang: str, done: str, where: str) -> None:
+    page.goto(f"{server['url']}/replay?lang={lang}")
+    drop(page, GOLDEN)
+    page.wait_for_selector("#rp-view:not([hidden])")
+    page.select_option("#rp-seat", "1")
+    page.click("#rp-analyse")
+    page.wait_for_function(f"document.querySelector('#rp-progress-text').textContent.startsWith('{done}')",
+                           timeout=60000)
+    items = page.locator("#rp-costly li button").all_inner_texts()
+    assert items, "the golden record's seat 1 makes costly decisions"
+    tricks = []
+    for text in items:
+        m = re.match(where, text)
+        assert m, text
+        tricks.append(int(m.group(1)))
+    # The trick said is the one the item leads to.
+    page.locator("#rp-costly li button").first.click()
+    assert f" {tricks[0]}" in page.locator("#rp-where").inner_text()
+    assert page.errors == []
 
 
 def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome: Any) -> None:

@@ -63,6 +63,8 @@ class Game:
     # played by id, when not the whole deck and the rule set's whole table.
     deck: int = FULL_DECK
     contract_ids: tuple[str, ...] = ()
+    # A shorter family game, agreed at the table: it ends after this many rounds (0: the whole game).
+    rounds: int = 0
     # Derived once, because the state machine reads them on every trick.
     is_classic: bool = field(init=False, compare=False)
     hand_size: int = field(init=False, compare=False)  # cards dealt to each player
@@ -85,6 +87,9 @@ class Game:
             raise ValueError("the option flags belong to the classic rules")
         table = with_options(CLASSIC if self.ruleset == "classic" else FAMILY, self.options)
         table = for_deck(only(table, tuple(self.contract_ids)), self.deck)
+        whole = len(table) * self.players
+        if self.rounds and (self.ruleset != "family" or not 1 <= self.rounds <= whole):
+            raise ValueError(f"a shorter game is a family game of 1 to {whole} rounds, not {self.rounds}")
         cards = self.deck.bit_count()
         if cards < self.players:
             raise ValueError(f"a deck of {cards} cards cannot deal one to each of {self.players} players")
@@ -95,7 +100,7 @@ class Game:
             "is_classic": self.ruleset == "classic",
             "hand_size": cards // self.players,
             "set_aside_count": cards % self.players,
-            "num_hands": len(table) * self.players,
+            "num_hands": self.rounds or whole,
             "hands_per_declarer": len(table) if self.ruleset == "classic" else 1,
             "deck_bits": CARD_BITS if self.deck == FULL_DECK else tuple(
                 b for b in CARD_BITS if self.deck & b),

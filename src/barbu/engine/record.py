@@ -122,8 +122,10 @@ def game_of(doc: dict[str, Any], form: str = FORMAT) -> tuple[Game, list[str]]:
     if not all(isinstance(o, str) for o in options):
         raise RecordError("the field 'options' must list option names")
     deck, contracts = _smaller_game(doc)
+    rounds = read_field(doc, "rounds", int, None, required=False, default=0)
     try:
-        game = Game(ruleset, len(players), frozenset(options), deck=deck, contract_ids=contracts)
+        game = Game(ruleset, len(players), frozenset(options), deck=deck, contract_ids=contracts,
+                    rounds=rounds)
     except ValueError as e:
         raise RecordError(f"{e}") from e
     return game, players
@@ -392,6 +394,8 @@ def to_record(state: State, players: Sequence[str], public: bool = False) -> dic
         doc["deck"] = mask_str(g.deck)
     if g.contract_ids:
         doc["contracts"] = list(g.contract_ids)
+    if g.rounds:
+        doc["rounds"] = g.rounds
     if not public or state.is_over:
         doc["seed"] = state.seed
     doc["hands"] = hands

@@ -94,6 +94,11 @@ class Prompter:
     def turn(self, obs: Observation) -> int:
         """The player's decision at ``obs``, once the engine has taken it (commands answered meanwhile)."""
         self.screen.show(obs)
+        if obs.phase == Phase.PLAY and obs.legal == (PASS,):
+            # Nothing to decide: the pass is made at once, as at the browser's table, and said.
+            self.state.apply(PASS)
+            self.term.note("No card of yours fits: you pass.")
+            return PASS
         self.explain(obs)
         prompt, default = self.prompt(obs)
         while True:
@@ -241,8 +246,6 @@ class Prompter:
 
     def play_prompt(self, obs: Observation) -> tuple[str, Text]:
         cards = r.cards_text(sorted_cards(mask_of(a for a in obs.legal if a < 52)))
-        if obs.legal == (PASS,):
-            return "You cannot place a card", r.span("pass", "cyan")
         if PASS in obs.legal:
             return "You placed an ace: place one more card or stop", cards + r.span(" pass", "cyan")
         return "Your card", cards

@@ -82,6 +82,7 @@ class HistoryRow:
     after: tuple[float, float]
     contracts: dict[str, tuple[int, int]]
     at: float
+    listed: bool = False  # its table is still stored and was in the lobby's list (not private)
 
 
 @dataclass

@@ -58,13 +58,14 @@ def game_result(game: Game, state: State, rows: Sequence[SeatRow],
                 decisions: Mapping[int, Mapping[str, int]] | None = None, *,
                 seed_chosen: bool = False) -> GameResult | None:
     """What a finished game is rated as; None when it is not over, no seat is its profile's player's,
-    or its creator chose the seed (``seed_chosen``: they knew every deal, a practice game).
+    its creator chose the seed (``seed_chosen``: they knew every deal, a practice game), or it was a
+    shorter game (the ladder compares whole games).
 
     ``decisions`` (seat -> who decided -> how many) makes a person's seat that a computer mostly
     played that computer's; without it (a game replayed from before they were counted) every seat
     counts as its holder's.
     """
-    if seed_chosen or not state.is_over or len(state.history) != game.num_hands:
+    if seed_chosen or game.rounds or not state.is_over or len(state.history) != game.num_hands:
         return None
     entrants = [entrant(r, None if decisions is None else decisions.get(r.seat, {}))
                 for r in sorted(rows, key=lambda r: r.seat)]
@@ -129,9 +130,11 @@ def player_page(store: TableStore, key: str) -> dict[str, Any]:
 
 
 def _game(h: HistoryRow) -> dict[str, Any]:
-    # No table id: a private table's is as good as its link to anyone who would watch it.
+    # A private table's id is as good as its link to anyone who would watch it: only a table the
+    # lobby listed (its id was public) is linked to its replay.
     return {"at": h.at, "ruleset": h.ruleset, "place": h.place, "total": h.total,
-            "before": rating(*h.before)["rating"], **rating(*h.after)}
+            "before": rating(*h.before)["rating"], **rating(*h.after),
+            "replay": f"/replay/{h.table_id}" if h.listed else None}
 
 
 def _means(history: Sequence[HistoryRow]) -> dict[str, dict[str, dict[str, float | int]]]:

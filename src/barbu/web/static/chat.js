@@ -4,7 +4,7 @@
 
 const Chat = (() => {
   const MUTE = "barbu.chat.muted";
-  const state = { rights: "players", you: null, unread: 0, muted: false, send: null, ready: false };
+  const state = { rights: "players", you: null, unread: 0, muted: false, send: null, ready: false, placed: false };
   const $ = (id) => document.getElementById(id);
 
   function muted() {
@@ -73,9 +73,15 @@ const Chat = (() => {
       $("chat-said").hidden = true;
       if (state.send({ type: "chat", text })) input.value = "";
     });
-    // A wide screen has room to keep the chat open beside the game; a phone opens it on demand.
-    if (window.matchMedia("(min-width: 900px)").matches) $("chat").open = true;
     state.ready = true;
+  }
+
+  // Said once, when the table is first known: a wide screen has room to keep the chat open beside
+  // the game, unless every other seat is a computer (nobody to talk to); a phone opens it on demand.
+  function place(othersAreComputers) {
+    if (state.placed) return;
+    state.placed = true;
+    if (!othersAreComputers && window.matchMedia("(min-width: 900px)").matches) $("chat").open = true;
   }
 
   function onLog(msg, you) {
@@ -103,5 +109,5 @@ const Chat = (() => {
     if (!$("chat").open) $("chat").open = true;
   }
 
-  return { setup, onLog, onMessage, refused };
+  return { setup, place, onLog, onMessage, refused };
 })();

@@ -94,11 +94,18 @@ function chart(games, rs) {
   return root;
 }
 
+// A game of a table the lobby listed: its date links to its replay (the server gives no link for a
+// private table's game). No column of its own, so that the table still fits a phone.
+function dateCell(g) {
+  const label = t("player.replay-of", { date: when(g.at) });
+  return h("td", {}, g.replay ? h("a", { href: g.replay, class: "replay-link", "aria-label": label, title: label }, when(g.at)) : when(g.at));
+}
+
 function gamesTable(games) {
   return h("table", { class: "ladder-table" },
     h("thead", {}, h("tr", {}, ["player.date", "player.rules", "player.place", "player.total", "player.after"].map((k, i) =>
       h("th", { scope: "col", class: i > 1 ? "num" : null }, t(k))))),
-    h("tbody", {}, [...games].reverse().map((g) => h("tr", {}, h("td", {}, when(g.at)), h("td", {}, t(`ruleset.${g.ruleset}`)),
+    h("tbody", {}, [...games].reverse().map((g) => h("tr", {}, dateCell(g), h("td", {}, t(`ruleset.${g.ruleset}`)),
       h("td", { class: "num" }, String(g.place)), h("td", { class: "num" }, I18N.points(g.total, g.ruleset === "classic")),
       h("td", { class: "num" }, one(g.rating))))));
 }

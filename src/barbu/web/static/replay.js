@@ -249,6 +249,14 @@ function whereText(hd) {
   return t("replay.at-step", { step: R.step, steps: hd.steps.length, trick: now.trick_no + 1 });
 }
 
+// Where play ``i`` of a hand was: "trick 12, 3rd card"; in a layout contract (no tricks), its number.
+function whereMove(handNo, i) {
+  const hd = R.tl.hands[handNo];
+  const s = hd && hd.steps[i];
+  if (!s || hd.layout) return t("replay.move-layout", { step: i + 1 });
+  return t("replay.move", { trick: s.trick_no + 1, nth: t(`replay.nth.${s.trick.length}`) });
+}
+
 function sayText(hd, now) {
   const head = t("replay.hand-of", { hand: R.hand + 1, hands: R.tl.num_hands });
   if (!now) return t("replay.said", { head, text: contractBy(hd) });
@@ -265,7 +273,7 @@ function renderSteps(hd) {
   const items = hd.steps.map((s, i) => {
     const v = marks.get(i);
     const cls = ["rp-step", i + 1 === R.step ? "here" : "", v ? costClass(v) : ""].join(" ");
-    const label = `${i + 1}. ${name(s.seat)}: ${actionShort(s.action)}${v ? ` — ${verdictText(v)}` : ""}`;
+    const label = `${whereMove(R.hand, i)}. ${name(s.seat)}: ${actionShort(s.action)}${v ? ` — ${verdictText(v)}` : ""}`;
     return h("button", { type: "button", class: cls, "aria-label": label, title: label,
       "aria-current": i + 1 === R.step ? "step" : null, onclick: () => go(R.hand, i + 1) }, actionShort(s.action));
   });
@@ -401,7 +409,7 @@ function showJob() {
   if (btn) btn.disabled = underWay(j);
   const total = j.cost;  // the server's sum over the person's own decisions (no stand-in's)
   const list = j.costly.map((v) => h("li", {}, h("button", { type: "button", class: "rp-jump", onclick: () => go(v.hand, v.action + 1) },
-    t("replay.costly-item", { hand: v.hand + 1, step: v.action + 1, card: actionShort(v.played), best: actionShort(v.best), cost: I18N.number(v.cost, 1) }))));
+    t("replay.costly-item", { hand: v.hand + 1, where: whereMove(v.hand, v.action), card: actionShort(v.played), best: actionShort(v.best), cost: I18N.number(v.cost, 1) }))));
   fill($("rp-costly"), j.done ? h("p", {}, t("replay.total-cost", { n: j.judged, cost: I18N.number(total, 1), name: name(j.seat) })) : null,
     j.stand_ins ? h("p", { class: "help", id: "rp-stand-ins" }, t("replay.stand-ins", { n: j.stand_ins })) : null,
     j.costly.length ? [h("h3", {}, t("replay.biggest")), h("ol", { class: "rp-costly-list" }, list)]

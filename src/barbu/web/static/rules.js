@@ -80,7 +80,7 @@ function familyText(info) {
     section("s2-3", t("rules.family.s2-3.title"), para("rules.family.s2-3.p1", args),
       node("ul", { class: "contracts" }, info.contracts.map((c) => contractItem("family", c)))),
     section("s2-4", t("rules.family.s2-4.title"), para("rules.family.s2-4.p1", args),
-      node("p", { class: "help note" }, t("family.lowest-wins"))),
+      node("p", { class: "help note" }, t("family.lowest-wins")), para("rules.family.s2-4.p2", args)),
   ];
 }
 

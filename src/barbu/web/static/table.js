@@ -120,6 +120,7 @@ async function showLobby() {
   refreshTables();
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
+  $("create-rounds").addEventListener("change", (e) => { e.target.dataset.each = e.target.selectedOptions[0].dataset.each; });
   $("create-form").addEventListener("submit", createTable);
   $("quick-play").addEventListener("click", quickPlay);
   $("create-pace").value = Settings.get("pace");
@@ -204,11 +205,24 @@ function turnClock() {
   return secs ? { seconds: Number(secs), level: $("clock-level").value } : null;
 }
 
+// A family game's length: the whole game (7 rounds each) or a shorter one of whole turns round the
+// table, each player choosing as often; the choice (rounds each) stays when the players change.
+function renderRounds(family, players) {
+  $("rounds-label").hidden = !family;
+  const sel = $("create-rounds");
+  const each = sel.value ? Number(sel.dataset.each) : 7;
+  fill(sel, ...[7, 1, 2, 3, 4, 5, 6].map((k) => h("option", { value: k === 7 ? "" : String(k * players), "data-each": k },
+    k === 7 ? t("lobby.rounds-whole", { n: 7 * players }) : t("lobby.rounds-each", { n: k, rounds: k * players }))));
+  sel.value = each === 7 ? "" : String(each * players);
+  sel.dataset.each = each;
+}
+
 function renderCreateForm() {
   const family = ruleset() === "family";
   $("players-label").hidden = !family;
   renderRulesetNotes(family);
   const players = family ? Number($("create-players").value) : 4;
+  renderRounds(family, players);
   const opts = $("options-box");
   opts.hidden = family;
   renderOptions(opts);
@@ -259,6 +273,7 @@ async function createTable(ev) {
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   const body = { ruleset: ruleset(), players, options, seats, private: $("create-private").checked,
     chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
+  if (family && $("create-rounds").value) body.rounds = Number($("create-rounds").value);
   const computer = seats.find((s) => s.kind === "bot");
   remember(QUICK, { ruleset: body.ruleset, players, options, level: computer ? computer.level : quickSettings().level });
   await makeTable(body, $("create-button"));
@@ -572,6 +587,7 @@ function onWelcome(msg) {
   T.defaultLevel = msg.default_level;
   T.meta = localNames(msg.table);
   Motion.pace(T.meta.pace);
+  Chat.place(T.meta.seats.every((seat, i) => i === T.you || seat.kind === "bot"));
   $("offline").hidden = true;
   T.asking = false;
   $("name-form").hidden = true;
@@ -941,6 +957,7 @@ function renderInfo(v) {
   const rules = m.ruleset === "classic" ? t("table.classic") : t("table.family", { n: m.players });
   const handNo = Math.min(v.hand_no + 1, m.num_hands);
   fill($("info-title"), `${rules} · ${t("table.hand-of", { n: handNo, total: m.num_hands })}`
+    + (m.rounds ? ` (${t("table.short-game")})` : "")
     + (m.options.length ? ` · ${m.options.map(optionName).join(", ")}` : ""), " · ",
   h("span", { class: "aim" }, m.ruleset === "classic" ? t("table.highest-wins") : t("table.lowest-wins")));
   const parts = [];
@@ -1252,9 +1269,16 @@ function renderCenter(v) {
   } else {
     trick.hidden = true;
     layout.hidden = false;
-    fill(layout, ...LAYOUT_SUITS.map((suit, i) => layoutRow(suit, v.lines[i])));
+    fill(layout, layoutRanks(), ...LAYOUT_SUITS.map((suit, i) => layoutRow(suit, v.lines[i])));
   }
   renderDecision(v);
+}
+
+// The ranks over the layout's columns, in the reader's letters (V D R A in French), so that a gap
+// in a row reads as the card it is. Each row says its own span to a screen reader (layoutRow).
+function layoutRanks() {
+  return h("div", { class: "layout-ranks", "aria-hidden": "true" }, h("span"),
+    ...[...RANKS].map((r) => h("span", { "data-rank": r }, t(`rank.${r}`))));
 }
 
 function layoutRow(suit, [lo, hi]) {

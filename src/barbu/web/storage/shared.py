@@ -215,9 +215,11 @@ class SqlStore(ABC):
 
     def rating_history(self, player_id: str, limit: int) -> list[HistoryRow]:
         """A profile's rated games, oldest first (the newest ``limit`` of them)."""
-        rows = self._rows("SELECT table_id, ruleset, seat, place, total, mu_before, sigma_before, mu_after, "
-                          "sigma_after, contracts, at FROM rating_history WHERE player_id = ? "
-                          "ORDER BY at DESC, {written} DESC LIMIT ?", (player_id, limit))
+        rows = self._rows("SELECT h.table_id, h.ruleset, h.seat, h.place, h.total, h.mu_before, "
+                          "h.sigma_before, h.mu_after, h.sigma_after, h.contracts, h.at, t.private "
+                          "FROM rating_history h "
+                          "LEFT JOIN tables t ON t.id = h.table_id WHERE h.player_id = ? "
+                          "ORDER BY h.at DESC, h.{written} DESC LIMIT ?", (player_id, limit))
         return [history_row(r) for r in reversed(rows)]
 
     def rated(self, table_id: str) -> bool:
@@ -231,7 +233,7 @@ def rating_row(r: Row) -> RatingRow:
 def history_row(r: Row) -> HistoryRow:
     contracts = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r[9]).items()}
     return HistoryRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), (float(r[5]), float(r[6])),
-                      (float(r[7]), float(r[8])), contracts, float(r[10]))
+                      (float(r[7]), float(r[8])), contracts, float(r[10]), r[11] is not None and not r[11])
 
 
 def event_of(row: Row) -> Event:

@@ -33,6 +33,18 @@ def parse_pace(value: object) -> str:
     return value
 
 
+def parse_rounds(value: object, game: Game) -> int:
+    """A setup's ``rounds``: a shorter family game, of a whole number of turns round the table (each
+    player chooses as often), checked against the whole ``game``."""
+    n, whole = game.players, game.num_hands
+    if game.ruleset != "family":
+        raise TableError("bad-setup", '"rounds" shortens a family game only; a classic game has its 28 hands')
+    if not isinstance(value, int) or isinstance(value, bool) or not n <= value <= whole or value % n:
+        raise TableError("bad-setup", f'"rounds" is {n}, {2 * n}, … or {whole} with {n} players (each '
+                         "chooses as often), or null for the whole game")
+    return value
+
+
 @dataclass
 class Setup:
     """What a new table is asked for: the game (rules, players, options), and who sits where."""
@@ -72,6 +84,8 @@ class Setup:
             raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
         try:
             game = Game(ruleset, players, frozenset(options))
+            if body.get("rounds") is not None:
+                game = Game(ruleset, players, rounds=parse_rounds(body["rounds"], game))
         except ValueError as e:
             raise TableError("bad-setup", str(e)) from e
         seats = body.get("seats")
@@ -117,6 +131,8 @@ class Setup:
             record["turn_clock"] = self.turn_clock.stored()
         if self.pace != "normal":
             record["pace"] = self.pace
+        if game.rounds:
+            record["rounds"] = game.rounds
         return record
 
 
