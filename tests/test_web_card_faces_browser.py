@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(
 
 I18N = Path(__file__).resolve().parent.parent / "src" / "barbu" / "web" / "static" / "i18n"
 SPRITE = "/static/cards/cards.svg"
+GOLDEN = Path(__file__).resolve().parent / "data" / "classic_no_queens_golden_doubling.json"
 # Each card of the hand: its name, its accessible name, the symbol its face is drawn from, and
 # whether that symbol is in the sprite the page was served.
 HAND = """async (sprite) => {
@@ -126,4 +127,24 @@ def test_the_four_colour_deck_draws_a_club_green(server: str, desktop: Any) -> N
     assert before == 0 and after > 40, (before, after)
     assert page.evaluate("getComputedStyle(document.body).getPropertyValue('--suit-C').trim()") == "#15803d"
     page.evaluate("localStorage.removeItem('barbu.settings')")  # the other tests' pages: two colours
+    page.close()
+
+
+def test_the_replay_draws_the_trick_whole_and_the_hands_by_their_corner(server: str, desktop: Any) -> None:
+    page = desktop.new_page()
+    page.goto(f"{server}/replay?lang=en")
+    page.wait_for_selector("#rp-drop:not([hidden])")
+    page.set_input_files("#rp-file", str(GOLDEN))
+    page.wait_for_selector("#rp-view:not([hidden])")
+    page.keyboard.press("ArrowRight")  # the first card led
+    drawn = page.evaluate("""() => [...document.querySelectorAll('#rp-view .card')].map((c) => ({
+      label: c.getAttribute('aria-label'), trick: !!c.closest('.rp-played'),
+      box: c.querySelector('svg.face').getAttribute('viewBox'),
+      href: c.querySelector('svg.face use').getAttribute('href')}))""")
+    trick = [c for c in drawn if c["trick"]]
+    assert len(trick) == 1 and len(drawn) == 52
+    for c in drawn:
+        assert c["href"].startswith(f"{SPRITE}#"), c
+        assert c["label"] == card_name("en", c["href"][-2:]), c
+        assert (c["box"] == "0 0 225 314") == c["trick"], c  # the trick's card whole, the hands' a corner
     page.close()
