@@ -7,7 +7,7 @@ const Cards = (() => {
   const SPRITE = "/static/cards/cards.svg";
   const NS = "http://www.w3.org/2000/svg";
   const WHOLE = "0 0 225 314";
-  const CORNER = "4 10 46 120"; // the rank over the suit, as a fanned hand shows them (style.css: 46 / 120)
+  const CORNER = "4 10 44 120"; // the rank over the suit, as a fanned hand shows them (style.css: 44 / 120)
 
   function art(id, corner) {
     const svg = document.createElementNS(NS, "svg");
