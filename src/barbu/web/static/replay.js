@@ -47,12 +47,11 @@ function contractBy(hd) {
   return t(key, { contract: contractName(hd), name: name(hd.declarer) });
 }
 
-function cardEl(card, cls) {
+// A card from the deck of cards.js: its whole face in the trick (whole), else its index corner.
+function cardEl(card, cls, whole = false) {
   const red = card[1] === "H" || card[1] === "D";
-  return h("span", { class: `card small s-${card[1]} ${red ? "red" : "black"} ${cls || ""}`, role: "img",
-    "aria-label": cardName(card), title: cardShort(card) },
-  h("span", { class: "rank", "aria-hidden": "true" }, card[0] === "T" ? "10" : card[0]),
-  h("span", { class: "suit", "aria-hidden": "true" }, SUIT_SYMBOL[card[1]]));
+  return h("span", { class: `card small s-${card[1]} ${red ? "red" : "black"} ${whole ? "whole" : ""} ${cls || ""}`,
+    role: "img", "aria-label": cardName(card), title: cardShort(card) }, Cards.face(card, !whole));
 }
 
 function showError(err) {
@@ -223,7 +222,7 @@ function renderCentre(hd, now) {
   }
   const trick = now ? now.trick : [];
   const cards = trick.map(([s, c]) => h("figure", { class: `rp-played${now && now.won_by === s ? " won" : ""}` },
-    cardEl(c, now.action === c ? "just" : ""), h("figcaption", {}, name(s))));
+    cardEl(c, now.action === c ? "just" : "", true), h("figcaption", {}, name(s))));
   const caption = now && now.won_by !== null ? h("p", { class: "rp-taken" }, t("replay.taken-by", { name: name(now.won_by) })) : null;
   fill(box, h("div", { class: "rp-trick", role: "group", "aria-label": t("replay.trick") },
     cards.length ? cards : h("p", { class: "muted" }, t("replay.no-card-yet"))), caption);

@@ -52,8 +52,7 @@ function cardEl(card, opts = {}) {
   const button = opts.button || opts.onclick;
   return h(button ? "button" : "span", { class: cls, "data-card": card, title: `${rankText(card[0])}${SUIT_SYMBOL[suit]}`,
     onclick: opts.onclick, type: button ? "button" : null, "aria-label": label, role: button ? null : "img" },
-  h("span", { class: "rank", "aria-hidden": "true" }, rankText(card[0])),
-  h("span", { class: "suit", "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
+  Cards.face(card, opts.small)); // cards.js: the deck's face (a small card: its index corner)
 }
 
 let toastTimer = null;
@@ -1175,7 +1174,8 @@ function seatBox(v, s, mine = false) {
     "aria-label": label },
     h("div", { class: "seat-name" }, h("span", { class: "who-name" }, name), SeatMark.mark(info.holder, info.name),
       ...seatBadges(v, s)),
-    h("div", { class: "seat-stats", "aria-hidden": "true" }, figs.join(" · ")),
+    h("div", { class: "seat-stats", "aria-hidden": "true" }, mine ? figs.join(" · ")
+      : [Cards.backs(v.hand_sizes[s]), figs.slice(1).join(" · ")]), // their hand: a back and its count
     v.captured[s].length ? h("div", { class: "captured", "aria-label": t("table.captured") }, v.captured[s].map((c) => cardEl(c, { small: true }))) : null);
   const left = idleLeft(s);
   const clock = newest().view.current === s && s !== T.you ? clockLeft() : null;
