@@ -295,15 +295,19 @@ def test_join_with_no_name_points_at_the_name_field(world: dict[str, Any], chrom
     _, link = invited(world)
     page = at(chrome, world["url"] + link)
     page.wait_for_selector("#name-form:not([hidden])")
-    page.fill("#seat-name", "   ")
-    page.click("#name-form button[type=submit]")
-    page.wait_for_function("document.querySelector('#seat-said').textContent !== ''")
-    assert page.evaluate("document.activeElement.id") == "seat-name"
-    assert page.get_attribute("#seat-name", "aria-invalid") == "true"
-    assert page.get_attribute("#seat-name", "aria-describedby") == "seat-said"
-    assert page.inner_text("#seat-said") == "Type your name here to take the seat."
-    page.fill("#seat-name", "Ben")  # typing clears the mark; the seat is then taken
-    assert page.get_attribute("#seat-name", "aria-invalid") is None
+    for typed in ("", "   "):  # nothing, or only spaces: said beside the field, which takes the focus
+        page.fill("#seat-name", typed)
+        page.focus("#name-form button[type=submit]")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#seat-said').textContent !== ''")
+        assert page.evaluate("document.activeElement.id") == "seat-name"
+        assert page.get_attribute("#seat-name", "aria-invalid") == "true"
+        assert page.get_attribute("#seat-name", "aria-describedby") == "seat-said"
+        assert page.inner_text("#seat-said") == "Type your name here to take the seat."
+        page.fill("#seat-name", "x")  # typing clears the mark and the words
+        assert page.get_attribute("#seat-name", "aria-invalid") is None
+        assert page.inner_text("#seat-said") == ""
+    page.fill("#seat-name", "Ben")  # the seat is then taken
     page.click("#name-form button[type=submit]")
     page.wait_for_selector("#name-form", state="hidden")
     assert page.errors == []
