@@ -158,9 +158,10 @@ def rows(page: Any) -> list[list[str]]:
 
 
 def whole(page: Any) -> bool:
-    """Every name on the end screen is shown whole: nothing cut off or hidden by its box."""
+    """Every name on the end screen is shown whole and the table fits its dialog: nothing cut off."""
     return bool(page.evaluate("""() => [...document.querySelectorAll('#end-dialog .end-name')]
-      .every((c) => c.scrollWidth <= c.clientWidth + 1 && c.getBoundingClientRect().width > 0)"""))
+      .every((c) => c.scrollWidth <= c.clientWidth + 1 && c.getBoundingClientRect().width > 0)
+      && ((d) => d.scrollWidth <= d.clientWidth)(document.querySelector('#end-dialog'))"""))
 
 
 # ---------------------------------------------------------------- 16. the end of the game
@@ -254,6 +255,11 @@ def test_a_family_tie_shares_a_place_for_players_and_watchers(world: dict[str, A
             with_ = f", tied with {english_list(tied)}." if tied else "."
             assert said == f"You finished {ORDINAL[mine[0]]}{with_}"
         assert "lowest total first" in page.inner_text("#end-dialog").lower()
+        page.context.close()
+    for lang in ("fr", "my", "zh"):  # the longest places and headings still fit a small phone
+        page = at(chrome, f"{world['url']}/table/{tid}", lang, SMALL)
+        page.wait_for_selector("#end-dialog[open] .end-places")
+        assert whole(page), lang
         page.context.close()
 
 
