@@ -12,7 +12,7 @@ const Invitation = (() => {
       : s.kind === "bot" && !s.stand_in ? t("table.kind.bot", { level: levelShort(s.level) })
         : !s.claimed ? t(s.access === "friend" ? "invite.free-friend" : "table.kind.free") : t("table.kind.person");
     const who = s.claimed || s.kind === "bot" ? [h("strong", { class: "inv-name" }, name), " — "] : [];
-    return h("li", { "data-seat": i, class: i === mine ? "mine" : "" }, `${label}: `, ...who, what);
+    return h("li", { "data-seat": i, class: i === mine ? "mine" : "" }, `${t("invite.seat-label", { seat: label })} `, ...who, what);
   }
 
   function rulesLine(m) {
