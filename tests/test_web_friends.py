@@ -223,6 +223,26 @@ def test_no_event_to_a_player_or_watcher_carries_another_seats_token(client: Tes
     assert fresh not in listing and made["you"]["token"] not in "".join(seen)
 
 
+def test_the_invitation_page_learns_the_inviter_and_its_seat_and_no_token(client: TestClient) -> None:
+    """What a free seat's link shows before a name is typed: the refusal that asks for the name (its
+    seat) and the table's public facts (who created it, the rules, clock, pace, seats), and no secret."""
+    made = table(client, turn_clock={"seconds": 30, "level": "basic"}, pace="slow")
+    tid = made["id"]
+    tokens = {s["token"] for s in made["seats"]}
+    link = next(s for s in made["seats"] if s["seat"] == 2)
+    with client.websocket_connect(f"/ws/{tid}") as ben:
+        ben.send_json({"type": "hello", "token": link["token"]})
+        asked = receive_until(ben, "error")
+    assert asked["code"] == "name-required" and asked["args"] == {"seat": 2}
+    facts = client.get(f"/api/tables/{tid}").json()["table"]
+    assert facts["creator"] == 0 and facts["seats"][0]["name"] == "Ann"
+    assert facts["turn_clock"] == {"seconds": 30, "level": "basic"} and facts["pace"] == "slow"
+    assert [(s["kind"], s["claimed"], s["access"]) for s in facts["seats"]] == [
+        ("human", True, "open"), ("human", False, "friend"), ("human", False, "open"), ("bot", True, "open")]
+    for text in (json.dumps(asked), json.dumps(facts)):
+        assert not any(t in text for t in tokens) and "secret" not in text and "client" not in text
+
+
 # -- your tables -------------------------------------------------------------------------------
 
 def test_your_tables_by_profile_and_by_held_tokens(client: TestClient) -> None:

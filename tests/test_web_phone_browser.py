@@ -91,7 +91,8 @@ def at_table(chrome: Any, server: str, link: str, size: dict[str, int], lang: st
     context.add_init_script(f"localStorage.setItem('barbu.lang', '{lang}');")
     page = context.new_page()
     page.goto(server + link)
-    page.wait_for_selector("#hand .card, #sheet tr.hand-row, #start-now")  # a friend's table waits for them
+    # A friend's table waits for them; a finished one opens its places.
+    page.wait_for_selector("#hand .card, #sheet tr.hand-row, #start-now, #end-dialog[open] .end-places")
     return page
 
 
@@ -101,8 +102,8 @@ def test_every_tool_is_in_reach_on_a_phone_without_scrolling_sideways(
     # The end of a game shows the most tools: Replay and Analyse my play besides the others.
     page = at_table(chrome, server, f"/table/{games['old']}#t={games['ann']}", PHONE, lang)
     page.wait_for_selector("#btn-replay:not([hidden])", state="attached")
-    if page.locator("#sheet-dialog[open]").count():
-        page.click("#sheet-close")
+    page.wait_for_selector("#end-dialog[open]")  # the end of the game opens its places (gameend.js)
+    page.click("#end-close")
     for size in (PHONE, SMALL, LANDSCAPE):
         page.set_viewport_size(size)
         page.wait_for_timeout(150)

@@ -110,11 +110,11 @@ def test_a_rematch_accepted_by_all_takes_both_pages_to_the_new_table(server: str
         ben = browser.new_context(viewport=DESKTOP, locale="fr-FR").new_page()
         ann.goto(f"{server}/table/{tid}?lang=en#t={ann_token}")
         ben.goto(f"{server}/table/{tid}?lang=fr#t={ben_token}")
-        for page in (ann, ben):  # the end of the game: the sheet with the winners, and the offer's button
-            page.wait_for_selector("#sheet-rematch button[data-op='offer']")
-        shoot(ann, "sheet-en")
-        assert ben.inner_text("#sheet-rematch button") == "Proposer une revanche"
-        ann.click("#sheet-rematch button[data-op='offer']")
+        for page in (ann, ben):  # the end of the game: the places, and the offer's button
+            page.wait_for_selector("#end-rematch button[data-op='offer']")
+        shoot(ann, "end-en")
+        assert ben.inner_text("#end-rematch button") == "Proposer une revanche"
+        ann.click("#end-rematch button[data-op='offer']")
         ann.wait_for_selector("#rematch-dialog[open] button[data-op='withdraw']")
         ben.wait_for_selector("#rematch-dialog[open] button[data-op='accept']")
         assert "Ann propose une revanche" in ben.inner_text("#rematch-dialog")

@@ -251,8 +251,8 @@ def test_analyse_my_play_from_the_end_of_my_game(server: dict[str, str], chrome:
                             f"'{server['token']}'}}));")
     page = context.new_page()
     page.goto(f"{server['url']}/table/{server['ann']}#t={server['token']}")
-    # The end of the game opens the score sheet, which offers the replay and the analysis.
-    links = page.locator("#sheet-dialog[open] .replay-links a")
+    # The end of the game opens its places, which offer the replay and the analysis.
+    links = page.locator("#end-dialog[open] #end-tools a")
     links.first.wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "replay-table-end-en-desktop.png"))

@@ -176,6 +176,6 @@ const I18N = (() => {
     return clock ? t("format.day-time", { day, time }) : day;
   }
 
-  return { LANGUAGES, load, t, has, points, line, error, card, apply, switcher, number, date, get lang() { return lang; } };
+  return { LANGUAGES, load, t, has, points, line, error, card, list, apply, switcher, number, date, get lang() { return lang; } };
 })();
 const t = I18N.t;

@@ -57,14 +57,16 @@ const Rematch = (() => {
 
   function draw() {
     const shown = offer !== null && table.over && !table.damaged && offer.people.length > 0;
-    for (const id of ["rematch", "sheet-rematch"]) {
-      $(id).hidden = !shown;
-      if (shown) fill($(id), block());
+    // A watcher with nothing to be told (no offer yet) gets no empty panel.
+    const parts = shown ? block().filter(Boolean) : [];
+    for (const id of ["rematch", "sheet-rematch", "end-rematch"]) {
+      $(id).hidden = !parts.length;
+      if (parts.length) fill($(id), block());
     }
     const dlg = $("rematch-dialog");
     if (shown && offer.open && mine()) {
       fill($("rematch-body"), block());
-      if ($("sheet-dialog").open) $("sheet-dialog").close();
+      for (const other of ["sheet-dialog", "end-dialog"]) if ($(other).open) $(other).close();
       if (!dlg.open) {
         dlg.showModal();
         const first = dlg.querySelector("#rematch-body button");

@@ -432,6 +432,7 @@ function showTable(id) {
   $("name-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     T.named = $("seat-name").value.trim();
+    if (!T.named) { Invitation.noName(); return; } // said beside the field, never a silent nothing
     // The form stays until the seat is ours: a refused name is shown beside it (nameRefused).
     if (send({ type: "hello", token: T.token, name: T.named, pace: true, profile: profileCredential(), client: Friends.clientId() })) T.asking = true;
   });
@@ -441,6 +442,7 @@ function showTable(id) {
   });
   Chat.setup(send);
   Rematch.setup(send);
+  GameEnd.setup();
   watchNetwork();
   connect();
 }
@@ -643,6 +645,7 @@ function onError(msg) {
     $("name-form").hidden = false;
     $("seat-name").value = recall("barbu.name") || "";
     $("seat-name").focus();
+    Invitation.show(T.id, (msg.args || {}).seat); // who invited you, the rules, who sits there
     return;
   }
   if (T.asking && !T.welcomed && msg.code !== "bad-token" && msg.code !== "no-table") {
@@ -777,7 +780,8 @@ async function settle() {
   }
   if (T.meta.over && T.results && T.resultsSeen !== T.results.length) {
     T.resultsSeen = T.results.length;
-    openSheet();
+    if (T.meta.damaged) openSheet();
+    else GameEnd.open(); // the end of the game: places, the last hand, rematch and replay (gameend.js)
   }
 }
 

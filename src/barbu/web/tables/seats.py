@@ -86,7 +86,9 @@ class Seating:
             return Change(Batch(t.id), lambda: self.welcome(client, seat, None, pace))
         t.writable()  # before asking for a name: a damaged table's free seat cannot be taken
         if name is None and player is None:
-            raise TableError("name-required", "this seat is free: give your name to take it")
+            # The seat the link opens goes with it: the invitation page marks it among the others.
+            raise TableError("name-required", "this seat is free: give your name to take it",
+                             args={"seat": seat})
         self.one_seat_each(player, browser)
         taken_as = player.name if player else bare_name(t.store, name)
         fresh = dataclasses.replace(row, name=taken_as, claimed=True, token=secrets.token_urlsafe(18),

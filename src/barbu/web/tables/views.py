@@ -34,6 +34,7 @@ class Views:
             "turn_age": round(t.clock() - t.turn_since, 1), "damaged": t.damaged,
             "rematch": {**t.rematch.public(), "people": t.people()},
             "awaited": t.awaited(), "filled": t.filled,
+            "creator": t.creator if t.creator >= 0 else None,  # a seat: who invited the others
             **t.pause(),
         }
 
