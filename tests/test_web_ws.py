@@ -100,7 +100,7 @@ def test_the_page_and_its_files_are_served(client: TestClient) -> None:
     for path in ("/", "/table/whatever", "/static/table.js", "/static/style.css"):
         res = client.get(path)
         assert res.status_code == 200, path
-    assert "<script src=\"/static/table.js\">" in client.get("/").text
+    assert "<script src=\"/static/table.js?v=" in client.get("/").text  # stamped (test_web_assets)
     assert "http" not in client.get("/static/table.js").text.replace("https:", "").replace(
         "location.protocol", "")  # nothing is fetched from another site
     info = client.get("/api/info").json()

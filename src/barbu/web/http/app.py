@@ -13,18 +13,24 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 
-from barbu.web.http import ladder, profiles, replay, rules, sheets, sockets, tables
+from barbu.web.http import assets, ladder, profiles, replay, rules, sheets, sockets, tables
 from barbu.web.http.config import Config
-from barbu.web.http.endpoints import STATIC
+from barbu.web.http.endpoints import ASSETS
 from barbu.web.http.guard import Guard, http_refusal
 from barbu.web.http.limits import Limiter, RedisCounters
 from barbu.web.http.replay import Analyses
 from barbu.web.http.server import Server
 
 log = logging.getLogger("barbu.web")
+
+# Compressed when the client accepts gzip: pages, scripts, styles, catalogues, JSON (a replay's timeline is
+# large). Not what is compressed already (Starlette's list, and the PDFs), nor the WebSockets (HTTP only).
+# No BREACH here: the secrets a response may hold answer requests that carry a secret header, which
+# another site cannot make a browser send.
+UNCOMPRESSED = (*DEFAULT_EXCLUDED_CONTENT_TYPES, "application/pdf")
 
 
 def build_app(config: Config) -> Starlette:
@@ -47,9 +53,12 @@ def build_app(config: Config) -> Starlette:
         *rules.routes(),
         *replay.routes(),
         *ladder.routes(),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        *assets.routes(),
+        Mount("/static", assets.StampedFiles(ASSETS), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Guard)],
+    middleware = [Middleware(GZipMiddleware, minimum_size=500, compresslevel=6,
+                             exclude_content_types=UNCOMPRESSED), Middleware(Guard)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={HTTPException: http_refusal})
     app.state.server = server
     app.state.analyses = analyses

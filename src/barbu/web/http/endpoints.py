@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 
 from barbu.engine.game import RULESETS
 from barbu.web.core.errors import TableError
+from barbu.web.http.assets import Assets
 from barbu.web.http.clientid import CLIENT_HEADER
 from barbu.web.http.guard import parse_json
 from barbu.web.http.limits import Rule, Who, client_id
@@ -21,6 +22,7 @@ from barbu.web.http.server import Server
 log = logging.getLogger("barbu.web")
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
+ASSETS = Assets(STATIC)  # the files' stamps, taken once when the server starts
 MAX_BODY = 16384  # bytes of an HTTP request body
 PROFILE_HEADER = "x-barbu-player"  # "ID:SECRET", the profile this browser keeps
 TOKEN_HEADER = "x-barbu-token"  # a seat's token, or a score sheet's write secret
@@ -35,8 +37,9 @@ def server_of(conn: HTTPConnection) -> Server:
 
 
 def static_page(name: str) -> Response:
-    """One of the pages in the static folder, which the browser asks again about each time it loads it."""
-    return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+    """One of the pages in the static folder (its files' addresses stamped), which the browser asks again
+    about each time it loads it."""
+    return ASSETS.page_response(name)
 
 
 def client_of(conn: HTTPConnection) -> str:

@@ -11,6 +11,9 @@ const I18N = (() => {
     id: "Bahasa Indonesia", my: "မြန်မာ",
   };
   const STORE = "barbu.lang";
+  // The catalogues' stamp, which the server writes on this script's tag: a stamped address is kept
+  // by the browser until a release changes the words (a page without it fetches the bare address).
+  const STAMP = document.currentScript ? document.currentScript.dataset.catalogues : "";
   let lang = "en";
   let words = {};
   let english = {};
@@ -31,7 +34,7 @@ const I18N = (() => {
   }
 
   async function fetchCatalogue(code) {
-    const res = await fetch(`/static/i18n/${code}.json`);
+    const res = await fetch(`/static/i18n/${code}.json${STAMP ? `?v=${STAMP}` : ""}`);
     if (!res.ok) throw new Error(`${code}.json: ${res.status}`);
     return res.json();
   }
@@ -110,10 +113,11 @@ const I18N = (() => {
     } catch (e) { return items.join(", "); }
   }
 
-  // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder.
+  // Static HTML says which key fills it: data-i18n (text), data-i18n-title, -aria-label, -placeholder,
+  // -content (the page's meta description).
   function apply(root) {
     for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-    for (const attr of ["title", "aria-label", "placeholder"]) {
+    for (const attr of ["title", "aria-label", "placeholder", "content"]) {
       const data = `data-i18n-${attr}`;
       for (const el of root.querySelectorAll(`[${data}]`)) el.setAttribute(attr, t(el.getAttribute(data)));
     }

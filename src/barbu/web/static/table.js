@@ -95,8 +95,14 @@ function recall(key) {
 
 const lobby = { info: null, rules: null };
 
+// A page part is shown once drawn whole (class "waiting" hides it until then): nothing in it moves
+// under the reader's eyes as its lists and lines arrive.
+function drawn(id) { $(id).classList.remove("waiting"); }
+
 async function showLobby() {
   Settings.load(); // the computers' pace of the tables this browser creates
+  $("lobby").classList.add("waiting");
+  setTimeout(() => drawn("lobby"), 4000);  // a list slow to come is not worth a blank page
   $("lobby").hidden = false;
   const saved = recall("barbu.name");
   if (saved) $("create-name").value = saved;
@@ -107,16 +113,17 @@ async function showLobby() {
     $("create-name").readOnly = true;
     $("create-name-note").hidden = false;
   }
-  Friends.yourTables();
+  const yours = Friends.yourTables();
   try {
     [lobby.info, lobby.rules] = await Promise.all([api("/api/info"), api("/api/rules/classic")]);
   } catch (e) {
+    drawn("lobby");
     toast(t("lobby.unreachable", { why: e.message }));
     return;
   }
   renderCreateForm();
   renderQuick();
-  refreshTables();
+  const lists = Promise.all([refreshTables(), yours]);
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
   $("create-rounds").addEventListener("change", (e) => { e.target.dataset.each = e.target.selectedOptions[0].dataset.each; });
@@ -125,6 +132,8 @@ async function showLobby() {
   $("create-pace").value = Settings.get("pace");
   $("create-pace").addEventListener("change", () => { Settings.set("pace", $("create-pace").value); renderQuick(); });
   $("refresh-list").addEventListener("click", () => { refreshTables(); Friends.yourTables(); });
+  await lists;
+  drawn("lobby");
 }
 
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
@@ -407,6 +416,8 @@ function showTable(id) {
   T.token = ownSeatFor(id, params.get("t"));
   Settings.load();
   document.body.classList.add("at-table");
+  $("table").classList.add("waiting");  // until the first state is drawn (render), or the socket fails
+  setTimeout(() => drawn("table"), 4000);  // whatever happens, the page is not left blank
   $("table").hidden = false;
   $("btn-record").href = `/api/tables/${id}/record`;
   $("btn-record").addEventListener("click", downloadRecord);
@@ -486,6 +497,7 @@ function connect() {
   };
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
   ws.onclose = (ev) => {
+    drawn("table");
     clearInterval(T.pingTimer);
     if (T.ws !== ws) return;
     if (T.stopped || ev.code === 4404 || ev.code === 4403) { setConn(t("table.conn.closed"), false); return; }
@@ -570,6 +582,7 @@ function onMessage(msg) {
   } else if (msg.type === "rematch-link") {
     Rematch.onLink(msg);
   } else if (msg.type === "error") {
+    drawn("table");
     T.pending = null;
     if ($("banner").dataset.shows === "taking") $("banner").dataset.shows = ""; // refused: the button again
     onError(msg);
@@ -944,6 +957,7 @@ function render() {
   renderCenter(v);
   renderMe(v);
   renderLog(v);
+  drawn("table");
   if ($("sheet-dialog").open) renderSheet();
 }
 
