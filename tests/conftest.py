@@ -109,6 +109,16 @@ def chrome() -> Iterator[Any]:
             launched.close()
 
 
+@pytest.fixture(scope="module")
+def desktop(chrome: Any) -> Iterator[Any]:
+    """A 1280x800 browser context of the module's chromium, shared by its tests."""
+    from tests.test_web_browser import DESKTOP
+
+    context = chrome.new_context(viewport=DESKTOP)
+    yield context
+    context.close()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _drop_test_databases() -> Iterator[None]:
     """The PostgreSQL databases the tests made are dropped once they have all run."""

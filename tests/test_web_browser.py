@@ -108,11 +108,16 @@ def stop_server(proc: Any) -> None:
     proc.wait(10)
 
 
+# For a module that makes more tables a minute than a server lets one address make by default.
+ROOMY = ("--tables-per-minute", "100", "--max-bot-tables", "100")
+
+
 @contextmanager
-def serving(db: Path | str) -> Iterator[str]:
-    """A real `barbu serve` on a free port of this machine, stopped afterwards: its address."""
+def serving(db: Path | str, *extra: str) -> Iterator[str]:
+    """A real `barbu serve` (``extra``: more of its flags) on a free port of this machine, stopped
+    afterwards: its address."""
     port = free_port()
-    proc = start_server(port, db)
+    proc = start_server(port, db, *extra)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

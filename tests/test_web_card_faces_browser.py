@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from tests.test_web_browser import CHROMIUM, DESKTOP, serious_violations, serving
+from tests.test_web_browser import CHROMIUM, serious_violations, serving
 from tests.test_web_table_browser import next_target, open_table
 from tests.web_helpers import fresh_db
 
@@ -41,13 +41,6 @@ HAND = """async (sprite) => {
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with serving(fresh_db(tmp_path_factory.mktemp("faces"), "faces.db")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def desktop(chrome: Any) -> Iterator[Any]:
-    context = chrome.new_context(viewport=DESKTOP)
-    yield context
-    context.close()
 
 
 def card_name(lang: str, card: str) -> str:

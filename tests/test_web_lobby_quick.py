@@ -14,10 +14,9 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
-    free_port,
+    ROOMY,
     serious_violations,
-    start_server,
-    stop_server,
+    serving,
 )
 from tests.test_web_table_browser import next_target
 from tests.web_helpers import fresh_db
@@ -31,13 +30,8 @@ SMALL = {"width": 360, "height": 740}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("quick"), "quick.db"),
-                        "--tables-per-minute", "100", "--max-bot-tables", "100")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(fresh_db(tmp_path_factory.mktemp("quick"), "quick.db"), *ROOMY) as url:
+        yield url
 
 
 @pytest.fixture

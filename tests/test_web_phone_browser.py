@@ -14,11 +14,10 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
-    free_port,
+    ROOMY,
     post,
     serious_violations,
-    start_server,
-    stop_server,
+    serving,
 )
 from tests.test_web_rematch_browser import finished_table
 from tests.web_helpers import fresh_db
@@ -45,15 +44,9 @@ RARE = ["btn-record", "btn-rules", "btn-invite", "btn-replay", "btn-analyse"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    # --idle 1: the finished game's two people hand their seats to computers after a second; this
-    # module makes more tables a minute than a server lets one address make by default.
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("phone"), "phone.db"), "--idle", "1",
-                        "--tables-per-minute", "100", "--max-bot-tables", "100")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    # --idle 1: the finished game's two people hand their seats to computers after a second.
+    with serving(fresh_db(tmp_path_factory.mktemp("phone"), "phone.db"), "--idle", "1", *ROOMY) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,7 @@ from tests.test_web_browser import (
     DESKTOP,
     FLAGS,
     PHONE,
-    free_port,
-    start_server,
-    stop_server,
+    serving,
 )
 from tests.test_web_friends_browser import no_serious_violation
 from tests.web_helpers import fresh_db
@@ -33,12 +31,8 @@ SETUP = {"ruleset": "family", "players": 3, "name": "Ann",
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # --idle 1: a person's seat may be handed to a computer after a second on its turn.
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("rematch"), "rematch.db"), "--idle", "1")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(fresh_db(tmp_path_factory.mktemp("rematch"), "rematch.db"), "--idle", "1") as url:
+        yield url
 
 
 def post(url: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -13,10 +13,8 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
-    free_port,
     serious_violations,
-    start_server,
-    stop_server,
+    serving,
 )
 from tests.test_web_replay_browser import DONE, GOLDEN, drop
 from tests.web_helpers import fresh_db
@@ -30,13 +28,8 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = fresh_db(tmp_path_factory.mktemp("stand"), "stand.db")
-    port = free_port()
-    proc = start_server(port, db, "--analysis-budget", "0.01")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(fresh_db(tmp_path_factory.mktemp("stand"), "stand.db"), "--analysis-budget", "0.01") as url:
+        yield url
 
 
 def with_stand_ins(tmp: Path) -> tuple[Path, int]:

@@ -49,13 +49,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def desktop(chrome: Any) -> Iterator[Any]:
-    context = chrome.new_context(viewport=DESKTOP)
-    yield context
-    context.close()
-
-
-@pytest.fixture(scope="module")
 def phone(chrome: Any) -> Iterator[Any]:
     context = chrome.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=1)
     yield context

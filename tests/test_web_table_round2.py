@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import CHROMIUM, DESKTOP, PHONE, free_port, post, start_server, stop_server
+from tests.test_web_browser import CHROMIUM, DESKTOP, PHONE, ROOMY, post, serving
 from tests.test_web_table_browser import FAST, first_seat, next_target, open_table
 from tests.web_helpers import fresh_db
 
@@ -24,22 +24,9 @@ HUMAN = {"kind": "human"}
 
 
 @pytest.fixture(scope="module")
-def desktop(chrome: Any) -> Iterator[Any]:
-    context = chrome.new_context(viewport=DESKTOP)
-    yield context
-    context.close()
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    # This module makes more tables a minute than a server lets one address make by default.
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("round2"), "round2.db"),
-                        "--tables-per-minute", "100", "--max-bot-tables", "100")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(fresh_db(tmp_path_factory.mktemp("round2"), "round2.db"), *ROOMY) as url:
+        yield url
 
 
 def act_once(page: Any) -> None:

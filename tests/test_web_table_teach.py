@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import CHROMIUM, DESKTOP, free_port, start_server, stop_server
+from tests.test_web_browser import CHROMIUM, ROOMY, serving
 from tests.test_web_table_browser import open_table
 from tests.test_web_table_round2 import act_once
 from tests.web_helpers import fresh_db
@@ -34,20 +34,8 @@ def catalogue(lang: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("teach"), "teach.db"),
-                        "--tables-per-minute", "100", "--max-bot-tables", "100")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def desktop(chrome: Any) -> Iterator[Any]:
-    context = chrome.new_context(viewport=DESKTOP)
-    yield context
-    context.close()
+    with serving(fresh_db(tmp_path_factory.mktemp("teach"), "teach.db"), *ROOMY) as url:
+        yield url
 
 
 def play_until(page: Any, condition: str, what: str, seconds: float = 150) -> None:
