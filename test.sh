@@ -63,15 +63,15 @@ if ! ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || ! command -v redis-
   echo "== installing PostgreSQL, Redis and nginx for the server tests"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql redis-server nginx
 fi
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+if [ "$quick" = 0 ] && { ! command -v node > /dev/null || ! command -v npm > /dev/null; }; then
   # Lighthouse (below) runs on Node.
   echo "== installing Node.js and npm for the Lighthouse test"
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
 fi
-# Lighthouse, for tests/test_web_lighthouse_browser.py: one pinned version in a cache folder outside the
-# repository, installed once.
+# Lighthouse, for tests/test_web_lighthouse_browser.py (a browser test: not in --quick): one pinned
+# version in a cache folder outside the repository, installed once.
 export BARBU_LIGHTHOUSE="${XDG_CACHE_HOME:-$HOME/.cache}/barbu/lighthouse-12.2.3"
-if [ ! -f "$BARBU_LIGHTHOUSE/node_modules/lighthouse/cli/index.js" ]; then
+if [ "$quick" = 0 ] && [ ! -f "$BARBU_LIGHTHOUSE/node_modules/lighthouse/cli/index.js" ]; then
   echo "== installing Lighthouse 12.2.3 into $BARBU_LIGHTHOUSE"
   mkdir -p "$BARBU_LIGHTHOUSE"
   npm install --prefix "$BARBU_LIGHTHOUSE" --no-audit --no-fund -E lighthouse@12.2.3
@@ -113,7 +113,7 @@ stage() {
 
 if [ "$quick" = 1 ]; then
   echo "== pytest, compiled engine, without the browser suites and the slow tests (--quick)"
-  BARBU_EXPECT=compiled stage 3 -m "not browser and not slow and not install" "$@"
+  BARBU_EXPECT=compiled stage 4 -m "not browser and not slow and not install" "$@"
   exit 0
 fi
 
