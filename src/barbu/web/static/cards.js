@@ -1,5 +1,5 @@
 // Card faces: a card drawn from the SVG deck of static/cards/cards.svg (symbols "QC", "TD", … and
-// "back", built by scripts/build_card_sprite.py), whole or only its index corner. The drawing is
+// "back", built by scripts/build-card-sprite.py), whole or only its index corner. The drawing is
 // hidden from screen readers: the element that holds it carries the card's name.
 "use strict";
 

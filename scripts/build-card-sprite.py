@@ -1,7 +1,7 @@
 """Build the browser table's card faces (src/barbu/web/static/cards/cards.svg) from an SVG deck.
 
     npm pack @younestouati/playing-cards-standard-deck@3.0.0 && tar xzf younestouati-*.tgz
-    .venv/bin/python scripts/build_card_sprite.py package/cards
+    .venv/bin/python scripts/build-card-sprite.py package/cards
 
 The deck (LGPL-3.0; docs/browser.md, "Card faces") has one SVG file a card, named ``<rank><suit>.svg``
 (rank 1-13, suit c d h s), each drawn the same way: a ``suit`` and a ``numeral`` shape in its defs,
@@ -36,7 +36,7 @@ ACE = 1.9  # an ace's one pip, as large as a real ace's (the deck draws it the s
 MARKS = ["translate(7 12)", "matrix(.4 0 0 .4 6 51)", "matrix(-1 0 0 -1 218 302)",
          "matrix(-.4 0 0 -.4 218 263)"]
 CORNER = (3.0, 6.0)  # the point the top-left marks grow from (the bottom-right ones: its mirror)
-HEADER = """<!-- The card faces of barbu's browser table, built by scripts/build_card_sprite.py from
+HEADER = """<!-- The card faces of barbu's browser table, built by scripts/build-card-sprite.py from
      "playing-cards-standard-deck" 3.0.0 (npm @younestouati/playing-cards-standard-deck), itself from
      Responsive Playing Cards (Mike Hall, Warren Lockhart) and Vectorized Playing Cards 1.3
      (Copyright 2011 Chris Aguilar). Licence: GNU LGPL 3.0 or later (LICENSE beside this file).
