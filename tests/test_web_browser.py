@@ -473,7 +473,9 @@ def test_the_score_sheet_shows_every_player_at_once_on_a_phone(server: str, brow
     page.set_viewport_size({"width": 390, "height": 844})
     try:
         page.goto(f"{server}/table/{made['id']}")
-        page.wait_for_selector("#sheet tr.hand-row")  # a finished game opens its sheet
+        page.wait_for_selector("#end-dialog[open]")  # a finished game opens its places (gameend.js)
+        page.click("#end-sheet")  # and the score sheet from there
+        page.wait_for_selector("#sheet tr.hand-row")
         heads = page.locator("#sheet th.player").all()
         assert [h.inner_text() for h in heads] == [f"C{i}" for i in range(1, 7)]
         assert [h.get_attribute("title") for h in heads] == [f"Computer {i}" for i in range(1, 7)]
