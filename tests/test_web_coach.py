@@ -60,6 +60,7 @@ def test_a_person_against_computers_gets_a_hint_naming_a_legal_action(client: Te
         assert hint["type"] == "hint", hint
         assert hint["choice"] in state["view"]["legal"] and hint["moves"] == table.moves
         assert hint["gain"] >= 0 and all(r["key"].startswith("coach.") for r in hint["reasons"])
+        assert set(hint["values"]) == set(state["view"]["legal"])
         # Nothing of the others' hands: only this seat's cards and cards already played face up.
         check_hidden(hint, 0, table.state.hands)
         view = state["view"]

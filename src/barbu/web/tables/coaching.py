@@ -94,10 +94,12 @@ def answer(game: Game, q: Question) -> dict[str, Any]:
 
 
 def advice_fields(game: Game, a: Advice) -> dict[str, Any]:
-    """An advice's choice, the choice it is weighed against, the gain and the reasons, for a page."""
+    """An advice's choice, the choice it is weighed against, the gain, the reasons and every legal
+    choice's estimated value, for a page."""
     return {"choice": game.action_str(a.hint.choice), "forced": a.hint.forced,
             "against": None if a.against is None else game.action_str(a.against),
-            "gain": round(a.gain, 1), "reasons": [reason_of(game, r) for r in a.reasons]}
+            "gain": round(a.gain, 1), "reasons": [reason_of(game, r) for r in a.reasons],
+            "values": {game.action_str(k): round(v, 1) for k, v in a.hint.values.items()}}
 
 
 def reason_of(game: Game, r: Reason) -> dict[str, Any]:
