@@ -69,6 +69,7 @@ const Coach = (() => {
       : t("coach.hint", { choice: actionText(msg.choice), gain: signedText(msg.gain),
         alternative: actionText(msg.against) });
     $("coach-said").textContent = [head, ...reasons(msg)].join(" ");
+    $("coach-said").scrollIntoView({ block: "nearest" }); // on a phone the line is under the hand
     mark(msg.choice);
   }
 
