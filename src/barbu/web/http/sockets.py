@@ -316,11 +316,13 @@ async def _rematch(server: Server, table: Table, conn: Connection, op: object) -
 
 
 async def _hint(server: Server, table: Table, conn: Connection, msg: dict[str, Any]) -> None:
-    """The coach's answer, to this socket only: asked of the seat's own view, in a worker thread."""
+    """The coach's answer, to this socket only: asked of the seat's own view, in a worker process (a
+    search of up to a second of CPU, which in a thread would hold up every table of this process)."""
     # Refused before it counts: a watcher, a table with people, not this seat's turn.
     q = coaching.question(table, conn, msg.get("intended"), msg.get("level", "always"))
     async with event_limit(server, "hint", table, conn):
-        event = await asyncio.to_thread(coaching.answer, table.game, q)
+        workers = server.computers.workers()
+        event = await asyncio.get_running_loop().run_in_executor(workers, coaching.answer, table.game, q)
     conn.send_text(json.dumps(event, ensure_ascii=False))
 
 
