@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_web_browser import CHROMIUM, DESKTOP, PHONE, free_port, start_server, stop_server
+from tests.test_web_browser import (
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    free_port,
+    serious_violations,
+    start_server,
+    stop_server,
+)
 from tests.test_web_table_browser import open_table
 from tests.web_helpers import fresh_db
 
@@ -47,6 +55,7 @@ def test_the_hint_marks_the_experts_choice_and_says_why(server: str, chrome: Any
     assert page.evaluate(f"contractName('{choice}')") in said  # the expert's choice, then why
     assert page.locator("#decision button.suggested").is_visible()
     assert "suggestion" in (page.get_attribute("#decision button.suggested", "aria-label") or "")
+    assert serious_violations(page, f"axe-coach-hint-{size['width']}.json") == []
     assert page.errors == []
     context.close()
 
@@ -71,6 +80,7 @@ def test_a_warning_stops_a_costly_choice_until_played_anyway(server: str, chrome
     assert (page.text_content("#coach-warning") or "").startswith(lose)
     assert page.evaluate("document.activeElement.id") == "coach-again"  # the safe answer first
     assert page.evaluate("T.view.contract") is None  # nothing was sent
+    assert serious_violations(page, "axe-coach-warning.json") == []
     page.click("#coach-anyway")
     page.wait_for_function(f"T.view.contract === '{worst}'", timeout=30000)
     assert page.errors == []

@@ -37,9 +37,12 @@ const Coach = (() => {
   // choice waits for the answer). Off, or where the coach is not allowed, nothing is asked.
   function intercept(action) {
     const level = Settings.get("coachWarn");
-    if (level === "off" || !allowed() || !T.view || !yourTurn(T.view) || asked) return false;
+    if (level === "off" || !allowed() || !T.view || !yourTurn(T.view)) return false;
+    if (asked) return asked.action !== null; // a second click waits for the warning the first asked
     if (!send({ type: "hint", intended: action, level })) return false;
     asked = { key: viewKey(T.view), action };
+    $("coach-said").textContent = t("table.coach.thinking");
+    shown = asked.key;
     return true;
   }
 
