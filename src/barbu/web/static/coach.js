@@ -72,19 +72,23 @@ const Coach = (() => {
       : t("coach.hint", { choice: actionText(msg.choice), gain: signedText(msg.gain),
         alternative: actionText(msg.against) });
     $("coach-said").textContent = [head, ...reasons(msg)].join(" ");
-    $("coach-said").scrollIntoView({ block: "nearest" }); // on a phone the line is under the hand
-    mark(msg.choice);
+    const marked = mark(msg.choice);
+    // On a phone the choices may scroll in their box and the line falls under the hand: both shown.
+    if (marked) marked.scrollIntoView({ block: "nearest" });
+    $("coach-said").scrollIntoView({ block: "nearest" });
   }
 
   function reasons(msg) { return (msg.reasons || []).filter((r) => r.key !== "coach.value").map(reasonText); }
 
-  // The suggested card or decision button gets a mark (and says so to a screen reader).
+  // The suggested card or decision button gets a mark (and says so to a screen reader); the first.
   function mark(choice) {
     const sel = `#hand [data-card="${CSS.escape(choice)}"], #decision [data-action="${CSS.escape(choice)}"]`;
-    for (const el of document.querySelectorAll(sel)) {
+    const els = [...document.querySelectorAll(sel)];
+    for (const el of els) {
       el.classList.add("suggested");
       el.setAttribute("aria-label", `${el.getAttribute("aria-label") || el.textContent}, ${t("table.coach.suggested")}`);
     }
+    return els[0] || null;
   }
 
   function warnDialog(msg, action) {
