@@ -56,6 +56,8 @@ def test_the_hint_marks_the_experts_choice_and_says_why(server: str, chrome: Any
     assert page.locator("#decision button.suggested").is_visible()
     assert "suggestion" in (page.get_attribute("#decision button.suggested", "aria-label") or "")
     assert serious_violations(page, f"axe-coach-hint-{size['width']}.json") == []
+    refused = page.evaluate("I18N.error({code: 'coach-refused', args: {reason: 'coach.refused.people'}})")
+    assert refused == EN["coach.refused.people"]  # the server's refusal, said by its reason
     assert page.errors == []
     context.close()
 
