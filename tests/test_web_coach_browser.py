@@ -87,3 +87,23 @@ def test_a_warning_stops_a_costly_choice_until_played_anyway(server: str, chrome
     page.wait_for_function(f"T.view.contract === '{worst}'", timeout=30000)
     assert page.errors == []
     context.close()
+
+
+def test_where_the_coach_is_refused_no_hint_button_and_no_warning(server: str, chrome: Any) -> None:
+    """A table whose meta refuses the coach (as at a table with another person: tests/test_web_coach.py):
+    the button is hidden and "always" asks nothing before a choice."""
+    context = chrome.new_context(viewport=PHONE)
+    context.add_init_script("localStorage.setItem('barbu.settings', JSON.stringify({coachWarn: 'always'}));")
+    page = open_table(context, server)
+    page.wait_for_selector("#decision:not([hidden]) button[data-action]")
+    assert page.locator("#coach").is_visible()
+    page.evaluate("""() => { T.meta.coach = {allowed: false, refusal: "coach.refused.people"}; render();
+      window.sent = []; const old = T.ws.send.bind(T.ws);
+      T.ws.send = (m) => { window.sent.push(JSON.parse(m).type); old(m); }; }""")
+    assert page.locator("#coach").is_hidden()
+    choice = page.get_attribute("#decision button[data-action]", "data-action")
+    page.click(f"#decision button[data-action='{choice}']")
+    page.wait_for_function(f"T.view.contract === '{choice}'", timeout=30000)
+    assert page.evaluate("window.sent") == ["act"]  # straight to the table: no question to the coach
+    assert page.errors == []
+    context.close()
