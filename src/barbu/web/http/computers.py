@@ -133,12 +133,16 @@ class Computers:
         bot = move.bot
         if bot is None or not bot.searches:
             return await asyncio.to_thread(move.decide)
+        seed = bot.rng.getrandbits(64)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.workers(), decide_elsewhere, bot.name, seed, move.obs)
+
+    def workers(self) -> ProcessPoolExecutor:
+        """The worker processes of the searches (the searching computers', the coach's), started once."""
         if self.pool is None:
             workers = max(1, min(4, os.cpu_count() or 1))
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        seed = bot.rng.getrandbits(64)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, decide_elsewhere, bot.name, seed, move.obs)
+        return self.pool
 
 
 def computer_delay(config: Config, table: Table) -> float:

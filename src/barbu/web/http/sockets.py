@@ -3,11 +3,13 @@
 Client to server, each a JSON object with a ``type``: ``hello`` (first, with the seat ``token`` or
 none to watch, and a ``name`` for a free seat), ``act`` (``action``: "QS", "no-queens",
 "trump H", "rank J", "double 0,2", "redouble none", "pass"), ``takeover`` (``seat``, ``level``),
-``reclaim``, ``sync``, ``ping``, ``rematch`` (``op``: offer, accept, decline, withdraw, once the game
-is over), and the creator's ``invites`` and ``reissue`` (``seat``). Server to client: ``welcome``,
-``state`` (the reader's own view), ``sheet`` (the finished hands, when one ends), ``invites`` (to the
-creator only: the free seats' links), ``rematch-link`` (to each person only: their seat at the new
-game), ``error`` (``code``, ``message``), ``pong``.
+``reclaim``, ``sync``, ``ping``, ``hint`` (the coach's advice to the seat to act, or with ``intended``
+and ``level`` a warning before that choice; see docs/coach.md), ``rematch`` (``op``: offer, accept,
+decline, withdraw, once the game is over), and the creator's ``invites`` and ``reissue`` (``seat``).
+Server to client: ``welcome``, ``state`` (the reader's own view), ``sheet`` (the finished hands,
+when one ends), ``invites`` (to the creator only: the free seats' links), ``rematch-link`` (to each
+person only: their seat at the new game), ``hint`` (the coach's answer, to the asker only),
+``error`` (``code``, ``message``), ``pong``.
 A hello may carry ``profile`` ("ID:SECRET") to tie the seat it takes to a profile (see profiles).
 Anything malformed gets an ``error`` and changes nothing. A change is told to anyone only once it
 is stored: the database is written in one writer thread, so a slow write holds up only its table.
@@ -33,6 +35,7 @@ from barbu.web.http.endpoints import client_of, server_of
 from barbu.web.http.guard import parse_json, refusal_of
 from barbu.web.http.limits import Rule, Who
 from barbu.web.http.server import Server
+from barbu.web.tables import coaching
 from barbu.web.tables.parts import Change
 from barbu.web.tables.table import Table
 from barbu.wording import plural
@@ -236,7 +239,7 @@ async def handle(server: Server, table: Table, conn: Connection, text: str, atta
         await _hello(server, table, conn, msg)
         return True
     if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch",
-                    "start"):
+                    "start", "hint"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -246,6 +249,9 @@ async def handle(server: Server, table: Table, conn: Connection, text: str, atta
         return True  # a message moves no player: nothing for the computers to do
     if kind == "rematch":
         await _rematch(server, table, conn, msg.get("op"))
+        return True
+    if kind == "hint":
+        await _hint(server, table, conn, msg)
         return True
     if kind == "sync":
         table.send(conn, table.sheet_event())
@@ -309,6 +315,17 @@ async def _rematch(server: Server, table: Table, conn: Connection, op: object) -
         server.kick(server.tables.get(table.rematch.table))
 
 
+async def _hint(server: Server, table: Table, conn: Connection, msg: dict[str, Any]) -> None:
+    """The coach's answer, to this socket only: asked of the seat's own view, in a worker process (a
+    search of up to a second of CPU, which in a thread would hold up every table of this process)."""
+    # Refused before it counts: a watcher, a table with people, not this seat's turn.
+    q = coaching.question(table, conn, msg.get("intended"), msg.get("level", "always"))
+    async with event_limit(server, "hint", table, conn):
+        workers = server.computers.workers()
+        event = await asyncio.get_running_loop().run_in_executor(workers, coaching.answer, table.game, q)
+    conn.send_text(json.dumps(event, ensure_ascii=False))
+
+
 def event_limit(server: Server, kind: str, table: Table,
                 conn: Connection) -> contextlib.AbstractAsyncContextManager[None]:
     """Counts a chat message or rematch step of ``conn``'s person and address, on any socket or table.
@@ -316,7 +333,8 @@ def event_limit(server: Server, kind: str, table: Table,
     The person: the profile its hello proved, else its seat at this table (a seat's token outlives
     a socket); a watcher without a profile is counted by address only.
     """
-    n = server.config.chat_per_minute if kind == "chat" else server.config.rematch_per_minute
+    n = {"chat": server.config.chat_per_minute, "hint": server.config.hints_per_minute}.get(
+        kind, server.config.rematch_per_minute)
     seat = f"s:{table.id}:{conn.seat}" if conn.seat is not None else None
     who = Who(conn.ws.address, conn.person or seat)
 
@@ -324,6 +342,9 @@ def event_limit(server: Server, kind: str, table: Table,
         if kind == "chat":
             return TableError("chat-too-fast", f"at most {n} messages a minute from one person or "
                               f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
+        if kind == "hint":
+            return TableError("hint-too-fast", f"at most {n} questions to the coach a minute from one person "
+                              f"or address: wait {wait} s", 429, args={"n": n, "seconds": wait})
         return TableError("rematch-too-fast", f"at most {n} rematch answers a minute from one person or "
                           f"address: wait {wait} s", 429, args={"n": n, "seconds": wait})
     return server.limiter.hold(Rule(kind, n), who, refuse)

@@ -94,6 +94,7 @@ const I18N = (() => {
     if (CARD_ID.test(args.card || "")) args.card = card(args.card);
     if (Array.isArray(args.cards)) args.cards = list(args.cards.map(card), EITHER.has(err.code));
     if (args.why && typeof args.why === "object") args.why = error(args.why);  // a refusal inside one
+    if (typeof args.reason === "string" && has(args.reason)) args.reason = t(args.reason); // coach.refused.*
     return t(key, args);
   }
 

@@ -3,7 +3,9 @@
 
 const Settings = (() => {
   const STORE = "barbu.settings";
-  const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false, pace: "normal" };
+  const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false, pace: "normal",
+    coachWarn: "off" };
+  const WARNINGS = ["off", "big", "always"]; // the coach's warnings before a choice (coach.js)
   const PAUSES = [0.6, 1, 1.5, 2.5, 4];
   let values = { ...DEFAULTS };
   let audio = null;
@@ -15,6 +17,7 @@ const Settings = (() => {
         if (typeof saved[k] === typeof DEFAULTS[k]) values[k] = saved[k];
       }
       if (!["slow", "normal", "fast"].includes(values.pace)) values.pace = DEFAULTS.pace;
+      if (!WARNINGS.includes(values.coachWarn)) values.coachWarn = DEFAULTS.coachWarn;
     } catch (e) { /* private mode or a damaged entry: the defaults */ }
     applyLook();
   }
@@ -38,6 +41,17 @@ const Settings = (() => {
     sel.addEventListener("change", () => set("pace", sel.value));
     return h("div", { class: "setting" }, h("label", { for: "set-pace" }, t("settings.pace")), " ", sel,
       h("p", { class: "help", id: "set-pace-help" }, t("settings.pace-line")));
+  }
+
+  // The learner's warnings before a costly choice: only where the coach may help (a table against
+  // computers that is not rated); elsewhere the setting has no effect.
+  function warnSelect() {
+    const sel = h("select", { id: "set-coachWarn", "aria-describedby": "set-coachWarn-help" }, WARNINGS.map((w) =>
+      h("option", { value: w }, t(`settings.coachWarn.${w}`))));
+    sel.value = values.coachWarn;
+    sel.addEventListener("change", () => set("coachWarn", sel.value));
+    return h("div", { class: "setting" }, h("label", { for: "set-coachWarn" }, t("settings.coachWarn")), " ", sel,
+      h("p", { class: "help", id: "set-coachWarn-help" }, t("settings.coachWarn-line")));
   }
 
   // After a reload a browser lets a page sound only once the page has been touched: before that
@@ -97,7 +111,7 @@ const Settings = (() => {
 
   function open() {
     fill($("settings-body"), pauseSelect("trickPause"), pauseSelect("watchPause"), paceSelect(), checkbox("autoNext"),
-      checkbox("fourColour"), checkbox("sounds"));
+      checkbox("fourColour"), checkbox("sounds"), warnSelect());
     $("settings-dialog").showModal();
   }
 

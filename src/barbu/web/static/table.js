@@ -432,6 +432,7 @@ function showTable(id) {
   $("summary-next").addEventListener("click", () => closeSummary(true));
   $("summary-dialog").addEventListener("cancel", (ev) => { ev.preventDefault(); closeSummary(true); });
   $("hand").addEventListener("keydown", handKeys);
+  Coach.setup();
   const links = recall(`barbu.links.${id}`);
   if (links && links.length) $("btn-invite").hidden = false;
   $("btn-tie").addEventListener("click", tieSeat);
@@ -549,8 +550,10 @@ function send(msg) {
 // Where the table stands: an action answered moves it on, so a second click on the old view is dropped.
 function viewKey(v) { return v ? `${v.hand_no}:${v.phase}:${v.history.length}:${v.current}` : ""; }
 
-function act(action) {
+// checked: the coach's warning was asked already (coach.js), or the player chose to play it anyway.
+function act(action, checked = false) {
   if (T.pending !== null && T.pending === viewKey(T.view)) return; // a double click: sent already
+  if (!checked && Coach.intercept(action)) return;
   if (send({ type: "act", action })) {
     T.pending = viewKey(T.view);
     for (const b of document.querySelectorAll("#hand button, #decision button, #hand-actions button")) {
@@ -581,7 +584,10 @@ function onMessage(msg) {
     onInvites(msg);
   } else if (msg.type === "rematch-link") {
     Rematch.onLink(msg);
+  } else if (msg.type === "hint") {
+    Coach.onHint(msg);
   } else if (msg.type === "error") {
+    if (Coach.onError(msg)) return; // the answer to a question to the coach
     drawn("table");
     T.pending = null;
     if ($("banner").dataset.shows === "taking") $("banner").dataset.shows = ""; // refused: the button again
@@ -956,6 +962,7 @@ function render() {
   renderOthers();
   renderCenter(v);
   renderMe(v);
+  Coach.render(v);
   renderLog(v);
   drawn("table");
   if ($("sheet-dialog").open) renderSheet();

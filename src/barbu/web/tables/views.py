@@ -9,6 +9,7 @@ from typing import Any
 
 from barbu.engine.record import to_record
 from barbu.web.core.errors import TableError
+from barbu.web.tables.coaching import coach_meta
 from barbu.web.tables.parts import Host
 
 
@@ -35,6 +36,7 @@ class Views:
             "rematch": {**t.rematch.public(), "people": t.people()},
             "awaited": t.awaited(), "filled": t.filled,
             "creator": t.creator if t.creator >= 0 else None,  # a seat: who invited the others
+            "coach": coach_meta(t),  # whether the coach may help here (docs/coach.md)
             **t.pause(),
         }
 
