@@ -13,10 +13,9 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
-    free_port,
+    ROOMY,
     serious_violations,
-    start_server,
-    stop_server,
+    serving,
 )
 from tests.test_web_table_browser import open_table
 from tests.web_helpers import fresh_db
@@ -32,13 +31,8 @@ HINT = "(s) => document.getElementById('coach-said').textContent.startsWith(s)"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, fresh_db(tmp_path_factory.mktemp("coach"), "coach.db"),
-                        "--tables-per-minute", "100", "--max-bot-tables", "100")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving(fresh_db(tmp_path_factory.mktemp("coach"), "coach.db"), *ROOMY) as url:
+        yield url
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
