@@ -141,8 +141,8 @@ BARBU_TEST_DB=postgres BARBU_TEST_CLUSTER=1 BARBU_EXPECT=compiled stage 3 -m "st
 # The install matrix: barbu installed afresh with each set of extras (slow, and alone on the machine).
 if [ -f tests/test_install_matrix.py ]; then
   echo "== pytest, the install matrix (marker install)"
-  # One worker: its wheel and wheelhouse are made once per process (a session fixture).
-  BARBU_EXPECT=compiled stage 0 -m install tests/test_install_matrix.py "$@"
+  # Two workers, test by test (one file): they share one wheelhouse, built by the first under a lock.
+  BARBU_EXPECT=compiled stage 2 --dist load -m install tests/test_install_matrix.py "$@"
 fi
 
 if [ "$coverage" = 1 ]; then

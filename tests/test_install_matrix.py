@@ -1,13 +1,15 @@
 """barbu installed as the field installs it: the wheel built once, then each extra alone (and none) in a
 new venv, where every command helps or says in one line which extra it needs, and one real command runs.
 
-Slow (a compiled wheel and eight venvs): deselected unless asked for with ``pytest -m install``.
+Slow (a compiled wheel and eight venvs; ./test.sh spreads them over two workers): deselected unless
+asked for with ``pytest -m install``.
 The dependencies' wheels are gathered once into a wheelhouse (from pip's cache or the index); every
 venv installs from it alone (``--no-index``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -55,8 +57,28 @@ def run(argv: list[str], cwd: Path, timeout: float = 900) -> subprocess.Complete
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """barbu's wheel, as ``pip wheel .`` builds it here, and every wheel its extras need."""
-    house = tmp_path_factory.mktemp("wheelhouse")
+    """barbu's wheel, as ``pip wheel .`` builds it here, and every wheel its extras need.
+
+    Built once per run: with pytest-xdist the workers share one, the first builds it under a lock
+    while the others wait (the build compiles the engine: a minute each otherwise).
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        house = tmp_path_factory.mktemp("wheelhouse")
+        build_wheelhouse(house)
+        yield house
+        return
+    root = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
+    house = root / "wheelhouse"
+    with open(root / "wheelhouse.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "wheelhouse.done").exists():
+            house.mkdir(exist_ok=True)
+            build_wheelhouse(house)
+            (root / "wheelhouse.done").touch()
+    yield house
+
+
+def build_wheelhouse(house: Path) -> None:
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     built = run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(house), str(ROOT)], house)
     assert built.returncode == 0, built.stdout + built.stderr
@@ -64,7 +86,6 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     every = ",".join(e for e in EXTRAS if e)
     deps = run([*pip, "wheel", "-q", "-w", str(house), f"barbu[{every}] @ {wheel.as_uri()}"], house)
     assert deps.returncode == 0, deps.stdout + deps.stderr
-    yield house
 
 
 def make_venv(folder: Path, house: Path, extra: str) -> Path:
