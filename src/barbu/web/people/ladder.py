@@ -54,6 +54,12 @@ def played_by_person(decided: Mapping[str, int]) -> bool:
     return own > sum(decided.values()) - own
 
 
+def rated_setup(game: Game, rows: Sequence[SeatRow], seed_chosen: bool) -> bool:
+    """Whether a game set up so may be rated once over (what game_result asks before the play): a
+    seat is a profile's, its creator did not choose the seed, and it is a whole game."""
+    return not seed_chosen and not game.rounds and any(r.player for r in rows)
+
+
 def game_result(game: Game, state: State, rows: Sequence[SeatRow],
                 decisions: Mapping[int, Mapping[str, int]] | None = None, *,
                 seed_chosen: bool = False) -> GameResult | None:
@@ -65,7 +71,7 @@ def game_result(game: Game, state: State, rows: Sequence[SeatRow],
     played that computer's; without it (a game replayed from before they were counted) every seat
     counts as its holder's.
     """
-    if seed_chosen or game.rounds or not state.is_over or len(state.history) != game.num_hands:
+    if not rated_setup(game, rows, seed_chosen) or not state.is_over or len(state.history) != game.num_hands:
         return None
     entrants = [entrant(r, None if decisions is None else decisions.get(r.seat, {}))
                 for r in sorted(rows, key=lambda r: r.seat)]

@@ -2,8 +2,8 @@
 
 The coach (:mod:`barbu.coach`) is never on against people nor at a table that will be rated: a seat
 held or kept for a person counts as a person's, and a seat tied to a profile makes the game rated
-(see :func:`barbu.web.people.ladder.game_result`). A hint is computed from the asking seat's own
-observation, the view a computer player gets, so it reveals nothing of the others' hands.
+(:func:`barbu.web.people.ladder.rated_setup`, the ladder's own rule). A hint is computed from the
+asking seat's own observation, the view a computer player gets, so it reveals nothing of the others' hands.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from barbu.coach import Advice, Level, Reason, advise, coach_refusal, warn
 from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.web.core.errors import TableError
+from barbu.web.people.ladder import rated_setup
 from barbu.web.tables.parts import Client, Host
 
 LEVELS = {"big": Level.BIG, "always": Level.ALWAYS}  # a warning's level; "off" asks nothing
@@ -24,7 +25,7 @@ ACTIONS = ("choice", "alternative")  # slots that hold an engine action: sent as
 def refusal(table: Host) -> Reason | None:
     """Why the coach is refused at ``table`` (None: allowed): another person, or a rated game."""
     people = [s.row.kind == "human" or bool(s.row.token or s.row.player) for s in table.seats]
-    rated = any(s.row.player for s in table.seats) and not table.seed_chosen and not table.game.rounds
+    rated = rated_setup(table.game, [s.row for s in table.seats], table.seed_chosen)
     return coach_refusal(people, rated)
 
 
