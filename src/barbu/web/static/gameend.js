@@ -4,13 +4,11 @@
 "use strict";
 
 const GameEnd = (() => {
-  // Each seat's place, best first: equal totals share a place ("1st="), and the next place counts
-  // everyone above it (1, 1, 3), as docs/RULES.md reads ties. Classic: highest first; family: lowest.
-  function places(totals, ruleset) {
-    const better = (a, b) => (ruleset === "classic" ? a > b : a < b);
+  // Each seat's place, best first, as the engine gives it in the table's facts (Game.places: equal
+  // totals share a place, "1st=", and the next place counts everyone above it, 1, 1, 3).
+  function places(totals, placed) {
     const rows = totals.map((total, seat) => ({
-      seat, total, place: 1 + totals.filter((x) => better(x, total)).length,
-      tied: totals.filter((x) => x === total).length > 1,
+      seat, total, place: placed[seat], tied: totals.filter((x) => x === total).length > 1,
     }));
     return rows.sort((a, b) => a.place - b.place || a.seat - b.seat);
   }
@@ -83,7 +81,7 @@ const GameEnd = (() => {
 
   function render() {
     const v = T.view;
-    const rows = places(v.totals, T.meta.ruleset);
+    const rows = places(v.totals, T.meta.places);
     const last = T.results && T.results.length ? T.results[T.results.length - 1] : null;
     $("end-you").textContent = verdict(rows);
     fill($("end-body"), standings(rows, last));

@@ -29,6 +29,7 @@ class Views:
             "seats": [s.public for s in t.seats], "hand_no": t.state.hand_no,
             "num_hands": g.num_hands, "rounds": g.rounds, "over": t.state.is_over,
             "winners": t.state.winners(),
+            "places": g.places(t.state.totals) if t.state.is_over else None,  # the engine's, ties shared
             "idle_seconds": t.idle_seconds,
             "turn_clock": t.turn_clock.stored() if t.turn_clock is not None else None, "pace": t.pace,
             "clock_left": None if (left := t.clock_left()) is None else round(max(0.0, left), 1),
