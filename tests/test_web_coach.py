@@ -71,6 +71,9 @@ def test_a_person_against_computers_gets_a_hint_naming_a_legal_action(client: Te
         assert same["type"] == "hint" and same["warn"] is False and same["intended"] == hint["choice"]
         assert ask(ws, intended="nonsense", level="always")["code"] == "bad-action"
         assert ask(ws, intended=hint["choice"], level="sometimes")["code"] == "bad-level"
+        # A level that is not text (once a TypeError the server answered "internal"): refused too.
+        for odd in ([], {}, 3, None):
+            assert ask(ws, intended=hint["choice"], level=odd)["code"] == "bad-level"
     finally:
         ws.__exit__(None, None, None)
 

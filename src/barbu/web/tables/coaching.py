@@ -49,7 +49,7 @@ class Question:
 def question(table: Host, client: Client, intended: object = None, level: object = "always") -> Question:
     """The coach's question of ``client`` at ``table``: a hint, or with ``intended`` (a choice's text)
     a warning at ``level`` ("big" or "always"); TableError saying why when it is refused."""
-    if intended is not None and level not in LEVELS:
+    if intended is not None and (not isinstance(level, str) or level not in LEVELS):
         raise TableError("bad-level", "a warning's level is \"big\" or \"always\"")
     seat = client.seat
     if seat is None:
