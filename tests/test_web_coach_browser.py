@@ -25,8 +25,19 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(
 )]
 
 I18N_DIR = Path(__file__).resolve().parent.parent / "src" / "barbu" / "web" / "static" / "i18n"
-EN = json.loads((I18N_DIR / "en.json").read_text(encoding="utf-8"))
+CATALOGUES = {lang: json.loads((I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+              for lang in ("en", "fr", "zh", "my")}
+EN = CATALOGUES["en"]
 HINT = "(s) => document.getElementById('coach-said').textContent.startsWith(s)"
+# Both sizes in each of the four languages the pages are looked at in (a hint or a warning is a
+# sentence of slots: each language orders them its own way).
+SIZES_AND_LANGUAGES = [pytest.param(size, lang, id=f"{tag}-{lang}") for lang in CATALOGUES
+                       for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone"))]
+
+
+def opening(template: str) -> str:
+    """The words of a catalogue sentence before its first slot."""
+    return template.split("{")[0]
 
 
 @pytest.fixture(scope="module")
@@ -35,31 +46,35 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize(("size", "lang"), SIZES_AND_LANGUAGES)
 def test_the_hint_marks_the_experts_choice_and_says_why(server: str, chrome: Any,
-                                                        size: dict[str, int]) -> None:
+                                                        size: dict[str, int], lang: str) -> None:
     context = chrome.new_context(viewport=size)
-    page = open_table(context, server)
+    page = open_table(context, server, lang=lang)
     page.wait_for_selector("#decision:not([hidden]) button[data-action]")  # Ann chooses the contract
     page.click("#coach-hint")
-    page.wait_for_function(HINT, arg=EN["coach.hint"].split("{")[0], timeout=30000)
+    page.wait_for_function(HINT, arg=opening(CATALOGUES[lang]["coach.hint"]), timeout=30000)
     said = page.text_content("#coach-said") or ""
+    assert "{" not in said and "coach." not in said  # every slot filled, every reason a sentence
     choice = page.get_attribute("#decision button.suggested", "data-action")
     assert choice in page.evaluate("T.view.legal")
     assert page.evaluate(f"contractName('{choice}')") in said  # the expert's choice, then why
     assert page.locator("#decision button.suggested").is_visible()
-    assert "suggestion" in (page.get_attribute("#decision button.suggested", "aria-label") or "")
-    assert serious_violations(page, f"axe-coach-hint-{size['width']}.json") == []
+    label = page.get_attribute("#decision button.suggested", "aria-label") or ""
+    assert label.endswith(CATALOGUES[lang]["table.coach.suggested"])  # said to a screen reader too
+    assert serious_violations(page, f"axe-coach-hint-{size['width']}-{lang}.json") == []
     refused = page.evaluate("I18N.error({code: 'coach-refused', args: {reason: 'coach.refused.people'}})")
-    assert refused == EN["coach.refused.people"]  # the server's refusal, said by its reason
+    assert refused == CATALOGUES[lang]["coach.refused.people"]  # the server's refusal, said by its reason
     assert page.errors == []
     context.close()
 
 
-def test_a_warning_stops_a_costly_choice_until_played_anyway(server: str, chrome: Any) -> None:
-    context = chrome.new_context(viewport=DESKTOP)
+@pytest.mark.parametrize(("size", "lang"), SIZES_AND_LANGUAGES)
+def test_a_warning_stops_a_costly_choice_until_played_anyway(server: str, chrome: Any,
+                                                              size: dict[str, int], lang: str) -> None:
+    context = chrome.new_context(viewport=size)
     context.add_init_script("localStorage.setItem('barbu.settings', JSON.stringify({coachWarn: 'always'}));")
-    page = open_table(context, server)
+    page = open_table(context, server, lang=lang)
     page.wait_for_selector("#decision:not([hidden]) button[data-action]")
     # The contract the expert values least: a choice the coach warns about at "always".
     page.evaluate("""() => { window.hints = []; const old = Coach.onHint;
@@ -72,11 +87,13 @@ def test_a_warning_stops_a_costly_choice_until_played_anyway(server: str, chrome
     page.click(f"#decision button[data-action='{worst}']")
     page.wait_for_selector("#coach-dialog[open]", timeout=30000)
     name = page.evaluate(f"contractName('{worst}')")
-    lose = EN["coach.warn"].split("{cost}")[0].replace("{alternative}", name)
-    assert (page.text_content("#coach-warning") or "").startswith(lose)
+    warning = page.text_content("#coach-warning") or ""
+    assert warning.startswith(opening(CATALOGUES[lang]["coach.warn"])) and name in warning, warning
+    assert "{" not in warning
+    assert page.locator("#coach-anyway").is_visible() and page.locator("#coach-again").is_visible()
     assert page.evaluate("document.activeElement.id") == "coach-again"  # the safe answer first
     assert page.evaluate("T.view.contract") is None  # nothing was sent
-    assert serious_violations(page, "axe-coach-warning.json") == []
+    assert serious_violations(page, f"axe-coach-warning-{size['width']}-{lang}.json") == []
     page.click("#coach-anyway")
     page.wait_for_function(f"T.view.contract === '{worst}'", timeout=30000)
     assert page.errors == []
