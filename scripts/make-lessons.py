@@ -8,8 +8,8 @@ For each lesson (one per contract of each rule set, and doubling), games are dea
 search at the test's cheap setting (:data:`CHEAP`) screens it: the expert's choice must differ from
 the rule-of-thumb's (the natural choice) and beat it by at least the lesson's margin. A screened
 decision is then searched again at :data:`DEEP` (several times the coach's budget, another seed):
-kept only when the deeper search makes the same choice, and that choice beats each natural
-alternative (the rule-of-thumb's and the deeper search's runner-up) by the margin too.
+kept only when the deeper search makes the same choice, beats the rule-of-thumb's by the margin too
+and its own runner-up (the other natural alternative) by at least half of it.
 One position is kept per seed; the values stored are the deeper search's.
 """
 
@@ -60,7 +60,8 @@ def _checked(state: State, natural: int, margin: float) -> tuple[Hint, list[int]
         return None
     deep = hint(obs, **DEEP)  # type: ignore[arg-type]
     others = sorted({natural, *([deep.runner_up()] if deep.runner_up() is not None else [])} - {deep.choice})
-    if deep.choice != cheap.choice or any(deep.cost(a) < margin for a in others):
+    if deep.choice != cheap.choice or deep.cost(natural) < margin or \
+            any(deep.cost(a) < margin / 2 for a in others):
         return None
     return deep, others
 

@@ -19,6 +19,7 @@ from rich.text import Text
 from barbu.bots import make_bot
 from barbu.coach import Level, Speaker
 from barbu.coach.reasons import Reason
+from barbu.coach.words import signed
 from barbu.engine.cards import card_pretty
 from barbu.engine.state import State
 from barbu.learn.lessons import Lesson, Outcome, answer, lesson, lessons
@@ -137,7 +138,7 @@ class Tutor:
 
     def led_to(self, o: Outcome, names: list[str], key: str) -> None:
         trick = ", ".join(f"{names[s]} {card_pretty(c)}" for s, c in o.trick)
-        slots: dict[str, str | int | float] = {"choice": o.choice, "score": o.score}
+        slots: dict[str, str | int | float] = {"choice": o.choice, "score": signed(o.score)}
         if o.winner is not None:
             slots |= {"trick": trick, "who": o.winner}
             self.term.out(Text("  " + self.speaker.say(Reason(key + ".trick", slots))))

@@ -36,7 +36,8 @@ const Coach = (() => {
   // Before a choice is sent: with warnings on at a table where the coach helps, ask first (true: the
   // choice waits for the answer). Off, or where the coach is not allowed, nothing is asked.
   function intercept(action) {
-    const level = Settings.get("coachWarn");
+    // At a lesson's table (the tutorial's hand) the coach warns always, unless the learner chose a level.
+    const level = T.meta && T.meta.lesson && !Settings.chosen("coachWarn") ? "always" : Settings.get("coachWarn");
     if (level === "off" || !allowed() || !T.view || !yourTurn(T.view)) return false;
     if (asked) return asked.action !== null; // a second click waits for the warning the first asked
     if (!send({ type: "hint", intended: action, level })) return false;
