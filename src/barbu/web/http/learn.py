@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -23,6 +24,22 @@ from barbu.web.http.endpoints import PROFILE_HEADER, refusals, server_of, static
 from barbu.web.http.guard import secret_header
 from barbu.web.http.limits import Rule
 from barbu.web.tables.rules import figures
+
+
+class LessonId(Convertor[str]):
+    """A path part that is a lesson's id, and nothing else: the other pages under /learn (the drills')
+    are not caught by the lessons' route."""
+
+    regex = "|".join(sorted(lesson_ids(), key=len, reverse=True))
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("lesson", LessonId())
 
 
 async def page(request: Request) -> Response:
@@ -86,8 +103,7 @@ async def done(request: Request) -> Response:
 def routes() -> list[BaseRoute]:
     return [
         Route("/learn", page),
-        # A page per lesson, named: other pages under /learn (the drills') are not caught here.
-        *(Route(f"/learn/{lesson_id}", page) for lesson_id in lesson_ids()),
+        Route("/learn/{lesson:lesson}", page),
         Route("/api/learn", refusals(listing), methods=["GET"]),
         Route("/api/learn/{lesson}", refusals(one), methods=["GET"]),
         Route("/api/learn/{lesson}/done", refusals(done), methods=["POST"]),
