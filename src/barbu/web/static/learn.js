@@ -141,7 +141,7 @@ function position() {
   const n = L.page.positions.length;
   const answer = h("section", { id: "learn-answer", class: "learn-answer", "aria-live": "polite", tabindex: "-1", hidden: "" });
   L.entry.replaceChildren(
-    h("h2", { id: "pos-title" }, t("learn.position", { n: L.index + 1, total: n })),
+    h("h2", { id: "pos-title", tabindex: "-1" }, t("learn.position", { n: L.index + 1, total: n })),
     stage(pos), h("h3", {}, t("learn.ask")), choices(pos), answer);
 }
 
