@@ -78,6 +78,10 @@ def test_a_lesson_walked_through_in_english_at_desktop_size(url: str, context: A
     assert table is not None
     meta = page.evaluate(f"fetch('/api/tables/{table[1]}').then((r) => r.json())")["table"]
     assert meta["lesson"] == LESSON and meta["num_hands"] == 1 and meta["coach"]["allowed"]
+    page.wait_for_function("T.meta && T.meta.lesson")
+    assert page.evaluate("Coach.warnLevel()") == "always"  # the default at a lesson's table
+    page.evaluate("Settings.set('coachWarn', 'big')")
+    assert page.evaluate("Coach.warnLevel()") == "big"  # unless the learner chose a level
     page.goto(url + "/learn")
     page.wait_for_selector("ol.lessons")
     assert "14 of 15" in page.inner_text("#learn-left")
