@@ -132,8 +132,8 @@ function choices(pos) {
         : cardEl(c, { cls: "dim" })),
       rest.map((a) => h("button", { type: "button", onclick: () => choose(a) }, pos.labels[a])));
   }
-  return h("div", { class: "choices", role: "group", "aria-label": t("learn.ask") },
-    v.legal.map((a) => h("button", { type: "button", onclick: () => choose(a) }, pos.labels[a])));
+  return h("div", { class: "choices", role: "group", "aria-label": t("learn.ask.double") },
+    v.legal.map((a) => h("button", { type: "button", "data-choice": a, onclick: () => choose(a) }, pos.labels[a])));
 }
 
 function position() {
@@ -142,15 +142,17 @@ function position() {
   const answer = h("section", { id: "learn-answer", class: "learn-answer", "aria-live": "polite", tabindex: "-1", hidden: "" });
   L.entry.replaceChildren(
     h("h2", { id: "pos-title", tabindex: "-1" }, t("learn.position", { n: L.index + 1, total: n })),
-    stage(pos), h("h3", {}, t("learn.ask")), choices(pos), answer);
+    stage(pos), h("h3", {}, t(pos.view.phase === "play" ? "learn.ask" : "learn.ask.double")), choices(pos), answer);
 }
 
 async function choose(action) {
   const pos = L.page.positions[L.index];
   const said = pos.answers[action];
   for (const b of L.entry.querySelectorAll(".learn-hand button, .choices button")) b.disabled = true;
-  const mark = L.entry.querySelector(`[data-card="${pos.answers[action].expert}"]`);
-  if (mark) mark.classList.add("expert");
+  // The expert's choice marked, and the learner's: cards by their id, other choices by theirs.
+  const find = (a) => L.entry.querySelector(`[data-card="${a}"], [data-choice="${a}"]`);
+  if (find(action)) find(action).classList.add("chosen");
+  if (find(said.expert)) find(said.expert).classList.add("expert");
   const box = document.getElementById("learn-answer");
   const last = L.index + 1 >= L.page.positions.length;
   const next = last ? null : h("button", { type: "button", class: "primary", onclick: () => { L.index += 1; position();
