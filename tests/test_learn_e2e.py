@@ -67,10 +67,12 @@ def test_the_list_shows_every_lesson_and_what_is_left(tmp_path: Path) -> None:
 def test_a_lesson_runs_through_its_positions_and_its_hand_and_is_kept_done(tmp_path: Path) -> None:
     x = lesson("family-last-trick")
     card = x.positions[0].natural[0]  # a natural choice the expert's beats
-    # The positions, the hand's contract (its only one), then a hint at the first card.
-    status, out = learn([x.id], tmp_path, [card, *[None] * (len(x.positions) - 1), None, "hint"])
+    # A hint asked at a position (refused: decide first), the positions, the hand's contract (its only
+    # one), then a hint at the hand's first card.
+    status, out = learn([x.id], tmp_path, ["hint", card, *[None] * (len(x.positions) - 1), None, "hint"])
     assert status == 0, out[-2000:]
     assert "Last Trick: 100 for the last trick." in out  # the engine's own table says it
+    assert "Decide first" in out
     assert "is estimated to lose" in out and "The expert’s estimate for this hand" in out
     assert "With the expert's" in out and "Position 2 of" in out
     assert "The expert would choose" in out  # the hint typed at the hand's first card

@@ -10,6 +10,7 @@ under the XDG state folder.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from pathlib import Path
 
@@ -112,6 +113,10 @@ class Tutor:
             cmd = command_of(text) if text else None
             if cmd == "quit":
                 raise QuitGame
+            if cmd is not None:  # no hint here: the learner decides, then the coach explains
+                self.term.note("Decide first: the expert's answer and why follow your choice. "
+                               "(quit leaves the lesson)")
+                continue
             try:
                 choice = prompter.parse(obs, text)
                 if choice not in obs.legal:
@@ -149,7 +154,7 @@ class Tutor:
         x = self.lesson
         game = x.table_game()
         declarer = LEARNER if x.contract is not None else (LEARNER + 1) % x.players
-        seed = sum(map(ord, x.id)) * 7919
+        seed = random.SystemRandom().randrange(1, 10**9)  # a new hand each time the lesson is taken
         state = State(game, seed=seed, first_declarer=declarer)
         bots = {s: make_bot("basic", seed * 16 + s) for s in range(x.players) if s != LEARNER}
         path = state_home() / "barbu" / "lessons" / f"{x.id}.json"
