@@ -111,7 +111,7 @@ function stage(pos) {
   const facts = [contract + (v.trump ? ` (${t(`suit.${v.trump}`)})` : ""), t("table.declarer-is", { name: names[v.declarer] })];
   if (v.doubles.length) facts.push(`${t("table.doubles-list")}: ${v.doubles.map(([a, b]) => `${names[a]} × ${names[b]}`).join(", ")}`);
   const trick = v.trick.length ? h("div", { class: "learn-trick" }, v.trick.map(([s, c]) =>
-    h("figure", { class: "played" }, cardEl(c), h("figcaption", {}, names[s]))))
+    h("figure", { class: "learn-played" }, cardEl(c), h("figcaption", {}, names[s]))))
     : h("p", { class: "help" }, v.phase === "play" && v.lines.every(([lo]) => lo < 0) ? t("learn.no-trick") : "");
   const lines = v.lines.some(([lo]) => lo >= 0) ? h("ul", { class: "learn-lines" }, v.lines.map(([lo, hi], i) =>
     h("li", {}, `${t(`suit.${"SHDC"[i]}`)}: ${lo < 0 ? "—" : `${rankName(lo)}–${rankName(hi)}`}`))) : null;
