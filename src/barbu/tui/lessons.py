@@ -43,6 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plain", action="store_true", help="no colours")
     p.add_argument("--delay", type=float, default=None,
                    help="seconds to pause after each computer play in the hand (default 0.4 on a terminal)")
+    p.add_argument("--warn", choices=("off", "big", "always"), default="always",
+                   help="the coach's warnings before a costly decision in the lesson's hand (default always)")
     p.add_argument("--progress", metavar="FILE", default=None,
                    help="where the lessons done are kept (default: barbu/learn.json in the XDG state folder)")
 
@@ -71,8 +73,10 @@ def listing(term: Terminal, progress: FileProgress) -> int:
 class Tutor:
     """Takes the learner through one lesson at the terminal."""
 
-    def __init__(self, term: Terminal, x: Lesson, delay: float, progress: FileProgress) -> None:
+    def __init__(self, term: Terminal, x: Lesson, delay: float, progress: FileProgress,
+                 warn: Level = Level.ALWAYS) -> None:
         self.term = term
+        self.warn = warn
         self.lesson = x
         self.delay = delay
         self.progress = progress
@@ -161,7 +165,7 @@ class Tutor:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.term.out(Text())
         self.term.out(r.span(self.speaker.t("learn.hand.now"), "bold"))
-        session = Session(self.term, state, self.names, LEARNER, bots, self.delay, path, 1, Level.ALWAYS)
+        session = Session(self.term, state, self.names, LEARNER, bots, self.delay, path, 1, self.warn)
         status = session.play([Text(f"One hand of {game.contracts[0].name}, unrated; the game record: "
                                     f"{path}. Type 'hint' at any prompt.")])
         if state.is_over:
@@ -182,4 +186,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"barbu learn: {e.args[0]}", file=sys.stderr)
         return 2
     delay = args.delay if args.delay is not None else 0.4 if sys.stdout.isatty() else 0.0
-    return Tutor(term, x, delay, progress).run()
+    return Tutor(term, x, delay, progress, Level(args.warn)).run()
