@@ -109,7 +109,7 @@ function stage(pos) {
   const names = pos.names;
   const contract = v.contract ? t(`contract.${L.lesson.ruleset}.${v.contract}.name`) : "";
   const facts = [contract + (v.trump ? ` (${t(`suit.${v.trump}`)})` : ""), t("table.declarer-is", { name: names[v.declarer] })];
-  if (v.doubles.length) facts.push(t("learn.doubles", { list: I18N.list(v.doubles.map(([a, b]) => `${names[a]} × ${names[b]}`)) }));
+  if (v.doubles.length) facts.push(t("learn.doubles", { list: v.doubles.map(([a, b]) => `${names[a]} × ${names[b]}`).join(", ") }));
   const trick = v.trick.length ? h("div", { class: "learn-trick" }, v.trick.map(([s, c]) =>
     h("figure", { class: "learn-played" }, cardEl(c), h("figcaption", {}, names[s]))))
     : h("p", { class: "help" }, v.phase === "play" && v.lines.every(([lo]) => lo < 0) ? t("learn.no-trick") : "");
