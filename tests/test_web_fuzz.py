@@ -208,15 +208,16 @@ def http_routes() -> list[tuple[str, str]]:
             assert isinstance(r, WebSocketRoute) and r.path == "/ws/{table_id}", f"a route to fuzz: {r!r}"
     for path, _ in out:
         for name, kind in re.findall(r"\{(\w+)(?::(\w+))?\}", path):
-            assert kind in ("", "str", "int", "path") and name in PARAMS, f"a path parameter to fuzz: {path}"
+            assert kind in ("", "str", "int", "path", "lesson") and name in PARAMS, \
+                f"a path parameter to fuzz: {path}"
     return out
 
 
 PARAMS = {"table_id": ("done", "begun"), "sheet_id": ("sheet",), "job_id": (), "ruleset": (), "name": (),
-          "kind": (), "k": (), "path": (), "device": ()}
+          "kind": (), "k": (), "path": (), "device": (), "lesson": ()}
 KNOWN = {"ruleset": ["classic", "family"], "kind": ["json", "csv", "pdf"], "name": ["Fuzzy"],
          "path": ["app.js", "i18n/en.json"], "k": ["0", "1"],
-         "device": ["0123456789abcdef", "others"]}
+         "device": ["0123456789abcdef", "others"], "lesson": ["classic-no-queens", "family-salad"]}
 
 
 def json_values() -> st.SearchStrategy[Any]:
@@ -230,7 +231,7 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds"]
+          "rounds", "lesson", "pace"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:

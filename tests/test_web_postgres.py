@@ -210,6 +210,7 @@ def filled_sqlite(path: Path) -> tuple[str, str]:
     store = Store(str(path))
     ann, ben = person(store, "Ann"), person(store, "Ben")
     store.commit(PlayerBatch(ben.id, transfer=("code-hash", time.time() + 3600)))
+    store.commit(PlayerBatch(ann.id, lesson_done="family-salad"))  # the tutorial's progress moves too
     lobby = Lobby(store)
     done = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOM], ann, ruleset="family", players=3)
     done.join("Ben", ben)
@@ -237,7 +238,7 @@ def answers(store: TableStore) -> dict[str, Any]:
                        store.table_flags(t), store.is_over(t), store.rated(t), store.last_change(t),
                        lobby.get(t).public_record()) for t in ids},
         "people": {p: (store.load_player(p), store.ratings_of(p), store.rating_history(p, 10),
-                       store.tables_of_player(p)) for p in people},
+                       store.tables_of_player(p), store.lessons_of(p)) for p in people},
         "board": store.leaderboard("family", 10),
         "transfer": store.transfer("code-hash"),
         "sheet": (store.load_sheet("sheet1"), store.sheet_entry("sheet1", "entry1"),
@@ -254,7 +255,8 @@ def test_a_moved_database_answers_alike_and_its_unfinished_game_plays_on(
     sqlite.close()
     assert main(["db", "move", str(path), pg_url]) == 0
     said = capsys.readouterr().out
-    for rows in ("2 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets"):
+    for rows in ("2 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets",
+                 "1 lessons_done"):
         assert rows in said
     moved = PgStore(pg_url)
     assert answers(moved) == before

@@ -63,7 +63,8 @@ class Game:
     # played by id, when not the whole deck and the rule set's whole table.
     deck: int = FULL_DECK
     contract_ids: tuple[str, ...] = ()
-    # A shorter family game, agreed at the table: it ends after this many rounds (0: the whole game).
+    # A shorter game: it ends after this many hands (0: the whole game). A family game agreed so at
+    # the table, or one hand of one contract (a lesson of the tutorial, with ``contract_ids``).
     rounds: int = 0
     # Derived once, because the state machine reads them on every trick.
     is_classic: bool = field(init=False, compare=False)
@@ -88,8 +89,8 @@ class Game:
         table = with_options(CLASSIC if self.ruleset == "classic" else FAMILY, self.options)
         table = for_deck(only(table, tuple(self.contract_ids)), self.deck)
         whole = len(table) * self.players
-        if self.rounds and (self.ruleset != "family" or not 1 <= self.rounds <= whole):
-            raise ValueError(f"a shorter game is a family game of 1 to {whole} rounds, not {self.rounds}")
+        if self.rounds and not 1 <= self.rounds <= whole:
+            raise ValueError(f"a shorter game is a game of 1 to {whole} hands, not {self.rounds}")
         cards = self.deck.bit_count()
         if cards < self.players:
             raise ValueError(f"a deck of {cards} cards cannot deal one to each of {self.players} players")

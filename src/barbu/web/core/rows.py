@@ -138,6 +138,7 @@ class PlayerBatch:
     drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
     keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
     seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
+    lesson_done: str | None = None  # a lesson of the tutorial the profile has done (a known id)
 
     def __bool__(self) -> bool:
         return True

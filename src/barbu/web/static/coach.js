@@ -36,7 +36,7 @@ const Coach = (() => {
   // Before a choice is sent: with warnings on at a table where the coach helps, ask first (true: the
   // choice waits for the answer). Off, or where the coach is not allowed, nothing is asked.
   function intercept(action) {
-    const level = Settings.get("coachWarn");
+    const level = warnLevel();
     if (level === "off" || !allowed() || !T.view || !yourTurn(T.view)) return false;
     if (asked) return asked.action !== null; // a second click waits for the warning the first asked
     if (!send({ type: "hint", intended: action, level })) return false;
@@ -137,5 +137,10 @@ const Coach = (() => {
 
   function setup() { $("coach-hint").addEventListener("click", hint); }
 
-  return { render, intercept, onHint, onError, setup, allowed };
+  // At a lesson's table (the tutorial's hand) the coach warns always, unless the learner chose a level.
+  function warnLevel() {
+    return T.meta && T.meta.lesson && !Settings.chosen("coachWarn") ? "always" : Settings.get("coachWarn");
+  }
+
+  return { render, intercept, onHint, onError, setup, allowed, warnLevel };
 })();

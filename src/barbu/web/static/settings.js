@@ -3,6 +3,7 @@
 
 const Settings = (() => {
   const STORE = "barbu.settings";
+  const CHOSEN = "barbu.settings.chosen";
   const DEFAULTS = { trickPause: 1.5, watchPause: 0.6, autoNext: false, fourColour: false, sounds: false, pace: "normal",
     coachWarn: "off" };
   const WARNINGS = ["off", "big", "always"]; // the coach's warnings before a choice (coach.js)
@@ -31,7 +32,19 @@ const Settings = (() => {
 
   function get(key) { return values[key]; }
 
-  function set(key, value) { values[key] = value; save(); }
+  // Whether this browser's person set ``key`` themselves (not the default).
+  function chosen(key) {
+    try { return JSON.parse(localStorage.getItem(CHOSEN) || "[]").includes(key); } catch (e) { return false; }
+  }
+
+  function set(key, value) {
+    values[key] = value;
+    try {  // which settings the person chose (the others follow the page's defaults, e.g. at a lesson)
+      const mine = new Set(JSON.parse(localStorage.getItem(CHOSEN) || "[]"));
+      localStorage.setItem(CHOSEN, JSON.stringify([...mine.add(key)]));
+    } catch (e) { /* private mode */ }
+    save();
+  }
 
   // The computers' pace of the tables this browser creates (the server's "pace" of a table's setup).
   function paceSelect() {
@@ -115,5 +128,5 @@ const Settings = (() => {
     $("settings-dialog").showModal();
   }
 
-  return { load, get, set, beep, open };
+  return { load, get, set, chosen, beep, open };
 })();

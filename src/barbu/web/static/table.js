@@ -123,6 +123,7 @@ async function showLobby() {
   }
   renderCreateForm();
   renderQuick();
+  renderLearn();
   const lists = Promise.all([refreshTables(), yours]);
   for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderCreateForm);
   $("create-players").addEventListener("change", renderCreateForm);
@@ -1577,6 +1578,17 @@ function renderSheet() {
     if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
+}
+
+// The tutorial's entry in the lobby: the lessons left, as the profile (signed in) or this browser
+// (a guest: learn.js keeps them) says.
+async function renderLearn() {
+  try {
+    const data = await api("/api/learn");
+    const mine = new Set(recall("barbu.learn.done") || []);
+    const left = data.signed_in ? data.left : data.lessons.filter((x) => !mine.has(x.id)).length;
+    $("learn-left").textContent = left ? t("learn.left", { n: left, total: data.total }) : t("learn.all-done");
+  } catch (e) { /* the lobby works without it */ }
 }
 
 // ---------------------------------------------------------------- start

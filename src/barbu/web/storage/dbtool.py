@@ -32,6 +32,7 @@ MOVED = {
     "players": ("id", "name", "name_key", "created", "password"),
     "player_keys": ("player_id", "salt", "hash", "created", "how", "seen"),
     "transfers": ("code_hash", "player_id", "expires"),
+    "lessons_done": ("player_id", "lesson", "at"),
     "ratings": ("player_id", "ruleset", "mu", "sigma", "games", "updated"),
     "rated_games": ("table_id", "ruleset", "at"),
     "rating_history": ("table_id", "player_id", "ruleset", "seat", "place", "total", "mu_before",

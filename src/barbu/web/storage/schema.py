@@ -126,6 +126,17 @@ _CLIENTS = """
 ALTER TABLE seats ADD COLUMN client TEXT NOT NULL DEFAULT '';
 """
 
+# The tutorial's lessons a profile has done (barbu.learn): one row a lesson, so at most as many rows
+# as there are lessons.
+_LESSONS = """
+CREATE TABLE lessons_done (
+    player_id TEXT NOT NULL REFERENCES players(id),
+    lesson TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (player_id, lesson)
+);
+"""
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -230,6 +241,9 @@ CREATE INDEX ratings_by_ruleset ON ratings(ruleset, games);
 """
 # (``n`` in rating_history is SQLite's rowid: the order rows were written, the tie-break of a history.)
 
+# _LESSONS in PostgreSQL's types.
+_PG_LESSONS = _LESSONS.replace("REAL", "DOUBLE PRECISION")
+
 # _DEVICES in PostgreSQL's types.
 _PG_DEVICES = """
 ALTER TABLE player_keys ADD COLUMN how TEXT NOT NULL DEFAULT '';
@@ -255,12 +269,14 @@ STEPS = (
     Step(_RATINGS, _PG_STEPS_1_TO_3),
     Step(_DEVICES, _PG_DEVICES),
     Step(_CLIENTS, _CLIENTS),
+    Step(_LESSONS, _PG_LESSONS),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
 
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
-# list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients).
+# list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
+# its 4 step 6 (lessons).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

@@ -195,6 +195,12 @@ class SqlStore(ABC):
                           "ORDER BY created, hash{bytes}", (player_id,))
         return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
 
+    def lessons_of(self, player_id: str) -> list[str]:
+        """The tutorial's lessons a profile has done, by id."""
+        rows = self._rows("SELECT lesson FROM lessons_done WHERE player_id = ? ORDER BY lesson{bytes}",
+                          (player_id,))
+        return [str(r[0]) for r in rows]
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = ?", (code_hash,))

@@ -200,6 +200,9 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
         d.run(db, "DELETE FROM player_keys WHERE player_id = ? AND hash NOT IN (SELECT hash FROM player_keys "
               "WHERE player_id = ? ORDER BY {greatest}(seen, created) DESC, hash{bytes} LIMIT ?)",
               (pid, pid, b.max_keys))
+    if b.lesson_done is not None:  # done twice (two pages at once): the first time is kept
+        d.run(db, "INSERT INTO lessons_done (player_id, lesson, at) VALUES (?, ?, ?) "
+              "ON CONFLICT (player_id, lesson) DO NOTHING", (pid, b.lesson_done, now))
     _write_transfers(db, d, b, now)
 
 

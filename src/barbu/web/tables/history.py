@@ -30,7 +30,7 @@ def read_setup(store: TableStore, table_id: str) -> tuple[Game, State, list[Seat
     if setup is None:
         return None
     game = Game(setup["ruleset"], setup["players"], frozenset(setup["options"]),
-                rounds=setup.get("rounds", 0))
+                rounds=setup.get("rounds", 0), contract_ids=tuple(setup.get("contracts", ())))
     state = State(game, seed=setup["seed"], first_declarer=setup["first_declarer"])
     rows = store.load_seats(table_id)
     if [r.seat for r in rows] != list(range(game.players)):

@@ -53,6 +53,7 @@ def plan_seated(make: Callable[..., H], store: TableStore, state: State, rows: l
     table.turn_clock = setup.turn_clock
     table.pace = setup.pace
     table.seed_chosen = setup.seed is not None
+    table.lesson = setup.lesson
     return table, batch
 
 
@@ -100,6 +101,7 @@ def restore(table: Host, events: list[Event], stored: dict[str, Any]) -> None:
     """Set a loaded table's chat, seed, clock, pace, rematch and start as its stored setup and events say."""
     table.chat.rights = rights_of(stored.get("chat"))
     table.seed_chosen = stored.get("seed_chosen") is True
+    table.lesson = stored["lesson"] if isinstance(stored.get("lesson"), str) else None
     with contextlib.suppress(TableError):  # a clock no longer valid (an unknown level): none
         table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
     with contextlib.suppress(TableError):  # stored before paces (none) or edited by hand: normal

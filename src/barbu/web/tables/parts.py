@@ -142,6 +142,7 @@ class Host(Protocol):
     decisions: Decisions
     filled: dict[str, Any] | None
     seed_chosen: bool
+    lesson: str | None
     last_seq: int
 
     def clock(self) -> float: ...

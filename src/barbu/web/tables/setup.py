@@ -9,6 +9,7 @@ from barbu.bots import levels
 from barbu.engine.contracts import CLASSIC_OPTIONS
 from barbu.engine.game import Game
 from barbu.engine.state import State
+from barbu.learn.lessons import lesson as lesson_named
 from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name
 from barbu.web.core.rows import PlayerRow
@@ -59,6 +60,8 @@ class Setup:
     player: PlayerRow | None = None  # the creator's profile, when the request came with one
     pace: str = "normal"  # how quickly the computers play (PACES)
     client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
+    lesson: str | None = None  # the tutorial's lesson whose real hand this table is (barbu.learn)
+    first_declarer: int | None = None  # who declares first (None: drawn from the seed)
 
     @property
     def ruleset(self) -> str:
@@ -73,6 +76,8 @@ class Setup:
         """Check a create-table request (JSON object) and say what is wrong in words."""
         if not isinstance(body, dict):
             raise TableError("bad-setup", "the table setup must be a JSON object")
+        if body.get("lesson") is not None:
+            return cls.for_lesson(body)
         ruleset = body.get("ruleset", "classic")
         players = body.get("players", 4)
         options = body.get("options", [])
@@ -113,6 +118,27 @@ class Setup:
                    chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
                    private=private, pace=parse_pace(body.get("pace", "normal")))
 
+    @classmethod
+    def for_lesson(cls, body: dict[str, Any]) -> Setup:
+        """The table of a lesson's real hand: one hand of its contract, the learner (seat 0) against
+        computers, declaring (at the doubling lesson the computer on the left declares, so that the
+        learner doubles); private, and unrated as every shorter game is. Only a name and a pace go
+        with it."""
+        name = body["lesson"]
+        try:
+            x = lesson_named(name if isinstance(name, str) else "")
+        except KeyError as e:
+            raise TableError("bad-setup", f'"lesson" is the id of a lesson: {e.args[0]}') from e
+        extra = sorted(set(body) - {"lesson", "name", "pace"})
+        if extra:
+            raise TableError("bad-setup", f'a lesson\'s table takes only "name" and "pace", '
+                             f'not "{extra[0]:.40}"')
+        seats = [_seat_spec({"kind": "you"})] + [_seat_spec({"kind": "bot"})] * (x.players - 1)
+        creator = body.get("name")
+        return cls(x.table_game(), seats, clean_name(creator) if creator is not None else None, private=True,
+                   pace=parse_pace(body.get("pace", "normal")), lesson=x.id,
+                   first_declarer=0 if x.contract is not None else 1)
+
     @property
     def creator_seat(self) -> int | None:
         return next((i for i, s in enumerate(self.seats) if s["you"]), None)
@@ -133,6 +159,10 @@ class Setup:
             record["pace"] = self.pace
         if game.rounds:
             record["rounds"] = game.rounds
+        if game.contract_ids:
+            record["contracts"] = list(game.contract_ids)
+        if self.lesson is not None:
+            record["lesson"] = self.lesson
         return record
 
 

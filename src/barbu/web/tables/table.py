@@ -96,6 +96,7 @@ class Table:
     decisions: Decisions = field(default_factory=dict)  # who made each seat's decisions (the ratings')
     filled: dict[str, Any] | None = None  # the creator's "start with computers" (its stored event)
     seed_chosen: bool = False  # a practice game whose creator chose the seed (knows every deal): unrated
+    lesson: str | None = None  # the tutorial's lesson whose real hand this is (one hand, coach on)
     # The parts that answer the table's requests (each holds only the table).
     seating: Seating = field(init=False, repr=False, compare=False)
     invitations: Invitations = field(init=False, repr=False, compare=False)
@@ -122,7 +123,8 @@ class Table:
         """A new table, dealt, and the batch that stores it: the table exists once that is stored."""
         rows = seat_rows(store, setup)
         # The seed decides every deal: unguessable unless a practice game chose its own.
-        state = State(setup.game, seed=setup.seed if setup.seed is not None else secrets.randbits(63))
+        state = State(setup.game, seed=setup.seed if setup.seed is not None else secrets.randbits(63),
+                      first_declarer=setup.first_declarer)
         return plan_seated(cls, store, state, rows, setup, **kw)
 
     @classmethod

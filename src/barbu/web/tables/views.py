@@ -38,6 +38,7 @@ class Views:
             "awaited": t.awaited(), "filled": t.filled,
             "creator": t.creator if t.creator >= 0 else None,  # a seat: who invited the others
             "coach": coach_meta(t),  # whether the coach may help here (docs/coach.md)
+            "lesson": t.lesson,  # the tutorial's lesson whose real hand this is (None: a game)
             **t.pause(),
         }
 
