@@ -3,9 +3,10 @@
 At startup every file of the static folder gets a stamp (the start of its SHA-256). The pages the
 server serves name their files as ``/static/style.css?v=<stamp>``: such an address never changes
 content, so the browser keeps it a year without asking again (``immutable``); a new release
-changes the stamp, hence the address. The pages themselves, the unstamped addresses (the score
-keeper's service worker asks for those) and a stamp that is not the file's current one are
-``no-cache``: asked again each time (a static file is answered 304 when unchanged).
+changes the stamp, hence the address. The pages themselves, the unstamped addresses and a stamp
+that is not the file's current one are ``no-cache``: asked again each time (a static file is
+answered 304 when unchanged). The service worker (shell.py) keeps the stamped addresses the pages
+name, so that the app opens without a connection.
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ class Assets:
                                 f'<script src="{self.url("i18n.js")}" data-catalogues="{self.catalogues}"')
             self.pages[name] = html.encode()
         return self.pages[name]
+
+    def named(self) -> list[str]:
+        """The stamped addresses of the files the pages name (what draws them: scripts, styles, icons)."""
+        found: set[str] = set()
+        for html in sorted(self.folder.glob("*.html")):
+            found.update(m["path"] for m in _NAMED.finditer(html.read_text(encoding="utf-8")))
+        return sorted(self.url(path) for path in found if path in self.stamps)
 
     def page_response(self, name: str) -> Response:
         """The page, ``no-cache``: the browser asks again each time, so that a release is seen at once."""

@@ -1,0 +1,116 @@
+"""The app people install, in Chromium: the service worker controls the pages, Chromium finds the site
+installable, and without a connection the score keeper opens and queues a hand while a table's page
+says it is offline, in the page's language."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.test_web_browser import CHROMIUM, DESKTOP, chromium, serving
+from tests.test_web_i18n_browser import serious
+from tests.web_helpers import fresh_db
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (./test.sh installs it)")]
+
+CONTROLLED = "navigator.serviceWorker.controller !== null"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(fresh_db(tmp_path_factory.mktemp("app"), "app.db")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context() -> Iterator[Any]:
+    # A profile on disk, as a person's: Chromium says an incognito window's site is not installable.
+    with chromium("barbu-app-", viewport=DESKTOP, locale="en-US") as c:
+        yield c
+
+
+@pytest.fixture
+def page(context: Any) -> Iterator[Any]:
+    context.set_offline(False)
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    yield p
+    context.set_offline(False)
+    p.close()
+    assert not errors
+
+
+def controlled(page: Any, url: str) -> None:
+    """Open ``url`` online and wait until the site's worker controls the page."""
+    page.goto(url)
+    page.wait_for_function(CONTROLLED, timeout=15000)
+
+
+def new_sheet(server: str) -> tuple[str, str]:
+    body = {"ruleset": "classic", "names": ["Ann", "Ben", "Cleo", "Dan"], "first_declarer": 0}
+    req = urllib.request.Request(f"{server}/api/sheets", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as res:
+        made = json.loads(res.read())
+    return made["id"], f"{server}{made['link']}"
+
+
+def test_the_worker_controls_every_page_and_chromium_finds_the_site_installable(server: str,
+                                                                               page: Any) -> None:
+    controlled(page, f"{server}/")
+    scope = page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.scope)")
+    assert scope == f"{server}/"
+    cdp = page.context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["url"] == f"{server}/manifest.webmanifest" and manifest["errors"] == []
+    # Lighthouse 12 has no installability audit any more: this is Chromium's own check, the one
+    # behind its "Install app" menu item.
+    assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+    page.goto(f"{server}/rules/classic")
+    page.wait_for_function(CONTROLLED)
+
+
+def test_offline_the_score_keeper_opens_and_queues_a_hand_sent_once_online(server: str, page: Any) -> None:
+    sheet, link = new_sheet(server)
+    controlled(page, link)
+    page.wait_for_selector("#contract-buttons button")
+    page.context.set_offline(True)
+    page.goto(link)  # from the worker's cache: the network is gone
+    page.wait_for_selector("#conn.offline:not([hidden])")
+    page.locator("[data-contract='no-tricks']").click()
+    for seat, n in enumerate([4, 3, 3, 3]):
+        for _ in range(n):
+            page.locator(f"[data-count='tricks-{seat}-plus']").click()
+    page.locator("#save").click()
+    queued = f"JSON.parse(localStorage.getItem('barbu-score-queue-{sheet}') || '[]').length"
+    page.wait_for_function(f"{queued} === 1")
+    page.wait_for_selector("#rows tr.pending")
+    page.context.set_offline(False)
+    page.wait_for_function(f"{queued} === 0", timeout=15000)
+    with urllib.request.urlopen(f"{server}/api/sheets/{sheet}", timeout=10) as res:
+        assert len(json.loads(res.read())["rows"]) == 1  # stored by the server once back online
+
+
+def test_offline_a_tables_page_says_so_in_the_pages_language(server: str, page: Any) -> None:
+    controlled(page, f"{server}/rules/classic?lang=fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    kept = """async () => {
+      const tag = document.querySelector("script[data-catalogues]");
+      return !!(await caches.match(`/static/i18n/fr.json?v=${tag.dataset.catalogues}`));
+    }"""
+    page.wait_for_function(kept, timeout=15000)  # sw-register.js asked the worker to keep it
+    page.context.set_offline(True)
+    page.goto(f"{server}/table/abcdefgh?lang=fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.inner_text("h1") == "Vous êtes hors ligne"
+    assert "les tables en ont besoin" in page.inner_text("main")
+    assert serious(page) == []
+    page.get_by_role("link", name="Ouvrir la feuille de marque").click()  # the keeper, still offline
+    page.wait_for_selector("#name-inputs input")
+    assert page.url == f"{server}/score"
