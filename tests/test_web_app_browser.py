@@ -52,12 +52,16 @@ def controlled(page: Any, url: str) -> None:
     page.wait_for_function(CONTROLLED, timeout=15000)
 
 
-def new_sheet(server: str) -> tuple[str, str]:
-    body = {"ruleset": "classic", "names": ["Ann", "Ben", "Cleo", "Dan"], "first_declarer": 0}
-    req = urllib.request.Request(f"{server}/api/sheets", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
+def post(url: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as res:
-        made = json.loads(res.read())
+        return json.loads(res.read())
+
+
+def new_sheet(server: str) -> tuple[str, str]:
+    made = post(f"{server}/api/sheets", {"ruleset": "classic", "names": ["Ann", "Ben", "Cleo", "Dan"],
+                                         "first_declarer": 0})
     return made["id"], f"{server}{made['link']}"
 
 
@@ -74,6 +78,32 @@ def test_the_worker_controls_every_page_and_chromium_finds_the_site_installable(
     assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
     page.goto(f"{server}/rules/classic")
     page.wait_for_function(CONTROLLED)
+
+
+def test_a_worker_of_a_narrower_scope_steps_aside_for_the_sites(server: str, page: Any) -> None:
+    # As the score keeper's own worker of before did (scope /score): it would keep the keeper's pages.
+    scopes = "navigator.serviceWorker.getRegistrations().then(all => all.map(r => r.scope).sort())"
+    controlled(page, f"{server}/rules/classic")
+    page.goto(f"{server}/robots.txt")  # a page of this site without sw-register.js: none steps aside here
+    page.evaluate("navigator.serviceWorker.register('/sw.js', { scope: '/score' }).then(() => null)")
+    assert page.evaluate(scopes) == [f"{server}/", f"{server}/score"]
+    page.goto(f"{server}/score")
+    page.wait_for_function(f"{scopes}.then(s => s.length === 1)")
+    assert page.evaluate(scopes) == [f"{server}/"]
+
+
+def test_a_controlled_tables_page_fetches_the_card_faces_once(server: str, page: Any) -> None:
+    # The sprite's bare address is asked again for each card drawn once a worker controls the page
+    # (45 times, 800 kB each, in one Lighthouse run); its stamped address is fetched once.
+    seats = [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3
+    ann = post(f"{server}/api/tables", {"name": "Ann", "seed": 12, "seats": seats})
+    controlled(page, f"{server}/")
+    sprites: list[str] = []
+    page.on("request", lambda r: sprites.append(r.url) if "/static/cards/" in r.url else None)
+    page.goto(server + ann["you"]["link"])
+    page.wait_for_function(CONTROLLED)
+    page.wait_for_function("document.querySelectorAll('svg.face').length >= 13", timeout=15000)
+    assert len(sprites) <= 1 and all("?v=" in u for u in sprites), sprites
 
 
 def test_offline_the_score_keeper_opens_and_queues_a_hand_sent_once_online(server: str, page: Any) -> None:
