@@ -125,3 +125,14 @@ def test_a_changed_file_makes_a_new_worker_whose_cache_has_a_new_name(tmp_path: 
     assert old and new and old[1] != new[1]
     assert "/static/style.css?v=0000000000000000" in after.decode()
 
+
+
+def test_the_card_faces_are_named_stamped_on_their_scripts_tag_and_kept_out_of_the_install(
+        client: TestClient) -> None:
+    for page in ["/table/abcdefgh", "/replay/abcdefgh"]:
+        tag = r'<script src="/static/cards\.js\?v=\w+" data-sprite="([^"]+)">'
+        sprite = re.search(tag, client.get(page).text)
+        assert sprite and "?v=" in sprite[1], page
+        res = client.get(sprite[1])
+        assert res.status_code == 200 and res.headers["cache-control"].endswith("immutable")
+        assert sprite[1] not in shell_of(client)  # 800 kB: kept when a table first draws a card
