@@ -5,6 +5,7 @@ says it is offline, in the page's language."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +53,15 @@ def controlled(page: Any, url: str) -> None:
     page.wait_for_function(CONTROLLED, timeout=15000)
 
 
+def until(page: Any, promise: str, wanted: Any, seconds: float = 15.0) -> None:
+    """Wait until the page's ``promise`` (an expression) resolves to ``wanted``: wait_for_function takes
+    a promise for a truthy answer at once."""
+    deadline = time.monotonic() + seconds
+    while (got := page.evaluate(promise)) != wanted:
+        assert time.monotonic() < deadline, f"{promise} is still {got!r}"
+        page.wait_for_timeout(100)
+
+
 def post(url: str, body: dict[str, Any]) -> Any:
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"Content-Type": "application/json"})
@@ -87,9 +97,11 @@ def test_a_worker_of_a_narrower_scope_steps_aside_for_the_sites(server: str, pag
     page.goto(f"{server}/robots.txt")  # a page of this site without sw-register.js: none steps aside here
     page.evaluate("navigator.serviceWorker.register('/sw.js', { scope: '/score' }).then(() => null)")
     assert page.evaluate(scopes) == [f"{server}/", f"{server}/score"]
-    page.goto(f"{server}/score")
-    page.wait_for_function(f"{scopes}.then(s => s.length === 1)")
-    assert page.evaluate(scopes) == [f"{server}/"]
+    page.goto(f"{server}/score")  # controlled by the narrower one, whose registration it removes
+    page.wait_for_load_state("load")
+    page.goto(f"{server}/rules/classic")  # the removed worker is gone once no page uses it
+    until(page, scopes, [f"{server}/"])
+    assert page.evaluate("navigator.serviceWorker.controller.scriptURL") == f"{server}/sw.js"
 
 
 def test_a_controlled_tables_page_fetches_the_card_faces_once(server: str, page: Any) -> None:
@@ -130,11 +142,9 @@ def test_offline_the_score_keeper_opens_and_queues_a_hand_sent_once_online(serve
 def test_offline_a_tables_page_says_so_in_the_pages_language(server: str, page: Any) -> None:
     controlled(page, f"{server}/rules/classic?lang=fr")
     page.wait_for_function("document.documentElement.lang === 'fr'")
-    kept = """async () => {
-      const tag = document.querySelector("script[data-catalogues]");
-      return !!(await caches.match(`/static/i18n/fr.json?v=${tag.dataset.catalogues}`));
-    }"""
-    page.wait_for_function(kept, timeout=15000)  # sw-register.js asked the worker to keep it
+    kept = """caches.match(`/static/i18n/fr.json?v=${
+      document.querySelector("script[data-catalogues]").dataset.catalogues}`).then(r => r !== undefined)"""
+    until(page, kept, True)  # sw-register.js asked the worker to keep it
     page.context.set_offline(True)
     page.goto(f"{server}/table/abcdefgh?lang=fr")
     page.wait_for_function("document.documentElement.lang === 'fr'")
