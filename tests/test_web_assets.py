@@ -88,7 +88,7 @@ def test_a_changed_file_gets_a_new_address(tmp_path: Path) -> None:
 
 def test_responses_are_gzipped_when_the_client_takes_gzip_and_not_otherwise(client: TestClient) -> None:
     for url in ["/", "/static/table.js", "/static/style.css", "/static/i18n/en.json", "/api/rules/classic",
-                "/score-sw.js"]:
+                "/sw.js"]:
         packed = client.get(url, headers=GZIP)
         assert packed.headers.get("content-encoding") == "gzip", url
         assert "accept-encoding" in packed.headers["vary"].lower()
@@ -102,7 +102,7 @@ def test_responses_are_gzipped_when_the_client_takes_gzip_and_not_otherwise(clie
 
 
 def test_the_service_worker_and_pdfs_are_served_as_before(client: TestClient) -> None:
-    sw = client.get("/score-sw.js", headers=GZIP)
+    sw = client.get("/sw.js", headers=GZIP)
     assert sw.headers["content-type"].startswith("text/javascript")
     assert sw.headers["cache-control"] == "no-cache"
     assert "caches.open" in sw.text

@@ -15,12 +15,14 @@ from tests.test_web_browser import CHROMIUM, serious_violations, serving
 from tests.test_web_table_browser import next_target, open_table
 from tests.web_helpers import fresh_db
 
+from barbu.web.http.endpoints import ASSETS
+
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)",
 )]
 
 I18N = Path(__file__).resolve().parent.parent / "src" / "barbu" / "web" / "static" / "i18n"
-SPRITE = "/static/cards/cards.svg"
+SPRITE = ASSETS.url("cards/cards.svg")  # stamped: the server writes it on cards.js's tag
 GOLDEN = Path(__file__).resolve().parent / "data" / "classic_no_queens_golden_doubling.json"
 # Each card of the hand: its name, its accessible name, the symbol its face is drawn from, and
 # whether that symbol is in the sprite the page was served.

@@ -386,11 +386,3 @@ def test_the_pdf_text_is_spelt_in_real_letters(tmp_path: Path) -> None:
     text, _ = pdf_text(sheet_pdf(Sheet.of("s1", "", doc, 1), words("en")), tmp_path)
     assert "highest" in text and "No Last Two" in text
     assert not re.search("[\ufb00-\ufb06]", text), sorted(set(re.findall("[\ufb00-\ufb06]", text)))
-
-
-def test_the_keepers_service_worker_is_served_as_a_script_never_stale(client: TestClient) -> None:
-    # At the root (a worker controls only pages under its own path): /score and /score/<id>.
-    res = client.get("/score-sw.js")
-    assert res.status_code == 200 and res.headers["content-type"].startswith("text/javascript")
-    assert res.headers["cache-control"] == "no-cache" and "barbu-score-keeper-" in res.text
-    assert client.get("/score/abc").text != res.text  # the sheet's page is not shadowed

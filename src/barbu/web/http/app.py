@@ -16,7 +16,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.routing import Mount
 
-from barbu.web.http import assets, ladder, learn, profiles, replay, rules, sheets, sockets, tables
+from barbu.web.http import assets, ladder, learn, profiles, replay, rules, sheets, shell, sockets, tables
 from barbu.web.http.config import Config
 from barbu.web.http.endpoints import ASSETS
 from barbu.web.http.guard import Guard, http_refusal
@@ -55,6 +55,7 @@ def build_app(config: Config) -> Starlette:
         *ladder.routes(),
         *learn.routes(),
         *assets.routes(),
+        *shell.routes(),
         Mount("/static", assets.StampedFiles(ASSETS), name="static"),
     ]
     middleware = [Middleware(GZipMiddleware, minimum_size=500, compresslevel=6,

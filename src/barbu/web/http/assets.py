@@ -3,9 +3,10 @@
 At startup every file of the static folder gets a stamp (the start of its SHA-256). The pages the
 server serves name their files as ``/static/style.css?v=<stamp>``: such an address never changes
 content, so the browser keeps it a year without asking again (``immutable``); a new release
-changes the stamp, hence the address. The pages themselves, the unstamped addresses (the score
-keeper's service worker asks for those) and a stamp that is not the file's current one are
-``no-cache``: asked again each time (a static file is answered 304 when unchanged).
+changes the stamp, hence the address. The pages themselves, the unstamped addresses and a stamp
+that is not the file's current one are ``no-cache``: asked again each time (a static file is
+answered 304 when unchanged). The service worker (shell.py) keeps the stamped addresses the pages
+name, so that the app opens without a connection.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from starlette.types import Scope
 LONG = "public, max-age=31536000, immutable"  # a year: a stamped address never changes content
 FRESH = "no-cache"  # kept, but checked with the server (ETag) before each use
 CATALOGUES = "i18n"  # the folder of the pages' word lists, which i18n.js fetches itself
-# A file named by a page, in an attribute (src="/static/table.js", href="/static/style.css").
-_NAMED = re.compile(r'(?P<attr>(?:src|href)=")/static/(?P<path>[\w./-]+)"')
+# A file named by a page, in an attribute (src="/static/table.js", href="/static/style.css"), or in a
+# data- attribute of the tag of the script that fetches it (cards.js's data-sprite): stamped alike.
+_NAMED = re.compile(r'(?P<attr>(?:src|href|data-[\w-]+)=")/static/(?P<path>[\w./-]+)"')
 # Crawlers may read every page, not the API nor the sockets.
 ROBOTS = """User-agent: *
 Disallow: /api/
@@ -70,6 +72,15 @@ class Assets:
                                 f'<script src="{self.url("i18n.js")}" data-catalogues="{self.catalogues}"')
             self.pages[name] = html.encode()
         return self.pages[name]
+
+    def named(self) -> list[str]:
+        """The stamped addresses of the files the pages load (scripts, styles, icons), not those a script
+        fetches when it needs them (the card faces: large, and only for a table or a replay)."""
+        found: set[str] = set()
+        for html in sorted(self.folder.glob("*.html")):
+            found.update(m["path"] for m in _NAMED.finditer(html.read_text(encoding="utf-8"))
+                         if not m["attr"].startswith("data-"))
+        return sorted(self.url(path) for path in found if path in self.stamps)
 
     def page_response(self, name: str) -> Response:
         """The page, ``no-cache``: the browser asks again each time, so that a release is seen at once."""

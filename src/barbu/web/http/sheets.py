@@ -6,13 +6,12 @@ import json
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from barbu.web.core.errors import TableError
 from barbu.web.core.words import words
 from barbu.web.http.endpoints import (
-    STATIC,
     TOKEN_HEADER,
     count_read,
     json_body,
@@ -41,12 +40,6 @@ def sheet_of(request: Request, *, write: bool) -> tuple[Sheet, bool]:
 
 async def page(request: Request) -> Response:
     return static_page("score.html")
-
-
-async def worker(request: Request) -> Response:
-    # Served from the root, since a worker controls pages only under its own path (/score here).
-    return FileResponse(STATIC / "score-sw.js", media_type="text/javascript",
-                        headers={"Cache-Control": "no-cache"})
 
 
 async def create(request: Request) -> Response:
@@ -123,7 +116,6 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/score", page),
         Route("/score/{sheet_id}", page),
-        Route("/score-sw.js", worker),
         Route("/api/sheets", refusals(create), methods=["POST"]),
         Route("/api/sheets/{sheet_id}", refusals(show), methods=["GET"]),
         Route("/api/sheets/{sheet_id}/check", refusals(check), methods=["POST"]),

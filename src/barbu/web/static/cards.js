@@ -4,7 +4,10 @@
 "use strict";
 
 const Cards = (() => {
-  const SPRITE = "/static/cards/cards.svg";
+  // The sprite's stamped address, which the server writes on this script's tag: kept by the browser
+  // (and the service worker) as one file. A page a service worker controls would otherwise fetch the
+  // bare address, which must be asked again, anew for each card drawn (800 kB each time).
+  const SPRITE = document.currentScript?.dataset.sprite || "/static/cards/cards.svg";
   const NS = "http://www.w3.org/2000/svg";
   const WHOLE = "0 0 225 314";
   const CORNER = "4 10 44 120"; // the rank over the suit, as a fanned hand shows them (style.css: 44 / 120)

@@ -776,7 +776,6 @@ async function main() {
   await I18N.load();
   $("lang-slot").append(I18N.switcher());
   document.title = t("score.title");
-  keepOffline();
   const m = location.pathname.match(/^\/score\/([A-Za-z0-9_-]+)$/);
   if (!m) {
     $("home").hidden = false;
@@ -800,16 +799,6 @@ async function main() {
   const kept = load(draftKey(), null);  // read first: drawing the next hand keeps a draft of its own
   await reload();
   if (kept?.mode === "edit" && !S.offline && kept.k < (S.view?.rows || []).length) editHand(kept.k, null, kept.draft);
-}
-
-// The keeper's own service worker (score-sw.js): this page opens again without a connection, in the
-// reader's language.
-function keepOffline() {
-  if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.register("/score-sw.js", { scope: "/score" }).catch(() => { /* e.g. not https */ });
-  navigator.serviceWorker.ready
-    .then(reg => reg.active?.postMessage({ keep: [`/static/i18n/${I18N.lang}.json`] }))
-    .catch(() => {});
 }
 
 main();

@@ -1,0 +1,75 @@
+// Barbu's service worker, served as /sw.js (scope /) and registered by sw-register.js on every page.
+// The server (web/http/shell.py) writes the two lines below: the release's version and its app shell,
+// the stamped addresses of the pages' files, the offline page and the score keeper's page.
+// - Pages: from the network; without it, the score keeper's kept page (its sheet is in the page's
+//   own storage, its writes queue there) and for any other page the offline page, in its language.
+// - Stamped static files (/static/…?v=): from the cache, else from the network and kept; a stamped
+//   address never changes content, and a static file is the same for everyone.
+// - Nothing else is answered or kept here: not the API, not the sockets, nothing with a person's data.
+"use strict";
+
+const VERSION = "dev";
+const SHELL = [];
+const CACHE = `barbu-shell-${VERSION}`;
+const OURS = /^barbu-/;  // every cache this site's workers made (barbu-score-keeper-v1 before this one)
+const OFFLINE = "/offline";
+const KEEPER = "/score";
+const STATIC = /^\/static\/[\w./-]+$/;
+
+self.addEventListener("install", event => {
+  event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+// A new version's cache replaces the others; the open pages are taken over at once.
+self.addEventListener("activate", event => {
+  event.waitUntil(caches.keys()
+    .then(names => Promise.all(names.filter(n => OURS.test(n) && n !== CACHE).map(n => caches.delete(n))))
+    .then(() => self.clients.claim()));
+});
+
+function stamped(url) {
+  return url.origin === self.location.origin && STATIC.test(url.pathname) && url.searchParams.has("v");
+}
+
+// A page asks to keep the files it fetched before this worker controlled it (its reader's catalogue).
+self.addEventListener("message", event => {
+  const asked = event.data && Array.isArray(event.data.keep) ? event.data.keep : [];
+  const urls = asked.filter(u => typeof u === "string").map(u => new URL(u, self.location.origin))
+    .filter(stamped).map(u => u.href);
+  if (urls.length) event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(urls)).catch(() => {}));
+});
+
+async function page(request, keeper) {
+  const cache = await caches.open(CACHE);
+  try {
+    const res = await fetch(request);
+    if (keeper && res.ok) await cache.put(KEEPER, res.clone());  // the same page for every /score/<id>
+    return res;
+  } catch (err) {
+    const kept = (keeper && await cache.match(KEEPER)) || await cache.match(OFFLINE);
+    return kept || Response.error();
+  }
+}
+
+async function file(request) {
+  const cache = await caches.open(CACHE);
+  const kept = await cache.match(request);
+  if (kept) return kept;
+  const res = await fetch(request);
+  if (res.ok) await cache.put(request, res.clone());
+  return res;
+}
+
+self.addEventListener("fetch", event => {
+  const req = event.request;
+  const url = new URL(req.url);
+  if (req.method !== "GET" || url.origin !== self.location.origin) return;
+  if (req.mode === "navigate" && !/^\/(?:api|ws|static)\//.test(url.pathname)) {
+    event.respondWith(page(req, url.pathname === KEEPER || url.pathname.startsWith(`${KEEPER}/`)));
+  } else if (stamped(url)) {
+    event.respondWith(file(req));
+  }
+});
+
+// Notifications (issue 40's "your move") will add their "push" and "notificationclick" listeners here:
+// they show what the push says and open or focus the table's page; they keep nothing in the cache.
