@@ -126,6 +126,19 @@ _CLIENTS = """
 ALTER TABLE seats ADD COLUMN client TEXT NOT NULL DEFAULT '';
 """
 
+# Tables at your own pace: each profile's choices there (what a passing deadline does, its time bank,
+# away until). A table's mode and deadlines are its setup and events, in the tables above.
+_PACE = """
+CREATE TABLE player_pace (
+    player_id TEXT PRIMARY KEY REFERENCES players(id),
+    on_timeout TEXT NOT NULL,
+    level TEXT NOT NULL,
+    bank DOUBLE PRECISION NOT NULL,
+    bank_at DOUBLE PRECISION NOT NULL,
+    away_until DOUBLE PRECISION NOT NULL
+);
+"""
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -255,6 +268,7 @@ STEPS = (
     Step(_RATINGS, _PG_STEPS_1_TO_3),
     Step(_DEVICES, _PG_DEVICES),
     Step(_CLIENTS, _CLIENTS),
+    Step(_PACE, _PACE),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step

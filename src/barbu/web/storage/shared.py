@@ -18,6 +18,7 @@ from barbu.web.core.rows import (
     DeviceRow,
     Event,
     HistoryRow,
+    PaceRow,
     PlayerBatch,
     PlayerRow,
     RatingRow,
@@ -194,6 +195,12 @@ class SqlStore(ABC):
         rows = self._rows("SELECT hash, created, seen, how FROM player_keys WHERE player_id = ? "
                           "ORDER BY created, hash{bytes}", (player_id,))
         return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
+
+    def pace_of(self, player_id: str) -> PaceRow | None:
+        """A profile's choices for tables at your own pace (None: never set, the defaults hold)."""
+        r = self._row("SELECT on_timeout, level, bank, bank_at, away_until FROM player_pace "
+                      "WHERE player_id = ?", (player_id,))
+        return None if r is None else PaceRow(str(r[0]), str(r[1]), float(r[2]), float(r[3]), float(r[4]))
 
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""

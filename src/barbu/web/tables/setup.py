@@ -59,6 +59,7 @@ class Setup:
     player: PlayerRow | None = None  # the creator's profile, when the request came with one
     pace: str = "normal"  # how quickly the computers play (PACES)
     client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
+    own_pace: int | None = None  # at your own pace: the hours each move may take (None: a live table)
 
     @property
     def ruleset(self) -> str:
@@ -109,9 +110,15 @@ class Setup:
             first = next((s for s in specs if s["kind"] == "human" and s["access"] == "open"), None)
             if first is not None:
                 first["you"] = True
+        own_pace = body.get("own_pace")
+        if own_pace is not None and body.get("turn_clock") is not None:
+            raise TableError("bad-setup", 'a table at your own pace ("own_pace") has a deadline per move, '
+                             'not a turn clock of seconds ("turn_clock"): choose one',
+                             args={"variant": "own-pace"})
         return cls(game, specs, clean_name(creator) if creator is not None else None, seed,
                    chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
-                   private=private, pace=parse_pace(body.get("pace", "normal")))
+                   private=private, pace=parse_pace(body.get("pace", "normal")),
+                   own_pace=None if own_pace is None else parse_own_pace(own_pace))
 
     @property
     def creator_seat(self) -> int | None:
@@ -133,7 +140,21 @@ class Setup:
             record["pace"] = self.pace
         if game.rounds:
             record["rounds"] = game.rounds
+        if self.own_pace is not None:
+            record["own_pace"] = self.own_pace
         return record
+
+
+OWN_PACE_HOURS = (1, 12, 24, 72)  # the deadlines per move a table at your own pace may have
+
+
+def parse_own_pace(value: object) -> int:
+    """A setup's ``own_pace`` (hours each move may take: 1, 12, 24 or 72), checked."""
+    if not isinstance(value, int) or isinstance(value, bool) or value not in OWN_PACE_HOURS:
+        raise TableError("bad-setup", f'"own_pace" is the hours each move may take: one of '
+                         f'{", ".join(map(str, OWN_PACE_HOURS))}, or null for a live table',
+                         args={"variant": "own-pace"})
+    return value
 
 
 SEAT_KINDS = ("you", "friend", "open", "human", "bot")
