@@ -235,6 +235,7 @@ function renderCreateForm() {
   opts.hidden = family;
   renderOptions(opts);
   renderClockChoice();
+  OwnPace.createChoice();
   const box = $("seats-box");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   fill(box, h("legend", {}, t("lobby.other-seats")));
@@ -280,7 +281,8 @@ async function createTable(ev) {
   }
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   const body = { ruleset: ruleset(), players, options, seats, private: $("create-private").checked,
-    chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
+    chat: $("create-chat").checked ? "everyone" : "players", own_pace: OwnPace.chosen() };
+  body.turn_clock = body.own_pace ? null : turnClock(); // a deadline of hours, or a turn clock of seconds
   if (family && $("create-rounds").value) body.rounds = Number($("create-rounds").value);
   const computer = seats.find((s) => s.kind === "bot");
   remember(QUICK, { ruleset: body.ruleset, players, options, level: computer ? computer.level : quickSettings().level });
@@ -964,7 +966,9 @@ function render() {
   renderMe(v);
   Coach.render(v);
   renderLog(v);
+  OwnPace.render(T, send);
   drawn("table");
+  OwnPace.landOnDecision(T); // once the table is drawn: a hidden page takes no focus
   if ($("sheet-dialog").open) renderSheet();
 }
 
@@ -1589,6 +1593,7 @@ async function main() {
     console.error(e); // no catalogue: the page still works, showing each string's key
   }
   $("lang-slot").append(I18N.switcher());
+  YourMove.start();
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
   else if (location.pathname === "/profile") Friends.showProfile();

@@ -235,10 +235,11 @@ class Deadlines:
             raise TableError("not-own-pace", "this table is played live: it was not made to be played at "
                              "your own pace")
         t.writable()
-        if live == self.live:
-            raise TableError("same-pace", "the table is played live already" if live else
-                             "the table is played at your own pace already", 409,
-                             args={"variant": "live" if live else "own"})
+        if live and self.live:
+            raise TableError("same-pace", "the table is played live already", 409, args={"variant": "live"})
+        if not live and not self.live:
+            raise TableError("same-pace", "the table is played at your own pace already", 409,
+                             args={"variant": "own"})
         seat = client.seat
         if live and not self.people() <= self.votes | {seat}:  # a wish noted, nothing stored yet
             def asked() -> None:
