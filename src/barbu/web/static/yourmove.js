@@ -66,9 +66,14 @@ const YourMove = (() => {
     a.setAttribute("aria-label", t("own.badge-label", { n: last.count }));
   }
 
+  // The seats' names as the lobby says them ("Computer 2" in the reader's language) where it can.
+  function namesOf(x) {
+    return x.names.map((n, i) => (typeof localName === "function" ? localName(n, i) : n)).join(", ");
+  }
+
   function item(x) {
     const pace = x.own_pace || {};
-    const names = x.names.join(", ");
+    const names = namesOf(x);
     return node("li", { "data-table": x.id },
       node("span", { class: "t-names" }, names),
       pace.due ? node("span", { class: "badge time-left" }, left(pace.due)) : node("span", { class: "badge" }, t("own.live")),
@@ -104,7 +109,7 @@ const YourMove = (() => {
   async function next(here) {
     await refresh();
     const other = last.tables.find((x) => x.id !== here);
-    return other ? { link: `${other.link}&move=1`, names: other.names.join(", ") } : null;
+    return other ? { link: `${other.link}&move=1`, names: namesOf(other) } : null;
   }
 
   return { start, refresh, next, left };
