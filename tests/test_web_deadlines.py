@@ -225,3 +225,24 @@ def test_everyone_agrees_to_play_live_and_anyone_goes_back(store: Any, tmp_path:
     assert not table.deadlines.live and table.deadlines.votes == set()
     reloaded = Table.load(open_store(str(tmp_path / "pace.db")), table.id)
     assert reloaded is not None and not reloaded.deadlines.live and reloaded.deadlines.hours == 12
+
+
+def test_at_your_own_pace_nobody_hands_a_slow_seat_over_and_the_table_stays_listed(store: Any) -> None:
+    from barbu.web.tables.lobby import Limits, Lobby
+
+    wall = Wall()
+    body = {"name": "Ann", "own_pace": 72, "seats": [{"kind": "you"}, {"kind": "open"}, *BOTS[:2]]}
+    lobby = Lobby(store, limits=Limits(quiet_after=60.0), wall=lambda: wall.now + 3 * 86400)
+    table = lobby.create(Setup.parse(body))
+    ann, bob = Recorder(table), Recorder(table)
+    table.attach(ann, table.seats[0].row.token)
+    table.attach(bob, table.join("Bob")[1])
+    table.turn_since -= 3600.0  # an hour on the turn, far past the idle seconds of a live table
+    target = 0 if bob.seat != 0 else 1
+    with pytest.raises(TableError) as refused:
+        table.run(table.plan_takeover(bob if target == 0 else ann, target))
+    assert (refused.value.code, refused.value.slots) == ("not-idle", {"variant": "own-pace"})
+    assert lobby.listed(table)  # three quiet days are normal at your own pace
+    table.run(table.deadlines.plan_switch(ann, True))
+    table.run(table.deadlines.plan_switch(bob, True))
+    assert not lobby.listed(table)  # played live, it is quiet like any live table
