@@ -1057,6 +1057,7 @@ function idleLeft(s) {
   const { view, table: m, at } = newest();
   const info = m.seats[s];
   if (!live() || m.over || view.current !== s || info.kind !== "human" || !info.claimed) return null;
+  if (m.own_pace && !m.own_pace.live) return null; // at your own pace: the deadline, not the idle seconds
   return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - at) / 1000));
 }
 
