@@ -118,3 +118,23 @@ def test_your_move_and_the_table_at_phone_size(chrome: Any, server: str, lang: s
     page.screenshot(path=str(ARTIFACTS / f"pace-table-phone-{lang}.png"))
     assert page.errors == []
     page.context.close()
+
+
+def test_the_profile_keeps_its_choices_for_tables_at_your_own_pace(chrome: Any, server: str) -> None:
+    made = post(server + "/api/players", {"name": "Zoe"})
+    page = person(chrome, server, "/", DESKTOP)
+    kept = json.dumps({"credential": made["credential"], **made["profile"]})
+    page.evaluate(f"localStorage.setItem('barbu.profile', JSON.stringify({kept}))")
+    page.goto(server + "/profile")
+    page.wait_for_selector("#own-on-timeout")
+    assert "24 h 0 min" in page.inner_text("#own-pace-form")  # a new profile's bank is full
+    page.select_option("#own-on-timeout", "wait")
+    page.select_option("#own-level", "random")
+    page.fill("#own-away", time.strftime("%Y-%m-%d", time.localtime(time.time() + 3 * 86400)))
+    page.click("#own-save")
+    page.wait_for_function("document.getElementById('own-said').textContent.length > 0")
+    assert page.evaluate("document.getElementById('own-on-timeout').value") == "wait"
+    assert serious_violations(page, "axe-pace-profile.json") == []
+    page.locator("#own-pace-part").screenshot(path=str(ARTIFACTS / "pace-profile.png"))
+    assert page.errors == []
+    page.context.close()

@@ -120,7 +120,7 @@ const OwnPace = (() => {
     const away = h("input", { type: "date", id: "own-away", "aria-describedby": "own-away-help" });
     if (p.away_until) away.value = new Date(p.away_until * 1000).toISOString().slice(0, 10);
     away.max = new Date(Date.now() + p.away_max * 1000).toISOString().slice(0, 10);
-    const said = h("p", { class: "said", id: "own-said", role: "status" });
+    const said = h("p", { class: "own-said", id: "own-said", role: "status" });
     fill($("own-pace-form"),
       h("p", {}, t("own.bank", { h: Math.floor(p.bank / 3600), m: Math.floor((p.bank % 3600) / 60) })),
       h("label", { for: "own-on-timeout" }, t("own.on-timeout")), on,
