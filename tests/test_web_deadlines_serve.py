@@ -171,3 +171,14 @@ def test_the_process_that_takes_a_table_over_keeps_its_deadline(store_target: st
         finally:
             await server.close()
     run_within(run(), 60)
+
+
+def test_a_notifier_hears_once_when_a_person_s_turn_begins(client: TestClient) -> None:
+    heard: list[tuple[str, int, float]] = []
+    server_of(client).computers.turn_listeners.append(lambda *told: heard.append(told))
+    made = client.post("/api/tables", json={"name": "Ann", "own_pace": 1, "seats": [{"kind": "you"}, *BOTS]})
+    table = server_of(client).tables.get(made.json()["id"])
+    until(lambda: bool(heard))
+    assert heard == [(table.id, 0, table.deadlines.deadline())]
+    client.portal.call(server_of(client).revive, table)  # armed again for the same turn: not told again
+    assert len(heard) == 1
