@@ -129,7 +129,7 @@ class Computers:
             planned = table.deadlines.plan_deadline(moves, now)
             if isinstance(planned, str):
                 level = planned
-                action = await asyncio.to_thread(table.deadlines.decide(level))
+                action = await self._decide(table.deadlines.computer(level))
                 if await self.change(table, lambda: table.deadlines.plan_computer(moves, level, action, now)):
                     done = "computer"
             elif planned is not None and await self.change(table, lambda: bank_or_skip(table, moves, now)):

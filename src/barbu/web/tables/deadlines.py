@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +21,7 @@ from barbu.bots import levels, make_bot
 from barbu.web.core.errors import TableError
 from barbu.web.core.rows import Batch, Event, PaceRow
 from barbu.web.people.pace import bank_now
+from barbu.web.tables.computers import AutoMove
 from barbu.web.tables.parts import Change, Client, Host, Seat
 from barbu.web.tables.setup import default_level
 
@@ -183,13 +183,13 @@ class Deadlines:
             t.broadcast()
         return Change(batch, passed)
 
-    def decide(self, level: str) -> Callable[[], int]:
-        """The move a computer of ``level`` makes for the person to act (a function: run it off the loop)."""
+    def computer(self, level: str) -> AutoMove:
+        """The move a computer of ``level`` is to make for the person to act (decided off the loop, as a
+        computer player's is: a searching level in a worker process)."""
         t = self.table
         seat = t.state.current
         bot = make_bot(level, seed=hash((t.state.seed, seat, t.moves)) & 0xFFFFFFFF)
-        obs = t.state.observe(seat)
-        return lambda: bot.act(obs)
+        return AutoMove(seat, t.moves, t.state.observe(seat), bot)
 
     def plan_computer(self, moves: int, level: str, action: int, now: float) -> Change | None:
         """The move a computer decided for a person whose deadline passed (None: the table moved on)."""
@@ -210,7 +210,7 @@ class Deadlines:
             return str(planned.batch.events[0][1]["outcome"])
         if planned is None:
             return None
-        change = self.plan_computer(moves, planned, self.decide(planned)(), now)
+        change = self.plan_computer(moves, planned, self.computer(planned).decide(), now)
         if change is None:
             return None
         t.run(change)
