@@ -6,6 +6,7 @@ batches; what a database makes of them is the storage room's business.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,10 @@ class Batch:
     creator: int = -1  # a new table's seat of its creator (-1: none)
     also: list[Batch] = field(default_factory=list)  # more tables' changes in one transaction (rematch)
     result: GameResult | None = None  # the game this change ends, rated in the same transaction
+    bank: tuple[str, float, float] | None = None  # a profile's time bank drawn: (id, seconds left, when)
+    # The wall time its events (and a new table) are stored with: a deadline counted from it is the
+    # same instant in memory and when the table is read back after a restart or by another process.
+    at: float = field(default_factory=time.time)
 
     def __bool__(self) -> bool:
         return bool(self.events or self.seats or self.over or self.create is not None or self.also)
@@ -139,6 +144,7 @@ class PlayerBatch:
     keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
     seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
     lesson_done: str | None = None  # a lesson of the tutorial the profile has done (a known id)
+    pace: PaceRow | None = None  # the profile's choices for tables at your own pace
 
     def __bool__(self) -> bool:
         return True
@@ -173,3 +179,16 @@ class SheetRow:
     token: str
     doc: str
     version: int
+
+
+@dataclass(frozen=True)
+class PaceRow:
+    """A profile's choices for tables at your own pace: what happens when its deadline passes (a computer
+    of ``level`` plays the move, or the table ``wait``s for a few skips), its time bank (seconds at
+    ``bank_at``, refilled since), and the wall time it is away until (0: not away)."""
+
+    on_timeout: str = "computer"
+    level: str = ""
+    bank: float = 86400.0
+    bank_at: float = 0.0
+    away_until: float = 0.0

@@ -22,6 +22,8 @@ from barbu.web.tables.table import Table
 
 log = logging.getLogger("barbu.web")
 
+DEADLINE_CHECK = 600.0  # seconds between two looks at a far deadline at your own pace
+
 # Plan a change of a table, store it, then make it (Server.change): False when there was nothing to do.
 ChangeTable = Callable[[Table, Callable[[], Change | None]], Awaitable[bool]]
 
@@ -35,12 +37,17 @@ class Computers:
         self.drives = drives  # whether this process plays a table on (see Server.drives)
         self.drivers: dict[str, asyncio.Task[None]] = {}
         self.clocks: dict[str, asyncio.TimerHandle] = {}  # each table's turn clock, while it runs
+        self.deadlines: dict[str, asyncio.TimerHandle] = {}  # each table's deadline at your own pace
+        # Called as (table id, seat, deadline) when a person's turn begins at a table at your own pace:
+        # where a notifier (Web Push, e-mail) subscribes. Each turn is told once by the process driving it.
+        self.turn_listeners: list[Callable[[str, int, float], None]] = []
+        self.told: dict[str, int] = {}  # the move count of each table's turn last told
         self.background: set[asyncio.Task[None]] = set()
         self.pool: ProcessPoolExecutor | None = None  # for the searching computer players
 
     async def stop(self) -> None:
         """Stop every clock and computer player, and the worker processes of the searching ones."""
-        for handle in self.clocks.values():
+        for handle in [*self.clocks.values(), *self.deadlines.values()]:
             handle.cancel()
         for task in self.drivers.values():
             task.cancel()
@@ -62,6 +69,7 @@ class Computers:
             if table.waiting():  # the pause between hands ends by itself after --idle seconds
                 asyncio.get_running_loop().call_later(table.pause_left() + 0.05, self.kick, table)
             self.arm_clock(table)
+            self.arm_deadline(table)
             return
         task = self.drivers.get(table.id)
         if task is None or task.done():
@@ -78,6 +86,7 @@ class Computers:
         clock = self.clocks.get(table.id)
         if clock is not None and clock.when() < asyncio.get_running_loop().time() - 1.0:
             self.arm_clock(table)  # it went off and found the table not ours: the same turn, again
+        self.arm_deadline(table)
 
     def arm_clock(self, table: Table) -> None:
         """Wake up when the person to act runs out of time on the table's turn clock, if it has one."""
@@ -91,7 +100,46 @@ class Computers:
         self.clocks[table.id] = asyncio.get_running_loop().call_later(
             max(0.0, left) + 0.05, lambda: self.spawn(self._time_out(table, moves)))
 
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def arm_deadline(self, table: Table) -> None:
+        """Wake up when the person to act at a table at your own pace reaches their deadline (checked again
+        at least every DEADLINE_CHECK seconds: the wall clock may move, an away date may change)."""
+        due = table.deadlines.deadline()
+        old = self.deadlines.pop(table.id, None)
+        if old is not None:
+            old.cancel()
+        if due is None:
+            self.told.pop(table.id, None)
+            return
+        if self.told.get(table.id) != table.moves:
+            self.told[table.id] = table.moves
+            for listener in self.turn_listeners:
+                listener(table.id, table.state.current, due)
+        wait = min(max(0.0, due - table.wall()), DEADLINE_CHECK) + 0.05
+        self.deadlines[table.id] = asyncio.get_running_loop().call_later(
+            wait, lambda: self.spawn(self.enforce(table)))
+
+    async def enforce(self, table: Table) -> str | None:
+        """Do what a passed deadline does at a table this process drives (bank, skip or a computer's
+        move), each stored before it is made; what it did (None: nothing has passed)."""
+        if not self.drives(table):
+            return None
+        moves, now = table.moves, table.wall()
+        done = None
+        try:
+            planned = table.deadlines.plan_deadline(moves, now)
+            if isinstance(planned, str):
+                level = planned
+                action = await self._decide(table.deadlines.computer(level))
+                if await self.change(table, lambda: table.deadlines.plan_computer(moves, level, action, now)):
+                    done = "computer"
+            elif planned is not None and await self.change(table, lambda: bank_or_skip(table, moves, now)):
+                done = "deadline"
+        except TableError as e:
+            log.info("table %s: a passed deadline could not be acted on: %s", table.id, e.message)
+        self.kick(table)
+        return done
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` as a task, held until it is done (the loop keeps only weak references)."""
         task = asyncio.get_running_loop().create_task(work)
         self.background.add(task)
@@ -143,6 +191,12 @@ class Computers:
             workers = max(1, min(4, os.cpu_count() or 1))
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         return self.pool
+
+
+def bank_or_skip(table: Table, moves: int, now: float) -> Change | None:
+    """The stored change of a passed deadline (a time bank drawn, a skip counted), if that is what it does."""
+    planned = table.deadlines.plan_deadline(moves, now)
+    return planned if isinstance(planned, Change) else None
 
 
 def computer_delay(config: Config, table: Table) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -13,6 +14,7 @@ from barbu.web.core.rows import PlayerRow
 from barbu.web.http.endpoints import (
     PROFILE_HEADER,
     client_of,
+    count_read,
     json_body,
     refusals,
     server_of,
@@ -20,6 +22,7 @@ from barbu.web.http.endpoints import (
     who_of,
 )
 from barbu.web.http.guard import secret_header
+from barbu.web.people.pace import pace_view, plan_pace
 from barbu.web.people.players import public
 
 
@@ -131,6 +134,30 @@ async def mine(request: Request) -> Response:
     return JSONResponse({"tables": server_of(request).tables.yours(player, held)})
 
 
+async def pace_choices(request: Request) -> Response:
+    """A profile's choices for tables at your own pace: read (GET) or changed (PUT)."""
+    server = server_of(request)
+    row = me(request)
+    now = time.time()
+    if request.method == "PUT":
+        body = await json_body(request)
+        await server.store_player(plan_pace(row, server.profiles.store.pace_of(row.id), body, now))
+    return JSONResponse({"pace": pace_view(server.profiles.store.pace_of(row.id), now)})
+
+
+async def your_move(request: Request) -> Response:
+    """The tables where it is the asking person's (or this browser's seats') turn, soonest deadline first,
+    and the way to each: counted like the other costly reads (each table is opened to know)."""
+    await count_read(request)
+    body = await json_body(request)
+    asked = secret_header(request, PROFILE_HEADER)
+    player = None if asked is None else me(request)
+    held = body.get("seats") if isinstance(body, dict) else "?"
+    tables = [t for t in server_of(request).tables.yours(player, held) if t["state"] == "your-turn"]
+    tables.sort(key=lambda t: (t.get("own_pace") or {}).get("due") or 0.0)
+    return JSONResponse({"count": len(tables), "tables": tables})
+
+
 def routes() -> list[BaseRoute]:
     """The profile's page and its API, and ``/api/mine`` (the tables of a person or of this browser)."""
     return [
@@ -145,4 +172,6 @@ def routes() -> list[BaseRoute]:
         Route("/api/me/devices/others", refusals(others), methods=["DELETE"]),
         Route("/api/me/devices/{device}", refusals(revoke), methods=["DELETE"]),
         Route("/api/mine", refusals(mine), methods=["POST"]),
+        Route("/api/me/pace", refusals(pace_choices), methods=["GET", "PUT"]),
+        Route("/api/your-move", refusals(your_move), methods=["POST"]),
     ]

@@ -161,7 +161,7 @@ class Server:
                 if self.cluster is not None and change.batch:  # a rematch's new table is not there
                     await self.cluster.abandon(change.batch)
                 raise storage_error(table.id, e) from e
-            change.commit()
+            table.stored(change)
         return True
 
     @property

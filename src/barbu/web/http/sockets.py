@@ -239,7 +239,7 @@ async def handle(server: Server, table: Table, conn: Connection, text: str, atta
         await _hello(server, table, conn, msg)
         return True
     if kind not in ("act", "takeover", "reclaim", "sync", "ready", "chat", "invites", "reissue", "rematch",
-                    "start", "hint"):
+                    "start", "hint", "pace"):
         raise TableError("unknown-type", f"unknown message type {kind[:40]!r}")
     if not attached:
         raise TableError("hello-first", "say hello (with your seat's token, or none to watch) first")
@@ -303,6 +303,8 @@ def _plan(table: Table, conn: Connection, kind: str, msg: dict[str, Any]) -> Cha
         return table.plan_invites(conn)
     if kind == "reissue":
         return table.plan_reissue(conn, msg.get("seat"))
+    if kind == "pace":  # at your own pace: play live now (once everyone asked), or back
+        return table.deadlines.plan_switch(conn, msg.get("live"))
     # The creator's "start": the invited seats nobody took become computers', and it deals.
     assert kind == "start", kind
     return table.plan_start(conn, msg.get("level"))

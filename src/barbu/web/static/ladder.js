@@ -141,6 +141,7 @@ async function player(name) {
 (async () => {
   await I18N.load();
   document.getElementById("lang-slot").append(I18N.switcher());
+  YourMove.start();
   document.title = `Barbu: ${t("ladder.title")}`;
   const m = location.pathname.match(/^\/player\/(.+)$/);
   try {

@@ -489,6 +489,7 @@ function setUpDrop() {
 async function main() {
   try { await I18N.load(); } catch (e) { console.error(e); }
   $("lang-slot").append(I18N.switcher());
+  YourMove.start();
   const wire = { "go-start": KEYS.Home, "go-prev-hand": KEYS.PageUp, "go-prev-trick": KEYS.ArrowUp, "go-prev": KEYS.ArrowLeft,
                  "go-next": KEYS.ArrowRight, "go-next-trick": KEYS.ArrowDown, "go-next-hand": KEYS.PageDown, "go-end": KEYS.End };
   for (const [id, fn] of Object.entries(wire)) $(id).addEventListener("click", fn);

@@ -87,6 +87,7 @@ function familyText(info) {
 async function main() {
   await I18N.load();
   document.getElementById("lang-slot").append(I18N.switcher());
+  YourMove.start();
   const ruleset = location.pathname.split("/").pop() === "family" ? "family" : "classic";
   const other = ruleset === "classic" ? "family" : "classic";
   const link = document.getElementById("other-rules");

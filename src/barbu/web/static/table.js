@@ -236,6 +236,7 @@ function renderCreateForm() {
   opts.hidden = family;
   renderOptions(opts);
   renderClockChoice();
+  OwnPace.createChoice();
   const box = $("seats-box");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   fill(box, h("legend", {}, t("lobby.other-seats")));
@@ -281,7 +282,8 @@ async function createTable(ev) {
   }
   const options = family ? [] : [...document.querySelectorAll("input[name=option]:checked")].map((x) => x.value);
   const body = { ruleset: ruleset(), players, options, seats, private: $("create-private").checked,
-    chat: $("create-chat").checked ? "everyone" : "players", turn_clock: turnClock() };
+    chat: $("create-chat").checked ? "everyone" : "players", own_pace: OwnPace.chosen() };
+  body.turn_clock = body.own_pace ? null : turnClock(); // a deadline of hours, or a turn clock of seconds
   if (family && $("create-rounds").value) body.rounds = Number($("create-rounds").value);
   const computer = seats.find((s) => s.kind === "bot");
   remember(QUICK, { ruleset: body.ruleset, players, options, level: computer ? computer.level : quickSettings().level });
@@ -965,7 +967,9 @@ function render() {
   renderMe(v);
   Coach.render(v);
   renderLog(v);
+  OwnPace.render(T, send);
   drawn("table");
+  OwnPace.landOnDecision(T); // once the table is drawn: a hidden page takes no focus
   if ($("sheet-dialog").open) renderSheet();
 }
 
@@ -1054,6 +1058,7 @@ function idleLeft(s) {
   const { view, table: m, at } = newest();
   const info = m.seats[s];
   if (!live() || m.over || view.current !== s || info.kind !== "human" || !info.claimed) return null;
+  if (m.own_pace && !m.own_pace.live) return null; // at your own pace: the deadline, not the idle seconds
   return Math.max(0, Math.ceil(m.idle_seconds - m.turn_age - (Date.now() - at) / 1000));
 }
 
@@ -1601,6 +1606,7 @@ async function main() {
     console.error(e); // no catalogue: the page still works, showing each string's key
   }
   $("lang-slot").append(I18N.switcher());
+  YourMove.start();
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
   else if (location.pathname === "/profile") Friends.showProfile();

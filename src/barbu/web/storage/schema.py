@@ -137,6 +137,19 @@ CREATE TABLE lessons_done (
 );
 """
 
+# Tables at your own pace: each profile's choices there (what a passing deadline does, its time bank,
+# away until). A table's mode and deadlines are its setup and events, in the tables above.
+_PACE = """
+CREATE TABLE player_pace (
+    player_id TEXT PRIMARY KEY REFERENCES players(id),
+    on_timeout TEXT NOT NULL,
+    level TEXT NOT NULL,
+    bank DOUBLE PRECISION NOT NULL,
+    bank_at DOUBLE PRECISION NOT NULL,
+    away_until DOUBLE PRECISION NOT NULL
+);
+"""
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -270,13 +283,14 @@ STEPS = (
     Step(_DEVICES, _PG_DEVICES),
     Step(_CLIENTS, _CLIENTS),
     Step(_LESSONS, _PG_LESSONS),
+    Step(_PACE, _PACE),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
 
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
 # list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
-# its 4 step 6 (lessons).
+# its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

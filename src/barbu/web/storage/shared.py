@@ -18,6 +18,7 @@ from barbu.web.core.rows import (
     DeviceRow,
     Event,
     HistoryRow,
+    PaceRow,
     PlayerBatch,
     PlayerRow,
     RatingRow,
@@ -200,6 +201,12 @@ class SqlStore(ABC):
         rows = self._rows("SELECT lesson FROM lessons_done WHERE player_id = ? ORDER BY lesson{bytes}",
                           (player_id,))
         return [str(r[0]) for r in rows]
+
+    def pace_of(self, player_id: str) -> PaceRow | None:
+        """A profile's choices for tables at your own pace (None: never set, the defaults hold)."""
+        r = self._row("SELECT on_timeout, level, bank, bank_at, away_until FROM player_pace "
+                      "WHERE player_id = ?", (player_id,))
+        return None if r is None else PaceRow(str(r[0]), str(r[1]), float(r[2]), float(r[3]), float(r[4]))
 
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""

@@ -109,11 +109,15 @@ def write(db: Conn, d: Dialect, batch: Batch | SheetBatch | PlayerBatch,
     # One statement per row: a batch holds one or two events (fewer round trips to PostgreSQL).
     for n, (kind, data) in zip(seqs, batch.events, strict=True):
         d.run(db, "INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
-              (tid, n, kind, json.dumps(data), time.time()))
+              (tid, n, kind, json.dumps(data), batch.at))
     if batch.over:
         d.run(db, "UPDATE tables SET over = 1 WHERE id = ?", (tid,))
     if batch.result is not None:
         _write_rating(db, d, tid, batch.result)
+    if batch.bank is not None:
+        d.run(db, "INSERT INTO player_pace (player_id, on_timeout, level, bank, bank_at, away_until) "
+              "VALUES (?, 'computer', '', ?, ?, 0) ON CONFLICT (player_id) DO UPDATE SET "
+              "bank = excluded.bank, bank_at = excluded.bank_at", batch.bank)
     return seqs
 
 
@@ -149,7 +153,7 @@ def _write_table(db: Conn, d: Dialect, batch: Batch) -> None:
     tid = batch.table_id
     if batch.create is not None:
         d.run(db, "INSERT INTO tables (id, created, setup, private, creator) VALUES (?, ?, ?, ?, ?)",
-              (tid, time.time(), json.dumps(batch.create), int(batch.private), batch.creator))
+              (tid, batch.at, json.dumps(batch.create), int(batch.private), batch.creator))
         for s in batch.seats:
             d.run(db, "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access, "
                   "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -204,6 +208,13 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
         d.run(db, "INSERT INTO lessons_done (player_id, lesson, at) VALUES (?, ?, ?) "
               "ON CONFLICT (player_id, lesson) DO NOTHING", (pid, b.lesson_done, now))
     _write_transfers(db, d, b, now)
+    if b.pace is not None:
+        p = b.pace
+        d.run(db, "INSERT INTO player_pace (player_id, on_timeout, level, bank, bank_at, away_until) "
+              "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
+              "on_timeout = excluded.on_timeout, level = excluded.level, bank = excluded.bank, "
+              "bank_at = excluded.bank_at, away_until = excluded.away_until",
+              (pid, p.on_timeout, p.level, p.bank, p.bank_at, p.away_until))
 
 
 def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:

@@ -84,7 +84,8 @@ def replay_events(state: State, events: list[Event], names: list[str],
     """
     action_no = 0
     for ev in events:
-        if ev.kind in ("chat", "rematch", "start"):  # talk, a new game's offer, seats filled: not the game
+        # Talk, a new game's offer, seats filled, a deadline passed, the mode switched: not the game.
+        if ev.kind in ("chat", "rematch", "start", "deadline", "pace"):
             continue
         by = ev.data.get("by") if ev.kind == "act" and ev.problem is None else None
         stood_in = stand_in_at(state, by) if isinstance(by, str) else None

@@ -22,7 +22,7 @@ from barbu.web.core.rows import Batch, Event, SeatRow
 from barbu.web.tables.chat import rights_of
 from barbu.web.tables.history import SETUP_ERRORS, read_setup, replay_events
 from barbu.web.tables.parts import Decisions, Host, Seat, StandIns, awaited, deal_into
-from barbu.web.tables.setup import Setup, TurnClock, parse_pace
+from barbu.web.tables.setup import Setup, TurnClock, parse_own_pace, parse_pace
 
 log = logging.getLogger("barbu.web")
 
@@ -54,6 +54,7 @@ def plan_seated(make: Callable[..., H], store: TableStore, state: State, rows: l
     table.pace = setup.pace
     table.seed_chosen = setup.seed is not None
     table.lesson = setup.lesson
+    table.open_pace(setup.own_pace or 0, batch.at, [])  # the first turn begins as the table is stored
     return table, batch
 
 
@@ -106,6 +107,10 @@ def restore(table: Host, events: list[Event], stored: dict[str, Any]) -> None:
         table.turn_clock = TurnClock.parse(stored.get("turn_clock"))
     with contextlib.suppress(TableError):  # stored before paces (none) or edited by hand: normal
         table.pace = parse_pace(stored.get("pace", "normal"))
+    hours = 0
+    with contextlib.suppress(TableError):  # edited by hand: a live table
+        hours = parse_own_pace(stored["own_pace"]) if "own_pace" in stored else 0
+    table.open_pace(hours, table.store.origin(table.id)[0], events)
     table.chat.messages.extend(ev.data for ev in events if ev.kind == "chat" and ev.problem is None)
     table.chat.stored = sum(1 for ev in events if ev.kind == "chat")
     for ev in events:
@@ -114,6 +119,7 @@ def restore(table: Host, events: list[Event], stored: dict[str, Any]) -> None:
                 table.rematch.apply(ev.data)
         if ev.kind == "start" and ev.problem is None:
             table.filled = ev.data
+
 
 
 def unreadable_table(make: Callable[..., H], store: TableStore, table_id: str, e: BaseException,

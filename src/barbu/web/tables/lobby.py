@@ -97,6 +97,8 @@ class Lobby:
         return table
 
     def abandoned(self, table: Table) -> bool:
+        if table.deadlines.running:  # at your own pace a quiet day is normal: its deadlines move it on
+            return False
         after = self.limits.abandoned_after if table.computers_only else self.limits.quiet_after
         return not table.state.is_over and self.wall() - table.active_at >= after
 

@@ -34,6 +34,26 @@ def parse_pace(value: object) -> str:
     return value
 
 
+def parse_game(body: dict[str, Any]) -> Game:
+    """The game of a create-table request: its rule set, players, options and rounds."""
+    ruleset = body.get("ruleset", "classic")
+    players = body.get("players", 4)
+    options = body.get("options", [])
+    if ruleset not in ("classic", "family"):
+        raise TableError("bad-setup", "the rule set is 'classic' or 'family'")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise TableError("bad-setup", "the number of players must be a whole number")
+    if not isinstance(options, list) or not all(o in CLASSIC_OPTIONS for o in options):
+        raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
+    try:
+        game = Game(ruleset, players, frozenset(options))
+        if body.get("rounds") is not None:
+            game = Game(ruleset, players, rounds=parse_rounds(body["rounds"], game))
+    except ValueError as e:
+        raise TableError("bad-setup", str(e)) from e
+    return game
+
+
 def parse_rounds(value: object, game: Game) -> int:
     """A setup's ``rounds``: a shorter family game, of a whole number of turns round the table (each
     player chooses as often), checked against the whole ``game``."""
@@ -62,6 +82,7 @@ class Setup:
     client: str = ""  # a digest of the creator's browser's client id (clientid.client_key), if sent
     lesson: str | None = None  # the tutorial's lesson whose real hand this table is (barbu.learn)
     first_declarer: int | None = None  # who declares first (None: drawn from the seed)
+    own_pace: int | None = None  # at your own pace: the hours each move may take (None: a live table)
 
     @property
     def ruleset(self) -> str:
@@ -78,21 +99,8 @@ class Setup:
             raise TableError("bad-setup", "the table setup must be a JSON object")
         if body.get("lesson") is not None:
             return cls.for_lesson(body)
-        ruleset = body.get("ruleset", "classic")
-        players = body.get("players", 4)
-        options = body.get("options", [])
-        if ruleset not in ("classic", "family"):
-            raise TableError("bad-setup", "the rule set is 'classic' or 'family'")
-        if not isinstance(players, int) or isinstance(players, bool):
-            raise TableError("bad-setup", "the number of players must be a whole number")
-        if not isinstance(options, list) or not all(o in CLASSIC_OPTIONS for o in options):
-            raise TableError("bad-setup", f"options are a list of: {', '.join(CLASSIC_OPTIONS)}")
-        try:
-            game = Game(ruleset, players, frozenset(options))
-            if body.get("rounds") is not None:
-                game = Game(ruleset, players, rounds=parse_rounds(body["rounds"], game))
-        except ValueError as e:
-            raise TableError("bad-setup", str(e)) from e
+        game = parse_game(body)
+        players = game.players
         seats = body.get("seats")
         if seats is None:
             seats = [{"kind": "human"}] + [{"kind": "bot"}] * (players - 1)
@@ -114,9 +122,15 @@ class Setup:
             first = next((s for s in specs if s["kind"] == "human" and s["access"] == "open"), None)
             if first is not None:
                 first["you"] = True
+        own_pace = body.get("own_pace")
+        if own_pace is not None and body.get("turn_clock") is not None:
+            raise TableError("bad-setup", 'a table at your own pace ("own_pace") has a deadline per move, '
+                             'not a turn clock of seconds ("turn_clock"): choose one',
+                             args={"variant": "own-pace"})
         return cls(game, specs, clean_name(creator) if creator is not None else None, seed,
                    chat=rights_of(body.get("chat")), turn_clock=TurnClock.parse(body.get("turn_clock")),
-                   private=private, pace=parse_pace(body.get("pace", "normal")))
+                   private=private, pace=parse_pace(body.get("pace", "normal")),
+                   own_pace=None if own_pace is None else parse_own_pace(own_pace))
 
     @classmethod
     def for_lesson(cls, body: dict[str, Any]) -> Setup:
@@ -163,7 +177,21 @@ class Setup:
             record["contracts"] = list(game.contract_ids)
         if self.lesson is not None:
             record["lesson"] = self.lesson
+        if self.own_pace is not None:
+            record["own_pace"] = self.own_pace
         return record
+
+
+OWN_PACE_HOURS = (1, 12, 24, 72)  # the deadlines per move a table at your own pace may have
+
+
+def parse_own_pace(value: object) -> int:
+    """A setup's ``own_pace`` (hours each move may take: 1, 12, 24 or 72), checked."""
+    if not isinstance(value, int) or isinstance(value, bool) or value not in OWN_PACE_HOURS:
+        raise TableError("bad-setup", f'"own_pace" is the hours each move may take: one of '
+                         f'{", ".join(map(str, OWN_PACE_HOURS))}, or null for a live table',
+                         args={"variant": "own-pace"})
+    return value
 
 
 SEAT_KINDS = ("you", "friend", "open", "human", "bot")

@@ -42,6 +42,10 @@ class Handovers:
                              "taken it yet: nobody can hand it to a computer (the table's creator may start "
                              "the game with computers in the seats nobody took)", 409,
                              args={"seat": target + 1})
+        pace = t.own_pace()
+        if pace is not None and not pace["live"] and seat.row.claimed:  # a free seat has no deadline
+            raise TableError("not-idle", "at a table at your own pace a person has until their deadline: "
+                             "then what they chose happens", 409, args={"variant": "own-pace"})
         waited = t.clock() - t.turn_since
         if seat.row.claimed and (t.state.current != target or waited < t.idle_seconds):
             raise TableError("not-idle", f"{seat.row.name} is not idle: a seat can be handed over "

@@ -33,10 +33,11 @@ from barbu.engine.game import Game
 from barbu.engine.state import State
 from barbu.web.core.errors import TableError
 from barbu.web.core.ports import TableStore
-from barbu.web.core.rows import Batch, PlayerRow, SeatRow
+from barbu.web.core.rows import Batch, Event, PlayerRow, SeatRow
 from barbu.web.tables.chat import Chat
 from barbu.web.tables.clock import Timing
 from barbu.web.tables.computers import AutoMove, Computers
+from barbu.web.tables.deadlines import Deadlines
 from barbu.web.tables.history import damage_text
 from barbu.web.tables.invites import Invitations
 from barbu.web.tables.loading import load_table, plan_seated
@@ -62,6 +63,12 @@ class Keeper(Protocol):
     def add(self, table: Table) -> Table: ...
 
 
+def contract_facts(game: Game) -> list[dict[str, Any]]:
+    """The game's contracts as the table's facts show them to the page."""
+    return [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
+             "description": c.description, "figures": figures(c)} for c in game.contracts]
+
+
 @dataclass
 class Table:
     """One game of Barbu being played at the server."""
@@ -73,6 +80,7 @@ class Table:
     store: TableStore
     idle_seconds: float = 60.0
     clock: Callable[[], float] = time.monotonic
+    wall: Callable[[], float] = time.time  # the deadlines' clock (tables at your own pace)
     clients: list[Client] = field(default_factory=list)
     turn_since: float = 0.0
     last: dict[str, Any] | None = None
@@ -107,14 +115,14 @@ class Table:
     views: Views = field(init=False, repr=False, compare=False)
     rematches: Rematches = field(init=False, repr=False, compare=False)
     talk: Talk = field(init=False, repr=False, compare=False)
+    deadlines: Deadlines = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.contracts = [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
-                           "description": c.description, "figures": figures(c)} for c in self.game.contracts]
+        self.contracts = contract_facts(self.game)
         self.seating, self.invitations, self.timing = Seating(self), Invitations(self), Timing(self)
         self.computers, self.handovers = Computers(self), Handovers(self)
         self.play, self.views = Play(self), Views(self)
-        self.rematches, self.talk = Rematches(self), Talk(self)
+        self.rematches, self.talk, self.deadlines = Rematches(self), Talk(self), Deadlines(self)
 
     # -- creating and loading ------------------------------------------------------
 
@@ -157,6 +165,11 @@ class Table:
                 self.store.commit(change.batch)
             except (sqlite3.Error, OSError) as e:
                 raise storage_error(self.id, e) from e
+        self.stored(change)
+
+    def stored(self, change: Change) -> None:
+        """Make a change whose batch is stored, the deadlines told first what was stored and when."""
+        self.deadlines.noted(change.batch)
         change.commit()
 
     def writable(self) -> None:
@@ -203,12 +216,11 @@ class Table:
         return self.rematches.plan_rematch(client, op, lambda: self._plan_rematch_table(lobby), lobby.add)
 
     def _plan_rematch_table(self, lobby: Keeper) -> tuple[Table, Batch]:
-        """The new game: same rules, options, seats, chat rights, clock and pace; each person in the same
-        seat with a new token, tied to the same profile; the first declarer one seat further on."""
+        """The new game: same rules, seats and settings, a new token each, the next first declarer."""
         rows = rematch_rows([s.row for s in self.seats])
         seats = [{"you": r.seat == self.creator} for r in rows]
         setup = Setup(self.game, seats, chat=self.chat.rights, turn_clock=self.turn_clock,
-                      private=self.private, pace=self.pace)
+                      private=self.private, pace=self.pace, own_pace=self.deadlines.hours or None)
         first = (self.state.first_declarer + 1) % self.game.players
         state = State(self.game, seed=secrets.randbits(63), first_declarer=first)
         return plan_seated(Table, self.store, state, rows, setup, {"rematch_of": self.id},
@@ -331,6 +343,12 @@ class Table:
 
     def meta(self) -> dict[str, Any]:
         return self.views.meta()
+
+    def own_pace(self) -> dict[str, Any] | None:
+        return self.deadlines.view(self.wall())
+
+    def open_pace(self, hours: int, created: float, events: list[Event]) -> None:
+        self.deadlines.open(hours, created, events)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return self.views.view(seat)

@@ -39,6 +39,7 @@ class Views:
             "creator": t.creator if t.creator >= 0 else None,  # a seat: who invited the others
             "coach": coach_meta(t),  # whether the coach may help here (docs/coach.md)
             "lesson": t.lesson,  # the tutorial's lesson whose real hand this is (None: a game)
+            "own_pace": t.own_pace(),  # at your own pace: hours per move, live for now, the deadline
             **t.pause(),
         }
 
@@ -121,7 +122,8 @@ class Views:
                 "stand_ins": [s.stand_in for s in t.seats], "free_seats": free,
                 "invited_seats": invited, "hand_no": t.state.hand_no, "num_hands": t.game.num_hands,
                 "over": t.state.is_over, "watchers": sum(1 for c in t.clients if c.seat is None),
-                "damaged": t.damaged, "moved": round(t.active_at, 1), "private": t.private}
+                "damaged": t.damaged, "moved": round(t.active_at, 1), "private": t.private,
+                "own_pace": None if (p := t.own_pace()) is None else {"hours": p["hours"], "live": p["live"]}}
 
     def standing(self, seat: int) -> str:
         """Where a seat's player stands: ``your-turn``, ``waiting``, ``finished``, ``damaged``."""
@@ -138,6 +140,9 @@ class Views:
         token = t.seats[seat].row.token
         out = {**self.summary(), "seat": seat, "state": self.standing(seat),
                "link": f"/table/{t.id}#t={token}", "token": token}
+        pace = t.own_pace()
+        if pace is not None:
+            out["own_pace"] = pace
         rematch = t.rematch_link(seat)
         if rematch is not None:
             out["rematch"] = rematch  # the way to this seat's place in the new game
