@@ -33,6 +33,7 @@ MOVED = {
     "player_keys": ("player_id", "salt", "hash", "created", "how", "seen"),
     "transfers": ("code_hash", "player_id", "expires"),
     "lessons_done": ("player_id", "lesson", "at"),
+    "player_pace": ("player_id", "on_timeout", "level", "bank", "bank_at", "away_until"),
     "ratings": ("player_id", "ruleset", "mu", "sigma", "games", "updated"),
     "rated_games": ("table_id", "ruleset", "at"),
     "rating_history": ("table_id", "player_id", "ruleset", "seat", "place", "total", "mu_before",
