@@ -15,6 +15,7 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
+    ROOMY,
     free_port,
     post,
     serious_violations,
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(fresh_db(tmp_path_factory.mktemp("look"), "look.db")) as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("look"), "look.db"), *ROOMY) as url:
         yield url
 
 
