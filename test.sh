@@ -128,7 +128,9 @@ BARBU_EXPECT=compiled stage 0 -m "not install" tests/test_web_bus.py tests/test_
 echo "== pytest, pure-Python engine: the tests of the engine itself (marker engine)"
 # What the compiled modules are (barbu/engine, the bots' kernels): the rules, records, properties,
 # playouts, tallies, the env's and vector's exactness and the bots, on the source mypyc compiles.
-BARBU_PURE=1 BARBU_EXPECT=pure stage 2 -m engine "$@"
+# Test by test (--dist worksteal: no module here starts a server, and test_vector's cases would keep one
+# worker busy alone); test_vector's numba cases are skipped here (the numpy cases check the pure engine).
+BARBU_PURE=1 BARBU_EXPECT=pure stage 2 --dist worksteal -m engine "$@"
 
 echo "== pytest, the web tests of the store and of several processes (marker stores) on PostgreSQL + Redis"
 # Those web tests a second time on the engines a big site runs: their tables, sheets and profiles in

@@ -72,8 +72,15 @@ def _has_numba() -> bool:
     return True
 
 
-# numba: the compiled kernels (the fast extra), held to the same reference; skipped without numba.
-BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not _has_numba(), reason="no numba"))]
+# The numba kernels' tests: skipped without numba, and on the pure-Python engine (BARBU_PURE, the stage
+# of ./test.sh that runs this file again). The kernels run no engine code: the engine only builds the
+# tables and the reference both backends share. The first stage holds the numba cases and the numpy cases
+# to the compiled engine's reference, step by step on the same actions, so the two backends agree there;
+# the pure stage holds the numpy cases to the pure engine's reference, and so the numba ones too.
+NUMBA = pytest.mark.skipif(not _has_numba() or bool(os.environ.get("BARBU_PURE")),
+                           reason="no numba, or the pure engine (the numpy cases check it)")
+# numba: the compiled kernels (the fast extra), held to the same reference.
+BACKENDS = ["numpy", pytest.param("numba", marks=NUMBA)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -115,7 +122,7 @@ def _shadow(case: Case, backend: str) -> None:
     print(f"{_id(case)}: {finished} games ended, {steps * SCALE * batch} steps")
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@NUMBA
 @pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 3), ("family", 6)])
 def test_reuse_writes_the_same_views_into_the_same_arrays(rules: str, players: int) -> None:
     """reuse=True: the numba backend's observations and masks are the default's, in one pair of arrays."""
@@ -134,7 +141,7 @@ def test_reuse_writes_the_same_views_into_the_same_arrays(rules: str, players: i
         assert np.array_equal(rewards, rewards2) and np.array_equal(done, done2)
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@NUMBA
 @pytest.mark.parametrize("rules, players", [("classic", 4), ("family", 5)])
 def test_the_compiled_view_writes_every_entry(rules: str, players: int) -> None:
     """kernels.read clears only some fields: one written over NaNs is the one written over zeros."""
@@ -218,7 +225,7 @@ def test_the_key_is_the_int_random_seeds_with() -> None:
         assert not key[int(length[b]):, b].any()
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@NUMBA
 def test_the_compiled_words_are_python_s() -> None:
     """Compiled.words (MT19937 seeded in numba) equals random.Random(s).getrandbits, deal for deal."""
     v = VectorEnv(batch=1, backend="numba")
@@ -234,7 +241,7 @@ def test_the_compiled_words_are_python_s() -> None:
     assert np.array_equal(v._fast.words(names), want)
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@NUMBA
 def test_the_compiled_keys_are_mt_keys() -> None:
     """kernels.seed_keys (the seed string and its SHA-512 made in numba) gives mt_keys' key and lengths."""
     from barbu.vector import kernels
@@ -283,7 +290,7 @@ def test_a_family_redeal_is_the_engine_s(backend: str) -> None:
     assert redealt > 0
 
 
-@pytest.mark.skipif(not _has_numba(), reason="no numba")
+@NUMBA
 def test_the_compiled_new_hand_redeals_as_the_engine() -> None:
     """kernels.new_hands (reset, declarer, deal and redeals in one pass) deals the engine's cards."""
     v = VectorEnv("family", 6, batch=300, seed=1, backend="numba")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from tests.cluster_helpers import group_database, on_cluster, start_group
 from tests.conftest import ROOT
-from tests.web_helpers import fresh_db, query
+from tests.web_helpers import FAST, fresh_db, query
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
@@ -149,6 +149,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with chromium("barbu-chromium-", viewport={"width": 1100, "height": 820}) as context:
+        context.add_init_script(FAST)  # short trick pauses and travel: a hand in seconds
         yield context
 
 

@@ -12,6 +12,7 @@ from tests.test_web_browser import (
     CHROMIUM,
     DESKTOP,
     PHONE,
+    ROOMY,
     free_port,
     get,
     post,
@@ -19,7 +20,7 @@ from tests.test_web_browser import (
     start_server,
     stop_server,
 )
-from tests.web_helpers import fresh_db
+from tests.web_helpers import FAST, fresh_db
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
@@ -27,9 +28,6 @@ from barbu.engine.state import State
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
-# The shortest trick pause the settings offer, so that a hand takes seconds, not half a minute.
-FAST = ("if (!localStorage.getItem('barbu.settings')) "
-        "localStorage.setItem('barbu.settings', JSON.stringify({trickPause: 0.6, watchPause: 0.6}));")
 TRICK_CONTRACTS = ("no-tricks", "no-last-two", "tricks", "last-trick")
 # Counts the Web Animations the page starts: a card's travel or a trick's gathering is one each.
 COUNT_MOTION = ("window.motions = 0; const animate = Element.prototype.animate;"
@@ -39,7 +37,7 @@ COUNT_MOTION = ("window.motions = 0; const animate = Element.prototype.animate;"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(fresh_db(tmp_path_factory.mktemp("table"), "table.db")) as url:
+    with serving(fresh_db(tmp_path_factory.mktemp("table"), "table.db"), *ROOMY) as url:
         yield url
 
 

@@ -21,6 +21,19 @@ from barbu.web.core.ports import TableStore
 from barbu.web.storage.sqlite import Store, is_postgres
 from barbu.web.tables.table import Table
 
+# A page of the browser tests that shows a hand in seconds, not half a minute (an init script): a trick
+# pause of 0.05 s (the page keeps any number saved; its settings offer 0.6 s and more) and each card's
+# travel and trick's gathering played ten times faster: still played, awaited and counted, only shorter
+# (tests/test_web_lobby_quick.py measures their true lengths, without it).
+SWIFT_MOTION = ("(() => { const animate = Element.prototype.animate;"
+                " Element.prototype.animate = function (frames, options) {"
+                " const quick = options && typeof options === 'object' && options.duration > 0"
+                " ? { ...options, duration: Math.max(1, options.duration / 10) } : options;"
+                " return animate.call(this, frames, quick); }; })();")
+FAST = ("if (!localStorage.getItem('barbu.settings')) "
+        "localStorage.setItem('barbu.settings', JSON.stringify({trickPause: 0.05, watchPause: 0.05}));"
+        + SWIFT_MOTION)
+
 # A test about SQLite's files themselves (its lock file, WAL, another program's file): not run on PostgreSQL.
 sqlite_only = pytest.mark.skipif(on_postgres(), reason="about SQLite files themselves")
 
