@@ -49,7 +49,9 @@ def place_first_card(page: Any, contract: str) -> None:
         page.locator("#double-none:not(.sent), #double-submit:not(.sent)").first.click()
     page.locator("#hand button.card.legal").first.click()
     page.wait_for_selector("#layout .layout-row .card")
-    page.wait_for_function("document.getAnimations().length === 0")  # the card has landed
+    # Ann's turn again and nothing moving: her card and the computers' after it have all landed (a card
+    # still flying stands between columns; between two computers' cards there is a moment of no animation).
+    page.wait_for_function("T.view.legal.length > 0 && document.getAnimations().length === 0")
 
 
 @pytest.mark.parametrize("context", [DESKTOP, PHONE], indirect=True, ids=["desktop", "phone"])
