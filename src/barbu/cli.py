@@ -59,6 +59,8 @@ class Command:
 COMMANDS = {
     "play": Command("play a game in the terminal against computer players", "barbu.cli:play_arguments",
                     "barbu.tui:run", "tui"),
+    "drill": Command("practise decisions from computer games, answered and explained (a record kept)",
+                     "barbu.tui.drill:add_arguments", "barbu.tui.drill:run", "tui"),
     "replay": Command("check a game record or a score sheet against the rules and score it",
                       "barbu.cli:replay_arguments", "barbu.cli:cmd_replay"),
     "score": Command("keep the score of a game played with a real deck", "barbu.cli:score_arguments",
