@@ -138,6 +138,7 @@ class PlayerBatch:
     drop_keys: list[str] = field(default_factory=list)  # hashes of keys signed out
     keep_only: str | None = None  # sign out every key but this hash's ("" signs out none)
     seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
+    drills: str | None = None  # the learner's record of the practice drills, as JSON text, replaced whole
 
     def __bool__(self) -> bool:
         return True

@@ -16,7 +16,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.routing import Mount
 
-from barbu.web.http import assets, ladder, profiles, replay, rules, sheets, sockets, tables
+from barbu.web.http import assets, drills, ladder, profiles, replay, rules, sheets, sockets, tables
 from barbu.web.http.config import Config
 from barbu.web.http.endpoints import ASSETS
 from barbu.web.http.guard import Guard, http_refusal
@@ -53,6 +53,7 @@ def build_app(config: Config) -> Starlette:
         *rules.routes(),
         *replay.routes(),
         *ladder.routes(),
+        *drills.routes(),
         *assets.routes(),
         Mount("/static", assets.StampedFiles(ASSETS), name="static"),
     ]

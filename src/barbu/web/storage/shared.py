@@ -195,6 +195,11 @@ class SqlStore(ABC):
                           "ORDER BY created, hash{bytes}", (player_id,))
         return [DeviceRow(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
 
+    def drill_record(self, player_id: str) -> str | None:
+        """A profile's record of the practice drills (JSON text), None before its first answer."""
+        row = self._row("SELECT record FROM drill_records WHERE player_id = ?", (player_id,))
+        return None if row is None else str(row[0])
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = ?", (code_hash,))

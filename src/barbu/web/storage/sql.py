@@ -201,6 +201,10 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
               "WHERE player_id = ? ORDER BY {greatest}(seen, created) DESC, hash{bytes} LIMIT ?)",
               (pid, pid, b.max_keys))
     _write_transfers(db, d, b, now)
+    if b.drills is not None:
+        d.run(db, "INSERT INTO drill_records (player_id, record, updated) VALUES (?, ?, ?) "
+              "ON CONFLICT (player_id) DO UPDATE SET record = excluded.record, updated = excluded.updated",
+              (pid, b.drills, now))
 
 
 def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
