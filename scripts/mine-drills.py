@@ -5,14 +5,16 @@ the natural ones, keyed by the coach's search and checked by a search of ten tim
 
 For each contract of the classic rules and each challenge of the family rules (four players), it
 plays first hands of games seeded from ``--seed``: the declarer is made to choose that contract, and
-every decision is the coach's choice (``barbu.coach.hint`` at its default budget, replayable: a
-fixed seed and floor of deals, no CPU stop), so the expert plays every seat. Each decision with a
-choice becomes a candidate when the coach's choice beats the natural alternatives by ``--margin``
-points (classic; ``--family-margin`` for the family rules' larger points): what ``basic`` would
-choose, then the next best choices by the coach's value, two or three of them. A candidate is
-searched again with ten times the budget (another seed); it is kept when that search ranks the key
-first among the choices offered and still by the margin. The script prints how often the deeper
-search agrees, and what it kept per contract and kind of decision. Deterministic from its seed.
+every decision is the coach's choice (``barbu.coach.hint`` with the budget and floor of deals below,
+a fixed seed and no CPU stop, so that it replays), so the expert plays every seat. Each decision
+with a choice becomes a candidate when the coach's choice beats two or three natural alternatives by
+``STRICT`` times ``--margin`` points (classic; ``--family-margin`` for the family rules' larger
+points): what ``basic`` would choose, then the next best choices by the coach's value. Up to
+``PER_HAND`` candidates of a hand are searched again with ten times the budget (another seed); one is
+kept when that search ranks the key first among the choices offered and still by the margin. The
+script prints how often the deeper search agrees, and what it kept per contract and kind of
+decision; the data file holds the same figures. Deterministic from its seed: no search is cut short
+by a CPU stop.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from barbu.learn.positions import game_for, kind_of
 BUDGET = 0.1
 FLOOR = 48  # deals each search looks at, at least: the budget buys more
 CHECK = 10  # the check's budget, in coach's budgets
-PER_HAND = 6  # candidates checked from one hand at most, so that drills come from many deals
+PER_HAND = 8  # candidates checked from one hand at most, so that drills come from many deals
 STRICT = 1.25  # a candidate's key must beat its alternatives by this many margins in the coach's search
 
 
@@ -170,7 +172,8 @@ class Miner:
         self.pick(state, found)
 
     def pick(self, state: State, found: list[Candidate]) -> None:
-        """Check up to PER_HAND of a hand's candidates, the kinds this contract has least of first."""
+        """Check up to PER_HAND of a hand's candidates, the kinds this contract has least of first, and of
+        a kind the latest in the hand first (fewer cards unseen: the searches agree more often)."""
         checked = 0
         for cand in sorted(found, key=self.scarcity):
             if checked == PER_HAND:
@@ -181,7 +184,7 @@ class Miner:
 
     def scarcity(self, cand: Candidate) -> tuple[int, int]:
         cat = category(cand.obs, cand.choices[0])
-        return self.tally.kinds.get(cat, {}).get(kind_of(cand.obs), 0), len(cand.actions)
+        return self.tally.kinds.get(cat, {}).get(kind_of(cand.obs), 0), -len(cand.actions)
 
     def consider(self, state: State, cand: Candidate) -> bool:
         obs, choices, seeds = cand.obs, cand.choices, cand.seeds

@@ -63,7 +63,9 @@ class Drills:
 
     def show(self, drill: Drill, speaker: Speaker) -> tuple[int, ...]:
         obs = drill.observation()
-        title = f"Drill: {contract_name(speaker, drill.category)}, {drill.kind}"
+        heading = speaker.t("drills.heading")
+        title = "Drill: " + heading.format(contract=contract_name(speaker, drill.category),
+                                           kind=speaker.t(f"drills.kind.{drill.kind}"))
         self.term.out(r.span(title, "bold magenta"))
         self.term.out(r.status(obs, names_for(drill), self.term.console.width))
         shown = drill.shown()
