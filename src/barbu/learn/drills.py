@@ -91,10 +91,9 @@ def _drill(n: int, raw: Mapping[str, Any]) -> Drill:
 @functools.cache
 def drills() -> dict[str, Drill]:
     """Every shipped drill by id, in the file's order (numbered within its contract)."""
-    doc = json.loads(DATA.read_text(encoding="utf-8"))
     out: dict[str, Drill] = {}
     seen: dict[str, int] = {}
-    for raw in doc["drills"]:
+    for raw in _document()["drills"]:
         cat = f"{raw['rules']}:{raw['contract']}"
         seen[cat] = seen.get(cat, 0) + 1
         d = _drill(seen[cat], raw)
@@ -102,10 +101,15 @@ def drills() -> dict[str, Drill]:
     return out
 
 
+@functools.cache
+def _document() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+    return doc
+
+
 def figures() -> dict[str, Any]:
     """The mining run's figures stored with the drills: candidates checked and agreed, and its seed."""
-    doc = json.loads(DATA.read_text(encoding="utf-8"))
-    return {k: v for k, v in doc.items() if k != "drills"}
+    return {k: v for k, v in _document().items() if k != "drills"}
 
 
 def categories(rules: str | None = None) -> list[str]:
