@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=38)
     p.add_argument("--target", type=int, default=30, help="drills per contract and challenge")
-    p.add_argument("--max-hands", type=int, default=30, help="rounds (a hand of each contract) at most")
+    p.add_argument("--max-hands", type=int, default=80, help="rounds (a hand of each contract) at most")
     p.add_argument("--margin", type=float, default=4.0, help="points (classic) a drill's key must win by")
     p.add_argument("--family-margin", type=float, default=12.0, help="points (family) likewise")
     p.add_argument("--rules", choices=("classic", "family", "both"), default="both")
