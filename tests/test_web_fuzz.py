@@ -214,10 +214,11 @@ def http_routes() -> list[tuple[str, str]]:
 
 
 PARAMS = {"table_id": ("done", "begun"), "sheet_id": ("sheet",), "job_id": (), "ruleset": (), "name": (),
-          "kind": (), "k": (), "path": (), "device": (), "lesson": ()}
+          "kind": (), "k": (), "path": (), "device": (), "lesson": (), "drill": ()}
 KNOWN = {"ruleset": ["classic", "family"], "kind": ["json", "csv", "pdf"], "name": ["Fuzzy"],
          "path": ["app.js", "i18n/en.json"], "k": ["0", "1"],
-         "device": ["0123456789abcdef", "others"], "lesson": ["classic-no-queens", "family-salad"]}
+         "device": ["0123456789abcdef", "others"], "lesson": ["classic-no-queens", "family-salad"],
+         "drill": ["classic-no-queens-1", "family-salad-2"]}
 
 
 def json_values() -> st.SearchStrategy[Any]:
@@ -231,7 +232,7 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds", "lesson", "pace"]
+          "rounds", "lesson", "pace", "choice"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:
@@ -268,7 +269,8 @@ def param(name: str, kind: str, world: World) -> st.SearchStrategy[str]:
 
 
 def queries() -> st.SearchStrategy[str]:
-    keys = st.one_of(st.sampled_from(["token", "lang", "top", "code", "k", "seat"]), st.text(max_size=6))
+    keys = st.one_of(st.sampled_from(["token", "lang", "top", "code", "k", "seat", "rules", "contract",
+                                      "recent", "weak"]), st.text(max_size=6))
     values = st.one_of(st.text(max_size=12), st.sampled_from(["-1", "9" * 40, "zz"]))
     pairs = st.lists(st.tuples(keys, values), max_size=3)
     return pairs.map(lambda p: urllib.parse.urlencode(p, errors="surrogatepass"))

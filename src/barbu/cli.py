@@ -61,6 +61,8 @@ COMMANDS = {
                     "barbu.tui:run", "tui"),
     "learn": Command("learn Barbu: a lesson per contract with the coach, in the terminal",
                      "barbu.tui.lessons:add_arguments", "barbu.tui.lessons:run", "tui"),
+    "drill": Command("practise decisions from computer games, answered and explained (a record kept)",
+                     "barbu.tui.drill:add_arguments", "barbu.tui.drill:run", "tui"),
     "replay": Command("check a game record or a score sheet against the rules and score it",
                       "barbu.cli:replay_arguments", "barbu.cli:cmd_replay"),
     "score": Command("keep the score of a game played with a real deck", "barbu.cli:score_arguments",

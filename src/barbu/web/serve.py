@@ -141,6 +141,9 @@ def _add_rate_limits(limits: argparse._ArgumentGroup) -> None:
     limits.add_argument("--hints-per-minute", type=COUNT, default=40, metavar="N",
                         help="hints and warnings of the coach one person and one IP address may ask for per "
                         "minute (default 40)")
+    limits.add_argument("--drills-per-minute", type=COUNT, default=60, metavar="N",
+                        help="practice drills' answers one person and one IP address may send per minute "
+                        "(default 60)")
     limits.add_argument("--reads-per-minute", type=COUNT, default=60, metavar="N",
                         help="replay timelines and score-sheet PDFs one person and one IP address may ask "
                         "for per minute (default 60)")
@@ -174,7 +177,8 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
                   sheets_per_minute=args.sheets_per_minute, max_analyses=args.max_analyses,
                   analysis_budget=args.analysis_budget, bus=args.bus, chat_per_minute=args.chat_per_minute,
                   rematch_per_minute=args.rematch_per_minute, reads_per_minute=args.reads_per_minute,
-                  analysis_queue=args.analysis_queue, hints_per_minute=args.hints_per_minute)
+                  analysis_queue=args.analysis_queue, hints_per_minute=args.hints_per_minute,
+                  drills_per_minute=args.drills_per_minute)
 
 
 def shown_db(db: Path | str) -> str:

@@ -145,6 +145,7 @@ class PlayerBatch:
     seen: tuple[str, float] | None = None  # the hash of a key seen, and when (wall time)
     lesson_done: str | None = None  # a lesson of the tutorial the profile has done (a known id)
     pace: PaceRow | None = None  # the profile's choices for tables at your own pace
+    drills: str | None = None  # the learner's record of the practice drills, as JSON text, replaced whole
 
     def __bool__(self) -> bool:
         return True

@@ -16,7 +16,19 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.routing import Mount
 
-from barbu.web.http import assets, ladder, learn, profiles, replay, rules, sheets, shell, sockets, tables
+from barbu.web.http import (
+    assets,
+    drills,
+    ladder,
+    learn,
+    profiles,
+    replay,
+    rules,
+    sheets,
+    shell,
+    sockets,
+    tables,
+)
 from barbu.web.http.config import Config
 from barbu.web.http.endpoints import ASSETS
 from barbu.web.http.guard import Guard, http_refusal
@@ -54,6 +66,7 @@ def build_app(config: Config) -> Starlette:
         *replay.routes(),
         *ladder.routes(),
         *learn.routes(),
+        *drills.routes(),
         *assets.routes(),
         *shell.routes(),
         Mount("/static", assets.StampedFiles(ASSETS), name="static"),

@@ -36,6 +36,7 @@ class Config:
     chat_per_minute: int = 30  # chat messages one person and one address may send in a minute, all tables
     hints_per_minute: int = 40  # hints and warnings of the coach one person and one address, a minute
     lessons_per_minute: int = 30  # lessons of the tutorial one person and one address may mark done, a minute
+    drills_per_minute: int = 60  # drill answers one person and one address may send in a minute
     rematch_per_minute: int = 12  # rematch answers (offer, withdraw…) one person and one address, a minute
     signin_failures: int = 3  # failed sign-ins per name and client before each next one waits (1 s, doubling)
     signin_per_client: int = 20  # failed sign-ins from one client, all names together, in signin_window

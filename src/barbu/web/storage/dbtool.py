@@ -38,6 +38,7 @@ MOVED = {
     "rated_games": ("table_id", "ruleset", "at"),
     "rating_history": ("table_id", "player_id", "ruleset", "seat", "place", "total", "mu_before",
                        "sigma_before", "mu_after", "sigma_after", "contracts", "at"),
+    "drill_records": ("player_id", "record", "updated"),
 }
 
 

@@ -150,6 +150,16 @@ CREATE TABLE player_pace (
 );
 """
 
+# A learner's record of the practice drills (barbu.learn.drills.Record as JSON), one row a profile.
+_DRILLS = """
+CREATE TABLE drill_records (
+    player_id TEXT PRIMARY KEY REFERENCES players(id),
+    record TEXT NOT NULL,
+    updated REAL NOT NULL
+);
+"""
+_PG_DRILLS = _DRILLS.replace("REAL", "DOUBLE PRECISION")
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -284,13 +294,14 @@ STEPS = (
     Step(_CLIENTS, _CLIENTS),
     Step(_LESSONS, _PG_LESSONS),
     Step(_PACE, _PACE),
+    Step(_DRILLS, _PG_DRILLS),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
 
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
 # list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
-# its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace).
+# its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace), its 6 step 8 (drills).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

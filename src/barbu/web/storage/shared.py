@@ -208,6 +208,11 @@ class SqlStore(ABC):
                       "WHERE player_id = ?", (player_id,))
         return None if r is None else PaceRow(str(r[0]), str(r[1]), float(r[2]), float(r[3]), float(r[4]))
 
+    def drill_record(self, player_id: str) -> str | None:
+        """A profile's record of the practice drills (JSON text), None before its first answer."""
+        row = self._row("SELECT record FROM drill_records WHERE player_id = ?", (player_id,))
+        return None if row is None else str(row[0])
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = ?", (code_hash,))

@@ -215,6 +215,10 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
               "on_timeout = excluded.on_timeout, level = excluded.level, bank = excluded.bank, "
               "bank_at = excluded.bank_at, away_until = excluded.away_until",
               (pid, p.on_timeout, p.level, p.bank, p.bank_at, p.away_until))
+    if b.drills is not None:
+        d.run(db, "INSERT INTO drill_records (player_id, record, updated) VALUES (?, ?, ?) "
+              "ON CONFLICT (player_id) DO UPDATE SET record = excluded.record, updated = excluded.updated",
+              (pid, b.drills, now))
 
 
 def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
