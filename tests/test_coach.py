@@ -200,6 +200,8 @@ def test_the_play_command_takes_the_warning_level() -> None:
 
 
 def test_the_coach_imports_the_engine_and_the_bots_and_only_front_ends_import_it() -> None:
+    """Only the front ends and the learning material over the coach (barbu.learn: the lessons and
+    drills the front ends show) import it; the engine and the bots never do."""
     from tests.test_architecture import package_graph
     graph = package_graph()
     coach = {m for m in graph if m == "barbu.coach" or m.startswith("barbu.coach.")}
@@ -208,7 +210,11 @@ def test_the_coach_imports_the_engine_and_the_bots_and_only_front_ends_import_it
                if not i.startswith(("barbu.engine", "barbu.bots", "barbu.coach"))}
     assert outside == set()
     users = {m for m, imports in graph.items() if m not in coach and imports & coach}
-    assert users and all(u.startswith(("barbu.tui", "barbu.web", "barbu.cli")) for u in users), users
+    front = ("barbu.tui", "barbu.web", "barbu.cli")
+    assert users and all(u.startswith((*front, "barbu.learn")) for u in users), users
+    learn = {m for m in graph if m.startswith("barbu.learn")}
+    learners = {m for m, imports in graph.items() if imports & learn} - learn
+    assert all(u.startswith(front) for u in learners), learners  # and only front ends import learn
 
 
 def test_the_speaker_says_actions_points_and_contracts_in_the_catalogue_s_words() -> None:

@@ -60,6 +60,36 @@ def test_takes_is_silent_on_a_lead_and_where_the_trick_scores_nothing() -> None:
     assert R.takes(mine(s), card("AS")) is None  # wins, but no queen in the trick: nothing scored
 
 
+def a_diamond_led_to_kings_and_jacks() -> Observation:
+    """No Queens: seat 0 led the 2♦; seat 1 holds the K♦ and the J♦, seat 2 the Q♦, two still to play."""
+    s = start(CLASSIC, ["2D", "KD JD", "QD"])
+    open_hand(s, "no-queens")
+    act(s, "2D")
+    return mine(s)
+
+
+def test_exposed_names_the_costly_cards_still_out_that_could_fall_under_the_card() -> None:
+    obs = a_diamond_led_to_kings_and_jacks()
+    assert R.exposed(obs, card("KD")) == Reason("coach.exposed", {"card": "K♦", "n": 2, "cards": "Q♦",
+                                                                  "points": -6})
+    assert R.exposed(obs, card("JD")) is None  # the Q♦ is above it: it could not fall under the J♦
+    # The fact that sets the two apart, which nothing else said.
+    assert Reason("coach.exposed", {"card": "K♦", "n": 2, "cards": "Q♦", "points": -6}) in explain(
+        obs, card("JD"), card("KD"))
+
+
+def test_exposed_is_silent_on_a_lead_for_the_last_to_play_and_where_cards_cost_nothing() -> None:
+    s = start(CLASSIC, ["2D", "KD JD", "QD"])
+    open_hand(s, "no-queens")
+    assert R.exposed(mine(s), card("2D")) is None  # a lead: no trick to take yet
+    act(s, "2D", "KD", "QD")
+    assert R.exposed(mine(s), s.legal_actions()[0]) is None  # last to play: nobody can drop anything
+    s = start(CLASSIC, ["2D", "KD JD", "QD"])
+    open_hand(s, "no-tricks")
+    act(s, "2D")
+    assert R.exposed(mine(s), card("KD")) is None  # no card costs anything in No Tricks
+
+
 def test_ducks_names_who_keeps_the_trick() -> None:
     obs = queen_led()
     assert R.ducks(obs, card("2S")) == Reason("coach.ducks", {"card": "2♠", "best": "Q♠", "who": 0})
@@ -163,8 +193,8 @@ def test_every_template_has_its_words_in_english() -> None:
     from barbu.coach.words import catalogue
     keys = {"coach.takes", "coach.takes_cards", "coach.ducks", "coach.void_shown", "coach.still_out",
             "coach.suit_gone", "coach.master", "coach.danger_held", "coach.contract_cards",
-            "coach.trump_length", "coach.rank_held", "coach.opens"}
-    assert len(R.TEMPLATES) == 10
+            "coach.trump_length", "coach.rank_held", "coach.opens", "coach.exposed"}
+    assert len(R.TEMPLATES) == 11
     assert keys <= catalogue("en").keys()
 
 
@@ -197,7 +227,7 @@ def test_over_random_games_every_reason_is_said_whole_and_every_template_speaks(
             state.apply(rng.choice(obs.legal))
     assert {"coach.takes", "coach.takes_cards", "coach.ducks", "coach.void_shown", "coach.still_out",
             "coach.master", "coach.danger_held", "coach.contract_cards", "coach.trump_length",
-            "coach.rank_held", "coach.opens"} <= heard
+            "coach.rank_held", "coach.opens", "coach.exposed"} <= heard
 
 
 def assert_true_of_the_deal(state: State, action: int, reason: Reason) -> None:
@@ -217,6 +247,9 @@ def assert_true_of_the_deal(state: State, action: int, reason: Reason) -> None:
         assert SUIT_SYMBOLS[suit] == reason.slots["suit"] and not state.hands[who] & SUIT_MASKS[suit]
     elif reason.key == "coach.master":
         assert not others & SUIT_MASKS[suit] & ~((2 << action) - 1)
+    elif reason.key == "coach.exposed":  # each card named is another's, of the suit and under this one
+        under = [parse_card(x.replace("10", "T")) for x in str(reason.slots["cards"]).split()]
+        assert under and all(others >> x & 1 and x // 13 == suit and x < action for x in under)
     elif reason.key == "coach.opens":
         freed = [parse_card(x.replace("10", "T")) for x in str(reason.slots["cards"]).split()]
         assert all(others >> x & 1 for x in freed)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from barbu.coach import facts as f
-from barbu.engine.cards import ABOVE, RANK_MASKS, SUIT_MASKS, bits, rank_pretty
+from barbu.engine.cards import ABOVE, BELOW, RANK_MASKS, SUIT_MASKS, bits, rank_pretty
 from barbu.engine.contracts import Kind
 from barbu.engine.game import CONTRACT, RANK, TRUMP
 from barbu.engine.layout import fitting_cards, place_card
@@ -59,6 +59,24 @@ def ducks(obs: Observation, action: int) -> Reason | None:
     who, best = f.winning_so_far(obs)
     return Reason("coach.ducks", {"card": f.cards_text(1 << action), "best": f.cards_text(1 << best),
                                   "who": who})
+
+
+def exposed(obs: Observation, action: int) -> Reason | None:
+    """Following a trick that players still play to after you: the card would lead it, and costly
+    cards of the suit led, still out and lower, could be dropped under it."""
+    c = f.trick_game(obs)
+    after = obs.game.players - len(obs.trick) - 1
+    if c is None or not obs.trick or after <= 0 or not f.would_win(obs, action):
+        return None
+    led = obs.trick[0][1] // 13
+    if action // 13 != led:
+        return None
+    under = [x for x in bits(f.out_in_suit(obs, led) & BELOW[action]) if f.costly(obs.game, c.card_points[x])]
+    if not under:
+        return None
+    return Reason("coach.exposed", {"card": f.cards_text(1 << action), "n": after,
+                                    "cards": f.cards_text(sum(1 << x for x in under)),
+                                    "points": sum(c.card_points[x] for x in under)})
 
 
 def still_out(obs: Observation, action: int) -> Reason | None:
@@ -161,7 +179,7 @@ def opens(obs: Observation, action: int) -> Reason | None:
 
 
 # Every template, in the order their reasons are said: what the choice does to this trick first.
-TEMPLATES: tuple[Template, ...] = (takes, ducks, danger_held, void_shown, master, still_out, opens,
+TEMPLATES: tuple[Template, ...] = (takes, exposed, ducks, danger_held, void_shown, master, still_out, opens,
                                    contract_cards, trump_length, rank_held)
 
 
