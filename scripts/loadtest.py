@@ -181,7 +181,9 @@ async def learn(url: str, index: int, args: argparse.Namespace, stop: asyncio.Ev
                 if msg["table"]["over"]:
                     return learner
                 turn = json.dumps([view[k] for k in ("hand_no", "phase", "history", "trick", "hand")])
-                if view["current"] == view["seat"] and view["legal"] and turn != answered:
+                # A person's only move "pass" the server plays itself (Dominoes): nothing to ask.
+                mine = view["current"] == view["seat"] and view["legal"] not in ([], ["pass"])
+                if mine and turn != answered:
                     answered = turn
                     await _hint_and_play(ws, view, learner, time_up)
     return learner
