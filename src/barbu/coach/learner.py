@@ -35,9 +35,6 @@ class Coached(Bot):
     budget = BUDGET
     floor: int | None = None
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(seed)
-
     def ask(self, obs: Observation) -> int:
         """The coach's choice at ``obs``, its search seeded from this bot's generator."""
         return self.hint(obs).choice
