@@ -9,7 +9,14 @@ follows them until each has seen --hands hands end or --seconds have passed. Rep
 played per second and the delivery latency of the server's events (the time from the server making
 an event to a watcher reading it) as percentiles.
 
+With --hint-tables H, H more tables each seat one person (this script) against three computers,
+where the coach may help: at each of its turns the person asks the coach for a hint over the socket
+(the ``hint`` message, docs/web-api.md), times the answer, and plays the hint's choice, for as long
+as the watched tables play. The hints' latency (question sent, answer read) is reported beside the
+usual figures.
+
     .venv/bin/python scripts/loadtest.py --tables 50 --seconds 60
+    .venv/bin/python scripts/loadtest.py --tables 20 --hands 28 --hint-tables 4 --seconds 120
     .venv/bin/python scripts/loadtest.py --processes 3 --tables 200 --hands 28 --seconds 40
 """
 
@@ -38,7 +45,7 @@ CLUSTER = ROOT / "scripts" / "cluster.sh"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # Every table and watcher comes from this one address: the server's per-client limits are lifted.
 UNLIMITED = ["--tables-per-minute", "100000", "--max-open-tables", "100000", "--max-bot-tables", "100000",
-             "--sockets-per-client", "100000"]
+             "--sockets-per-client", "100000", "--hints-per-minute", "100000"]
 
 
 @dataclass
@@ -54,6 +61,16 @@ class Watch:
     errors: int = 0
     first: float = 0.0  # when the first and the last event arrived
     last: float = 0.0
+
+
+@dataclass
+class Learner:
+    """What the person at one hint-asking table saw: each hint's latency, and what went wrong."""
+
+    table: str = ""
+    latencies: list[float] = field(default_factory=list)
+    hands_seen: int = 0
+    errors: list[str] = field(default_factory=list)
 
 
 def free_port() -> int:
@@ -122,12 +139,84 @@ def wait_until_up(url: str, proc: subprocess.Popen[bytes] | None, seconds: float
 
 
 def create_table(url: str, level: str, seed: int) -> str:
-    body = json.dumps({"seats": [{"kind": "bot", "level": level}] * 4, "seed": seed}).encode()
-    req = urllib.request.Request(url + "/api/tables", data=body, method="POST",
+    table_id: str = post_table(url, {"seats": [{"kind": "bot", "level": level}] * 4, "seed": seed})["id"]
+    return table_id
+
+
+def post_table(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(url + "/api/tables", data=json.dumps(body).encode(), method="POST",
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as res:
-        table_id: str = json.load(res)["id"]
-        return table_id
+        made: dict[str, Any] = json.load(res)
+        return made
+
+
+def create_person_table(url: str, level: str, seed: int) -> tuple[str, str]:
+    """A table of one person (seat 0, this script) and three computers: the coach may help there.
+    Returns the table and the person's seat token."""
+    bots = [{"kind": "bot", "level": level}] * 3
+    made = post_table(url, {"name": "Learner", "seats": [{"kind": "you"}, *bots], "seed": seed})
+    return made["id"], made["you"]["token"]
+
+
+async def learn(url: str, index: int, args: argparse.Namespace, stop: asyncio.Event,
+                time_up: asyncio.Event) -> Learner:
+    """Sit at a table against computers; at every turn ask the coach, time its answer and play it,
+    until the watched tables are done (``stop``; but not before a first answer) or time is up, or
+    this game ends."""
+    table, token = await asyncio.to_thread(create_person_table, url, args.level, args.seed + 10_000 + index)
+    learner = Learner(table)
+    answered: str | None = None  # the turn last answered: a repeated state of it asks nothing again
+    async with connect(url.replace("http", "ws", 1) + f"/ws/{table}", max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        while not time_up.is_set() and not (stop.is_set() and learner.latencies):
+            msg = await _next(ws, time_up)
+            if msg is None:
+                return learner
+            if msg["type"] == "error":
+                learner.errors.append(msg.get("code", "?"))
+            elif msg["type"] == "state":
+                view = msg["view"]
+                learner.hands_seen = view["hands_done"]
+                if msg["table"]["over"]:
+                    return learner
+                turn = json.dumps([view[k] for k in ("hand_no", "phase", "history", "trick", "hand")])
+                # A person's only move "pass" the server plays itself (Dominoes): nothing to ask.
+                mine = view["current"] == view["seat"] and view["legal"] not in ([], ["pass"])
+                if mine and turn != answered:
+                    answered = turn
+                    await _hint_and_play(ws, view, learner, time_up)
+    return learner
+
+
+async def _next(ws: Any, stop: asyncio.Event) -> dict[str, Any] | None:
+    """The socket's next message, or None once time is up."""
+    while not stop.is_set():
+        try:
+            msg: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), timeout=1.0))
+            return msg
+        except TimeoutError:
+            continue
+    return None
+
+
+async def _hint_and_play(ws: Any, view: dict[str, Any], learner: Learner, stop: asyncio.Event) -> None:
+    """Ask the coach at this turn, time the answer (states arriving meanwhile are skipped: nothing
+    moves at the table until the person plays), then play the hint's choice."""
+    start = time.monotonic()
+    await ws.send(json.dumps({"type": "hint"}))
+    while True:
+        msg = await _next(ws, stop)
+        if msg is None:
+            return
+        if msg["type"] == "error":
+            learner.errors.append(msg.get("code", "?"))
+            return
+        if msg["type"] == "hint":
+            learner.latencies.append(time.monotonic() - start)
+            choice = msg["choice"] if msg["choice"] in view["legal"] else view["legal"][0]
+            await ws.send(json.dumps({"type": "act", "action": choice}))
+            return
 
 
 async def watch(url: str, watch_: Watch, hands: int, stop: asyncio.Event) -> None:
@@ -184,9 +273,14 @@ async def run(url: str, args: argparse.Namespace) -> tuple[list[Watch], float]:
     stop = asyncio.Event()
     start = time.monotonic()
     tasks = [asyncio.create_task(run_table(url, i, args, stop)) for i in range(args.tables)]
+    time_up = asyncio.Event()
+    learners = [asyncio.create_task(learn(url, i, args, stop, time_up)) for i in range(args.hint_tables)]
     await asyncio.wait(tasks, timeout=args.seconds)
-    stop.set()  # every watcher stops within a second
+    stop.set()  # every watcher stops within a second, and every hint-asking person who had an answer
     results = await asyncio.gather(*tasks, return_exceptions=True)
+    if learners:
+        await asyncio.wait(learners, timeout=max(0.0, args.seconds - (time.monotonic() - start)))
+    time_up.set()
     elapsed = time.monotonic() - start
     watches: list[Watch] = []
     for r in results:
@@ -194,6 +288,12 @@ async def run(url: str, args: argparse.Namespace) -> tuple[list[Watch], float]:
             print(f"loadtest: a table failed: {r!r}", file=sys.stderr)
         else:
             watches.extend(r)
+    for done in await asyncio.gather(*learners, return_exceptions=True):
+        if isinstance(done, BaseException):
+            print(f"loadtest: a hint-asking table failed: {done!r}", file=sys.stderr)
+            args.learners.append(Learner(errors=[repr(done)]))
+        else:
+            args.learners.append(done)
     return watches, elapsed
 
 
@@ -224,8 +324,23 @@ def report(watches: list[Watch], elapsed: float, args: argparse.Namespace) -> bo
     leaks = sum(w.leaks for w in watches)
     errors = sum(w.errors for w in watches)
     print(f"hidden cards shown to watchers: {leaks}; error events: {errors}")
+    hints_ok = report_hints(args.learners) if args.hint_tables else True
     return bool(watches) and actions > 0 and leaks == 0 and errors == 0 and len(watches) == \
-        args.tables * args.watchers
+        args.tables * args.watchers and hints_ok
+
+
+def report_hints(learners: list[Learner]) -> bool:
+    """The hints' latency at the tables of one person against computers; False if none came or
+    any was refused."""
+    lat = [x * 1000 for p in learners for x in p.latencies]
+    errors = [e for p in learners for e in p.errors]
+    print(f"hints: {len(lat)} at {len(learners)} table(s) of one person against 3 computers, "
+          f"{sum(p.hands_seen for p in learners)} hand(s) finished there")
+    if lat:
+        print(f"hint latency (question -> answer): p50 {percentile(lat, 50):.0f} ms, "
+              f"p95 {percentile(lat, 95):.0f} ms, max {max(lat):.0f} ms, mean {statistics.fmean(lat):.0f} ms")
+    print(f"hint errors: {len(errors)}{' (' + ', '.join(sorted(set(errors))) + ')' if errors else ''}")
+    return bool(lat) and not errors
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=1, help="stop a table after this many hands (default 1)")
     p.add_argument("--seconds", type=float, default=60.0, help="stop everything after this (default 60)")
     p.add_argument("--level", default="basic", help="computer level (default basic)")
+    p.add_argument("--hint-tables", type=int, default=0, metavar="H",
+                   help="also H tables of one person against 3 computers who asks the coach at every "
+                        "turn (default 0)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first table's deals")
     p.add_argument("--bot-delay", type=float, default=0.0,
                    help="computer players' delay of the server started here (default 0: flat out)")
@@ -247,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error("keep it bounded: 1-500 tables, 1-20 watchers, at most 600 s")
     if not 0 <= args.processes <= 8:
         p.error("keep it bounded: at most 8 processes")
+    if not 0 <= args.hint_tables <= 50:
+        p.error("keep it bounded: at most 50 hint-asking tables")
+    args.learners = []
     proc = None
     with tempfile.TemporaryDirectory(prefix="barbu-load-") as tmp:
         if args.processes:
