@@ -34,7 +34,7 @@ from barbu.coach.explained import reasons_between
 from barbu.engine.game import CONTRACT
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
-from barbu.learn.positions import game_for, kind_of
+from barbu.learn.positions import game_for, kind_of, rebuild
 
 # The coach's search for a drill: a budget smaller than the table's (0.25 s) so that the check, ten
 # times it, fits the run's CPU time; the floor of deals is the expert's own for a card, so most of a
@@ -232,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--family-margin", type=float, default=12.0, help="points (family) likewise")
     p.add_argument("--rules", choices=("classic", "family", "both"), default="both")
     p.add_argument("--out", help="the drills' file (JSON); printed figures only without it")
+    p.add_argument("--reasons-only", action="store_true",
+                   help="only say the reasons of --out's drills again (after the coach's templates changed), "
+                        "from their stored values: no search")
     args = p.parse_args(argv)
+    if args.reasons_only:
+        return say_again(args.out)
     miner = Miner(args.seed, args.target, {"classic": args.margin, "family": args.family_margin})
     if args.out:
         miner.on_progress = partial(write, args)
@@ -243,6 +248,25 @@ def main(argv: list[str] | None = None) -> int:
           f"({100 * rate:.1f}%), "
           f"and its own best is the key on {t.same_best}; per kind (agreed, checked) {t.agreement}; "
           f"kept {len(miner.drills)} drills from {t.hands} hands in {time.process_time():.0f} s CPU")
+    return 0
+
+
+def say_again(path: str) -> int:
+    """The reasons of every drill in ``path`` made again from its stored values, the doubles' excepted
+    (their stakes need the search's edges, which a drill does not keep)."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    for d in doc["drills"]:
+        if d["kind"] in ("double", "redouble"):
+            continue
+        obs = rebuild(d["rules"], d["players"], d["seed"], d["first"], d["actions"]).observe(d["seat"])
+        values = {int(a): v for a, v in d["values"].items()}
+        h = Hint(obs.seat, d["key"], values)
+        d["reasons"] = {str(a): [[r.key, dict(r.slots)] for r in reasons_between(obs, h, a)]
+                        for a in d["choices"][1:]}
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(doc, out, ensure_ascii=False, separators=(",", ":"))
+        out.write("\n")
     return 0
 
 

@@ -7,7 +7,7 @@ from tests.engine_helpers import act, open_hand, skip_doubles, start
 
 from barbu.coach import reasons as R
 from barbu.coach.reasons import Reason, explain, reasons_for
-from barbu.engine.cards import parse_card
+from barbu.engine.cards import SUIT_MASKS, parse_card
 from barbu.engine.game import CONTRACT, RANK, TRUMP, Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import State
@@ -88,6 +88,32 @@ def test_exposed_is_silent_on_a_lead_for_the_last_to_play_and_where_cards_cost_n
     open_hand(s, "no-tricks")
     act(s, "2D")
     assert R.exposed(mine(s), card("KD")) is None  # no card costs anything in No Tricks
+
+
+def a_diamond_led_to_a_void() -> Observation:
+    """No King of Hearts: seat 0 led the 2♦; seat 1, without diamonds, holds the K♥ and the 9♠."""
+    s = start(CLASSIC, ["2D", "KH 9S AS KS QS JS TS 8S 7S 6S AC KC QC"])
+    open_hand(s, "no-king")
+    act(s, "2D")
+    assert not s.hands[1] & SUIT_MASKS[card("2D") // 13]  # no diamond in seat 1's hand: it discards
+    return mine(s)
+
+
+def test_sheds_says_a_costly_card_is_discarded_into_another_s_trick() -> None:
+    obs = a_diamond_led_to_a_void()
+    assert R.sheds(obs, card("KH")) == Reason("coach.sheds", {"card": "K♥", "points": -20, "who": 0})
+    assert R.sheds(obs, card("9S")) is None  # a card that costs nothing
+    # "K♥ stays under 2♦" and "9♠ stays under 2♦" set nothing apart: only the shedding is said.
+    assert explain(obs, card("KH"), card("9S")) == [Reason("coach.sheds", {"card": "K♥", "points": -20,
+                                                                           "who": 0})]
+
+
+def test_sheds_is_silent_when_following_suit_and_on_a_lead() -> None:
+    s = start(CLASSIC, ["2H", "KH 9S"])
+    open_hand(s, "no-king")
+    assert R.sheds(mine(s), card("2H")) is None  # a lead
+    act(s, "2H")
+    assert R.sheds(mine(s), card("KH")) is None  # following hearts: it takes the trick, no discard
 
 
 def test_ducks_names_who_keeps_the_trick() -> None:
@@ -193,8 +219,8 @@ def test_every_template_has_its_words_in_english() -> None:
     from barbu.coach.words import catalogue
     keys = {"coach.takes", "coach.takes_cards", "coach.ducks", "coach.void_shown", "coach.still_out",
             "coach.suit_gone", "coach.master", "coach.danger_held", "coach.contract_cards",
-            "coach.trump_length", "coach.rank_held", "coach.opens", "coach.exposed"}
-    assert len(R.TEMPLATES) == 11
+            "coach.trump_length", "coach.rank_held", "coach.opens", "coach.exposed", "coach.sheds"}
+    assert len(R.TEMPLATES) == 12
     assert keys <= catalogue("en").keys()
 
 
@@ -227,7 +253,7 @@ def test_over_random_games_every_reason_is_said_whole_and_every_template_speaks(
             state.apply(rng.choice(obs.legal))
     assert {"coach.takes", "coach.takes_cards", "coach.ducks", "coach.void_shown", "coach.still_out",
             "coach.master", "coach.danger_held", "coach.contract_cards", "coach.trump_length",
-            "coach.rank_held", "coach.opens", "coach.exposed"} <= heard
+            "coach.rank_held", "coach.opens", "coach.exposed", "coach.sheds"} <= heard
 
 
 def assert_true_of_the_deal(state: State, action: int, reason: Reason) -> None:
@@ -250,6 +276,9 @@ def assert_true_of_the_deal(state: State, action: int, reason: Reason) -> None:
     elif reason.key == "coach.exposed":  # each card named is another's, of the suit and under this one
         under = [parse_card(x.replace("10", "T")) for x in str(reason.slots["cards"]).split()]
         assert under and all(others >> x & 1 and x // 13 == suit and x < action for x in under)
+    elif reason.key == "coach.sheds":  # a discard: nothing of the suit led in the hand
+        led = state.observe(state.current).trick[0][1] // 13
+        assert suit != led and not state.hands[state.current] & SUIT_MASKS[led]
     elif reason.key == "coach.opens":
         freed = [parse_card(x.replace("10", "T")) for x in str(reason.slots["cards"]).split()]
         assert all(others >> x & 1 for x in freed)

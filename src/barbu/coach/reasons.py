@@ -52,6 +52,18 @@ def takes(obs: Observation, action: int) -> Reason | None:
     return Reason("coach.takes", slots)
 
 
+def sheds(obs: Observation, action: int) -> Reason | None:
+    """Discarding a costly card (no card of the suit led) into a trick someone else is winning."""
+    c = f.trick_game(obs)
+    if c is None or not obs.trick or action // 13 == obs.trick[0][1] // 13 or f.would_win(obs, action):
+        return None
+    if not f.costly(obs.game, c.card_points[action]):
+        return None
+    who, _ = f.winning_so_far(obs)
+    return Reason("coach.sheds", {"card": f.cards_text(1 << action), "points": c.card_points[action],
+                                  "who": who})
+
+
 def ducks(obs: Observation, action: int) -> Reason | None:
     """The card stays under the one winning the trick: someone else keeps it as it stands."""
     if f.trick_game(obs) is None or not obs.trick or f.would_win(obs, action):
@@ -179,8 +191,8 @@ def opens(obs: Observation, action: int) -> Reason | None:
 
 
 # Every template, in the order their reasons are said: what the choice does to this trick first.
-TEMPLATES: tuple[Template, ...] = (takes, exposed, ducks, danger_held, void_shown, master, still_out, opens,
-                                   contract_cards, trump_length, rank_held)
+TEMPLATES: tuple[Template, ...] = (takes, exposed, sheds, ducks, danger_held, void_shown, master, still_out,
+                                   opens, contract_cards, trump_length, rank_held)
 
 
 def reasons_for(obs: Observation, action: int) -> list[Reason]:
@@ -194,4 +206,15 @@ def explain(obs: Observation, chosen: int, alternative: int) -> list[Reason]:
     one and not, or not with the same values, of the other: the choice's first. Each names the card,
     suit, contract or rank it is about, so it reads the same of either."""
     mine, theirs = reasons_for(obs, chosen), reasons_for(obs, alternative)
-    return [r for r in mine if r not in theirs] + [r for r in theirs if r not in mine]
+    # A fact said of both choices alike but for naming each its own card ("K♥ stays under 9♦" and
+    # "9♠ stays under 9♦") tells them no more apart than silence: it is left out.
+    same = ({_without_card(r, obs, chosen) for r in mine}
+            & {_without_card(r, obs, alternative) for r in theirs})
+    return ([r for r in mine if r not in theirs and _without_card(r, obs, chosen) not in same]
+            + [r for r in theirs if r not in mine and _without_card(r, obs, alternative) not in same])
+
+
+def _without_card(r: Reason, obs: Observation, action: int) -> tuple[str, tuple[tuple[str, Slot], ...]]:
+    """A reason with its ``card`` slot dropped where that slot names the choice's own card."""
+    own = action < 52 and r.slots.get("card") == f.cards_text(1 << action)
+    return r.key, tuple(sorted((k, v) for k, v in r.slots.items() if not (own and k == "card")))
