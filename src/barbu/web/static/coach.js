@@ -102,10 +102,7 @@ const Coach = (() => {
     $("coach-again").focus();
   }
 
-  function signedText(x) {
-    const n = Math.round(x * 10) / 10;
-    return n < 0 ? `\u2212${-n}` : n > 0 ? `+${n}` : "0";
-  }
+  const signedText = I18N.signed;
 
   // An action as the page says it: Q♠, a contract's name, a suit, a rank, a double.
   function actionText(a) {
@@ -121,18 +118,10 @@ const Coach = (() => {
     return contractName(a);
   }
 
-  // A reason's slots in the page's words: seats by name, points with their sign, actions, contracts.
+  // A reason in the page's words: seats by name, actions and contracts as the table says them.
   function reasonText(r) {
-    const slots = {};
-    for (const [k, v] of Object.entries(r.slots || {})) {
-      if (["who", "other", "declarer"].includes(k) && typeof v === "number") slots[k] = seatName(v);
-      else if (["points", "other_points", "won", "gain"].includes(k)) slots[k] = signedText(v);
-      else if (["choice", "alternative"].includes(k)) slots[k] = actionText(v);
-      else if (k === "contract") slots[k] = t(`contract.${r.slots.ruleset || T.meta.ruleset}.${v}.name`);
-      else if (["led", "trump"].includes(k)) slots[k] = t(`suit.${v}`);
-      else slots[k] = v;
-    }
-    return t(r.key, slots);
+    return I18N.reason(r, { seat: seatName, action: actionText,
+                            contract: (ruleset, id) => t(`contract.${ruleset || T.meta.ruleset}.${id}.name`) });
   }
 
   function setup() { $("coach-hint").addEventListener("click", hint); }

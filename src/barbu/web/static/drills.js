@@ -62,10 +62,7 @@ const Drills = (() => {
   const contractName = (rules, id) => t(`contract.${rules}.${id}.name`);
   const category = (c) => `${contractName(c.split(":")[0], c.split(":")[1])}${c.startsWith("family:") ? ` (${t("ruleset.family")})` : ""}`;
 
-  function signedText(x) {
-    const n = Math.round(x * 10) / 10;
-    return n < 0 ? `\u2212${-n}` : n > 0 ? `+${n}` : "0";
-  }
+  const signedText = I18N.signed;
 
   // An action as the page says it: Q♠, a contract's name, a suit, a rank, a double.
   function actionText(a) {
@@ -82,16 +79,8 @@ const Drills = (() => {
   }
 
   function reasonText(r) {
-    const slots = {};
-    for (const [k, v] of Object.entries(r.slots || {})) {
-      if (["who", "other", "declarer"].includes(k) && typeof v === "number") slots[k] = seatName(v);
-      else if (["points", "other_points", "won", "gain"].includes(k)) slots[k] = signedText(v);
-      else if (["choice", "alternative"].includes(k)) slots[k] = actionText(v);
-      else if (k === "contract") slots[k] = contractName(r.slots.ruleset || drill.rules, v);
-      else if (["led", "trump"].includes(k)) slots[k] = t(`suit.${v}`);
-      else slots[k] = v;
-    }
-    return t(r.key, slots);
+    return I18N.reason(r, { seat: seatName, action: actionText,
+                            contract: (ruleset, id) => contractName(ruleset || drill.rules, id) });
   }
 
   // -- the seat's view -------------------------------------------------------------------------------

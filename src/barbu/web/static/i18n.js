@@ -156,6 +156,28 @@ const I18N = (() => {
   }
 
   // A number with `digits` decimals and the language's decimal mark ("14,0" in French).
+  // Points with their sign, to a tenth: "+5.8", "\u22126", "0" (the coach's estimates and costs).
+  function signed(x) {
+    const n = Math.round(x * 10) / 10;
+    return n < 0 ? `\u2212${-n}` : n > 0 ? `+${n}` : "0";
+  }
+
+  // A coach's reason in the page's words: its catalogue sentence, its slots said as people say them;
+  // `say` names a seat, says an action and names a contract (of the reason's rule set, when it has one)
+  // in the page's own way.
+  function reason(r, say) {
+    const slots = {};
+    for (const [k, v] of Object.entries(r.slots || {})) {
+      if (["who", "other", "declarer"].includes(k) && typeof v === "number") slots[k] = say.seat(v);
+      else if (["points", "other_points", "won", "gain"].includes(k)) slots[k] = signed(v);
+      else if (["choice", "alternative"].includes(k)) slots[k] = say.action(v);
+      else if (k === "contract") slots[k] = say.contract(r.slots.ruleset, v);
+      else if (["led", "trump"].includes(k)) slots[k] = t(`suit.${v}`);
+      else slots[k] = v;
+    }
+    return t(r.key, slots);
+  }
+
   function number(x, digits = 1) {
     const code = intl(Intl.NumberFormat);
     if (code) return new Intl.NumberFormat(code, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
@@ -181,6 +203,7 @@ const I18N = (() => {
     return clock ? t("format.day-time", { day, time }) : day;
   }
 
-  return { LANGUAGES, load, t, has, points, line, error, card, list, apply, switcher, number, date, get lang() { return lang; } };
+  return { LANGUAGES, load, t, has, points, line, error, card, list, apply, switcher, number, date, signed, reason,
+    get lang() { return lang; } };
 })();
 const t = I18N.t;
