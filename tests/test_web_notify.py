@@ -190,3 +190,29 @@ def test_a_subscription_is_checked_and_the_changes_are_counted(client: TestClien
     codes = [client.post("/api/me/push", headers=ann, json={"subscription": good}).status_code
              for _ in range(6)]
     assert codes == [201] * 5 + [429]
+
+
+def test_a_table_s_notifications_are_switched_off_for_one_profile(
+        client: TestClient, push: PushService) -> None:
+    ann = profile(client, "Ann")
+    browser = Browser(f"{push.url}/push/ann")
+    client.post("/api/me/push", headers=ann, json={"subscription": browser.subscription})
+    made = client.post("/api/tables", headers=ann, json={"own_pace": 24, "seats": [{"kind": "you"}, *BOTS]})
+    until(lambda: len(push.received) == 1)
+    table_id = made.json()["id"]
+    where = f"/api/me/push/tables/{table_id}"
+    assert client.get(where, headers=ann).json() == {"on": True}
+    assert client.put(where, headers=ann, json={"on": "no"}).json()["error"]["code"] == "bad-switch"
+    assert client.get(f"/api/me/push/tables/{'x' * 8}", headers=ann).status_code == 404
+    assert client.put(where, headers=ann, json={"on": False}).json() == {"on": False}
+    server = server_of(client)
+    assert server.pusher is not None
+    until(lambda: not server.pusher.tasks if server.pusher else False)
+    server.computers.told.pop(table_id)  # her turn anew: this table is quiet for her
+    assert client.portal is not None
+    client.portal.call(server.computers.arm_deadline, server.tables.get(table_id))
+    assert not server.pusher.tasks and len(push.received) == 1
+    assert client.put(where, headers=ann, json={"on": True}).json() == {"on": True}
+    server.computers.told.pop(table_id)
+    client.portal.call(server.computers.arm_deadline, server.tables.get(table_id))
+    until(lambda: len(push.received) == 2)

@@ -149,6 +149,7 @@ class PlayerBatch:
     push: PushRow | None = None  # a browser's Web Push subscription, added (or replaced: same endpoint)
     max_push: int = 0  # subscriptions the profile keeps at most, the oldest dropped (0: no cap)
     drop_push: list[str] = field(default_factory=list)  # endpoints of subscriptions ended
+    quiet: tuple[str, bool] | None = None  # a table, and whether its notifications are off for the profile
 
     def __bool__(self) -> bool:
         return True

@@ -70,10 +70,12 @@ class Pusher:
         self.store_player = store_player
         self.tasks: set[asyncio.Task[None]] = set()
 
-    def tell(self, player_id: str, key: str, url: str, **args: object) -> None:
-        """Tell each browser of a profile (in the language it subscribed in): never waits, never raises."""
+    def tell(self, player_id: str, table_id: str, key: str, **args: object) -> None:
+        """Tell each browser of a profile (in the language it subscribed in) of a table whose notifications
+        it has not switched off: never waits, never raises."""
+        url = f"/table/{table_id}"
         try:
-            subs = self.store.push_of(player_id)
+            subs = [] if self.store.push_quiet(player_id, table_id) else self.store.push_of(player_id)
         except Exception:  # a lost database must not stop a move: the notice is lost, and said so
             log.exception("the push subscriptions of a profile could not be read")
             return
@@ -130,7 +132,7 @@ def turn_notice(pusher: Pusher, tables: Callable[[str], Table]) -> Callable[[str
         table = tables(table_id)
         row = table.seats[seat]
         if row.row.player and row.connected == 0:
-            pusher.tell(row.row.player, "notify.your-turn", f"/table/{table_id}", table=names(table))
+            pusher.tell(row.row.player, table_id, "notify.your-turn", table=names(table))
     return told
 
 
@@ -140,5 +142,5 @@ def over_notice(pusher: Pusher, tables: Callable[[str], Table]) -> Callable[[str
         table = tables(table_id)
         for s in table.seats:
             if s.row.player and s.connected == 0:
-                pusher.tell(s.row.player, "notify.game-over", f"/table/{table_id}", table=names(table))
+                pusher.tell(s.row.player, table_id, "notify.game-over", table=names(table))
     return told

@@ -40,6 +40,7 @@ MOVED = {
                        "sigma_before", "mu_after", "sigma_after", "contracts", "at"),
     "drill_records": ("player_id", "record", "updated"),
     "push_subscriptions": ("endpoint", "player_id", "p256dh", "auth", "lang", "created"),
+    "push_quiet": ("player_id", "table_id"),
 }
 
 

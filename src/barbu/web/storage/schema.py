@@ -161,7 +161,8 @@ CREATE TABLE drill_records (
 _PG_DRILLS = _DRILLS.replace("REAL", "DOUBLE PRECISION")
 
 # Web Push subscriptions (RFC 8030): a browser of a profile the push service reaches, by its endpoint,
-# with the keys that encrypt what is sent there (RFC 8291) and the language its page used.
+# with the keys that encrypt what is sent there (RFC 8291) and the language its page used; and the tables
+# where a profile switched its notifications off.
 _PUSH = """
 CREATE TABLE push_subscriptions (
     endpoint TEXT PRIMARY KEY,
@@ -172,6 +173,11 @@ CREATE TABLE push_subscriptions (
     created REAL NOT NULL
 );
 CREATE INDEX push_by_player ON push_subscriptions(player_id, created);
+CREATE TABLE push_quiet (
+    player_id TEXT NOT NULL REFERENCES players(id),
+    table_id TEXT NOT NULL,
+    PRIMARY KEY (player_id, table_id)
+);
 """
 _PG_PUSH = _PUSH.replace("REAL", "DOUBLE PRECISION")
 

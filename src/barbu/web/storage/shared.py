@@ -220,6 +220,11 @@ class SqlStore(ABC):
                           "ORDER BY created, endpoint{bytes}", (player_id,))
         return [PushRow(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
+    def push_quiet(self, player_id: str, table_id: str) -> bool:
+        """Whether a profile switched the notifications of a table off."""
+        return self._row("SELECT 1 FROM push_quiet WHERE player_id = ? AND table_id = ?",
+                         (player_id, table_id)) is not None
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = ?", (code_hash,))

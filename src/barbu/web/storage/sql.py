@@ -224,6 +224,10 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
 
 def _write_push(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
     pid = b.player_id
+    if b.quiet is not None:
+        d.run(db, "DELETE FROM push_quiet WHERE player_id = ? AND table_id = ?", (pid, b.quiet[0]))
+        if b.quiet[1]:
+            d.run(db, "INSERT INTO push_quiet (player_id, table_id) VALUES (?, ?)", (pid, b.quiet[0]))
     for gone in b.drop_push:
         d.run(db, "DELETE FROM push_subscriptions WHERE player_id = ? AND endpoint = ?", (pid, gone))
     if b.push is None:
