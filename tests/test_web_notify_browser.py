@@ -79,3 +79,24 @@ def test_the_service_worker_shows_what_a_push_says(chrome: Any, server: str) -> 
     }""", said)
     assert shown == [said]
     page.context.close()
+
+
+def test_a_table_at_your_own_pace_has_its_own_switch(chrome: Any, server: str) -> None:
+    page = profile_page(chrome, server, DESKTOP, "en", "Tia")
+    made = page.evaluate("""async () => (await fetch("/api/tables", { method: "POST",
+        headers: Object.assign({ "Content-Type": "application/json" }, Friends.headers()),
+        body: JSON.stringify({ own_pace: 12, seats: [{ kind: "you" }, { kind: "bot", level: "random" },
+          { kind: "bot", level: "random" }, { kind: "bot", level: "random" }] }) })).json()""")
+    page.goto(f"{server}/table/{made['id']}#t={made['you']['token']}")
+    page.wait_for_selector("#notify-table")
+    assert page.is_checked("#notify-table")
+    assert page.inner_text("label.notify-table").strip() == "Notify me of this table"
+    page.click("#notify-table")
+    asked = f"/api/me/push/tables/{made['id']}"
+    page.wait_for_function(f"""fetch("{asked}", {{ headers: Friends.headers() }}).then(r => r.json())
+        .then(d => d.on === false)""")
+    assert serious_violations(page, "axe-notify-table.json") == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "notify-table-1280-en.png"))
+    assert page.errors == []
+    page.context.close()

@@ -9,7 +9,7 @@ const Notify = (() => {
   let form = null; // the part's form, drawn again after each change
 
   function profilePart() {
-    form = h("div", { id: "notify-form" }, h("p", { class: "muted" }, t("common.loading")));
+    form = h("div", { id: "notify-form" }, h("p", { class: "help" }, t("common.loading")));
     const part = h("section", { class: "part", id: "notify-part", "aria-labelledby": "notify-title" },
       h("h2", { id: "notify-title" }, t("notify.title")), h("p", { class: "help" }, t("notify.help")), form,
       h("p", { class: "own-said", id: "notify-said", role: "status" }));
@@ -28,10 +28,10 @@ const Notify = (() => {
   }
 
   async function show() {
-    if (!supported()) return fill(form, h("p", { class: "muted" }, t("notify.unsupported")));
+    if (!supported()) return fill(form, h("p", { class: "help" }, t("notify.unsupported")));
     const key = await serverKey().catch(() => null);
-    if (!key) return fill(form, h("p", { class: "muted" }, t("error.no-push")));
-    if (Notification.permission === "denied") return fill(form, h("p", { class: "muted" }, t("notify.denied")));
+    if (!key) { $("notify-part").hidden = true; return; } // this server sends none: nothing to offer
+    if (Notification.permission === "denied") return fill(form, h("p", { class: "help" }, t("notify.denied")));
     const sub = await current().catch(() => null);
     fill(form, h("p", { id: "notify-state" }, t(sub ? "notify.is-on" : "notify.is-off")),
       h("button", { type: "button", id: "notify-button", onclick: () => (sub ? stop(sub) : start(key)) },
@@ -76,5 +76,27 @@ const Notify = (() => {
     show();
   }
 
-  return { profilePart };
+  // -- at a table at your own pace: this table's notifications, for the signed-in profile --------------
+
+  const switches = {}; // by table id: drawn again with each state, asked of the server once
+
+  function tableSwitch(tableId) {
+    if (!Friends.headers()["X-Barbu-Player"]) return null;
+    if (switches[tableId]) return switches[tableId];
+    const where = `/api/me/push/tables/${encodeURIComponent(tableId)}`;
+    const box = h("input", { type: "checkbox", id: "notify-table" });
+    const label = h("label", { class: "notify-table", hidden: "" }, box, " ", t("notify.table"));
+    switches[tableId] = label;
+    fetch(where, { headers: Friends.headers() }).then((r) => (r.ok ? r.json() : null)).then((d) => {
+      if (d) { box.checked = d.on; label.hidden = false; }
+    }).catch(() => {});
+    box.addEventListener("change", async () => {
+      const res = await fetch(where, { method: "PUT", body: JSON.stringify({ on: box.checked }),
+        headers: Object.assign({ "Content-Type": "application/json" }, Friends.headers()) }).catch(() => null);
+      if (!res || !res.ok) box.checked = !box.checked; // not stored: shown as it is
+    });
+    return label;
+  }
+
+  return { profilePart, tableSwitch };
 })();
