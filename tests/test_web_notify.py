@@ -216,3 +216,22 @@ def test_a_table_s_notifications_are_switched_off_for_one_profile(
     server.computers.told.pop(table_id)
     client.portal.call(server.computers.arm_deadline, server.tables.get(table_id))
     until(lambda: len(push.received) == 2)
+
+
+
+def test_a_game_s_end_is_told_to_the_seated_profiles_away_from_it(
+        client: TestClient, push: PushService) -> None:
+    """The notice only: the listener Server.change calls once a stored batch ends a game (the hook
+    itself is not played through to a game's end here)."""
+    ann = profile(client, "Ann")
+    browser = Browser(f"{push.url}/push/ann")
+    client.post("/api/me/push", headers=ann, json={"subscription": browser.subscription, "lang": "en"})
+    made = client.post("/api/tables", headers=ann, json={"own_pace": 24, "seats": [{"kind": "you"}, *BOTS]})
+    until(lambda: len(push.received) == 1)  # her turn
+    server = server_of(client)
+    assert client.portal is not None and len(server.over_listeners) == 1
+    client.portal.call(server.over_listeners[0], made.json()["id"])
+    until(lambda: len(push.received) == 2)
+    said = browser.read(push.received[1][2])
+    assert said == {"title": "Barbu", "url": f"/table/{made.json()['id']}",
+                    "body": "The game at the table of Ann, Computer 2, Computer 3, Computer 4 is over."}
