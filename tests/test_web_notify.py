@@ -103,7 +103,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     key.generate_keys()
     key.save_key(str(tmp_path / "vapid.pem"))
     app = app_for(fresh_db(tmp_path, "push.db"), vapid_key=str(tmp_path / "vapid.pem"),
-                  push_subject="https://barbu.example", push_per_minute=5)
+                  push_subject="https://barbu.example", push_per_minute=5, push_any_endpoint=True)
     with TestClient(app) as c:
         yield c
 
@@ -187,9 +187,18 @@ def test_a_subscription_is_checked_and_the_changes_are_counted(client: TestClien
     for sub in bad:
         res = client.post("/api/me/push", headers=ann, json={"subscription": sub})
         assert res.status_code == 400 and res.json()["error"]["code"] == "bad-subscription", sub
+    server = server_of(client)
+    server.config.push_any_endpoint = False  # as served: only a push service's https address
+    for endpoint in (good["endpoint"], "https://127.0.0.1/x", "https://evil.example/fcm.googleapis.com",
+                     "http://fcm.googleapis.com/fcm/send/x", "https://notfcm.googleapis.com.evil.example/x"):
+        res = client.post("/api/me/push", headers=ann, json={"subscription": {**good, "endpoint": endpoint}})
+        assert res.status_code == 400 and res.json()["error"]["code"] == "bad-subscription", endpoint
+    fcm = {**good, "endpoint": "https://fcm.googleapis.com/fcm/send/abc"}
+    assert client.post("/api/me/push", headers=ann, json={"subscription": fcm}).status_code == 201
+    server.config.push_any_endpoint = True
     codes = [client.post("/api/me/push", headers=ann, json={"subscription": good}).status_code
              for _ in range(6)]
-    assert codes == [201] * 5 + [429]
+    assert codes == [201] * 4 + [429, 429]
 
 
 def test_a_table_s_notifications_are_switched_off_for_one_profile(

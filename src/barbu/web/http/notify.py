@@ -23,6 +23,10 @@ RETRY_DELAY = 2.0  # seconds before the second attempt, doubled before each next
 TTL = 86400  # seconds a push service keeps a message for a browser that is offline
 MAX_SUBSCRIPTIONS = 10  # browsers of one profile told at once, the oldest dropped beyond
 MAX_FIELD = 1024  # characters of an endpoint or a key, at most
+# The push services of the browsers: a subscription elsewhere is refused, so that nobody makes the server
+# post to an address of their choosing (OWASP: server-side request forgery).
+PUSH_SERVICES = ("fcm.googleapis.com", "updates.push.services.mozilla.com", "push.services.mozilla.com",
+                 "notify.windows.com", "push.apple.com")
 GONE = (404, 410)  # the push service's word that a subscription has ended: it is removed
 
 StorePlayer = Callable[[PlayerBatch], Awaitable[None]]
@@ -43,8 +47,16 @@ def public_key(vapid: Any) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def subscription(body: Any, lang: Any) -> PushRow:
-    """A browser's PushSubscription (its toJSON()) checked: an https endpoint and its two keys."""
+def known_service(endpoint: str, services: tuple[str, ...]) -> bool:
+    """Whether an endpoint is an https address of one of these push services (or of a subdomain)."""
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    return parts.scheme == "https" and any(host == s or host.endswith("." + s) for s in services)
+
+
+def subscription(body: Any, lang: Any, services: tuple[str, ...] | None) -> PushRow:
+    """A browser's PushSubscription (its toJSON()) checked: an endpoint at a push service (``services``;
+    None: any http(s) address, for tests) and its two keys."""
     if not isinstance(body, dict) or not isinstance(body.get("keys"), dict):
         raise TableError("bad-subscription", "a subscription is an object with an endpoint and keys", 400)
     endpoint, keys = body.get("endpoint"), body["keys"]
@@ -54,6 +66,8 @@ def subscription(body: Any, lang: Any) -> PushRow:
             raise TableError("bad-subscription", "the endpoint and the keys p256dh and auth are texts of "
                              f"1 to {MAX_FIELD} characters", 400)
     assert isinstance(endpoint, str) and isinstance(p256dh, str) and isinstance(auth, str)
+    if services is not None and not known_service(endpoint, services):
+        raise TableError("bad-subscription", "the endpoint is not a known push service's https address", 400)
     if urlsplit(endpoint).scheme not in ("https", "http") or not urlsplit(endpoint).hostname:
         raise TableError("bad-subscription", "the endpoint is a push service's http(s) address", 400)
     chosen = lang if isinstance(lang, str) and lang in languages() else "en"

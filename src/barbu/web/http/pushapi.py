@@ -12,7 +12,7 @@ from barbu.web.core.errors import TableError
 from barbu.web.core.rows import PlayerBatch
 from barbu.web.http.endpoints import json_body, refusals, server_of, who_of
 from barbu.web.http.limits import Rule
-from barbu.web.http.notify import MAX_SUBSCRIPTIONS, public_key, subscription
+from barbu.web.http.notify import MAX_SUBSCRIPTIONS, PUSH_SERVICES, public_key, subscription
 from barbu.web.http.profiles import me
 
 
@@ -42,7 +42,8 @@ async def change(request: Request) -> Response:
     body = await json_body(request)
     if request.method == "POST":
         sub = subscription(body.get("subscription") if isinstance(body, dict) else None,
-                           body.get("lang") if isinstance(body, dict) else None)
+                           body.get("lang") if isinstance(body, dict) else None,
+                           None if server.config.push_any_endpoint else PUSH_SERVICES)
         batch = PlayerBatch(row.id, push=sub, max_push=MAX_SUBSCRIPTIONS)
     else:
         endpoint = body.get("endpoint") if isinstance(body, dict) else None
