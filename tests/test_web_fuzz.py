@@ -232,7 +232,7 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds", "lesson", "pace", "choice"]
+          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:
@@ -291,15 +291,27 @@ class LogCatcher(logging.Handler):
                 if r.exc_info or "Traceback" in r.getMessage()]
 
 
+def vapid_key(folder: Path) -> str:
+    """A VAPID key, so that the Web Push routes read what they are sent (without one they refuse it all)."""
+    from py_vapid import Vapid
+
+    key = Vapid()
+    key.generate_keys()
+    key.save_key(str(folder / "vapid.pem"))
+    return str(folder / "vapid.pem")
+
+
 @pytest.fixture(scope="module")
-def fuzzed(world: World) -> Iterator[tuple[TestClient, LogCatcher]]:
+def fuzzed(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, LogCatcher]]:
     catcher = LogCatcher()
     root = logging.getLogger()
     old_level = root.level
     root.addHandler(catcher)
     root.setLevel(logging.INFO)
     try:
-        with TestClient(app_for(world["db"], max_analyses=0), raise_server_exceptions=False) as c:
+        key = vapid_key(tmp_path_factory.mktemp("vapid"))
+        app = app_for(world["db"], max_analyses=0, vapid_key=key)
+        with TestClient(app, raise_server_exceptions=False) as c:
             yield c, catcher
     finally:
         root.removeHandler(catcher)

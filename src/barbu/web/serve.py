@@ -91,6 +91,11 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
 
 def _add_pace(p: argparse.ArgumentParser) -> None:
     """How fast the computer players play, and how long a person may keep a table waiting."""
+    p.add_argument("--vapid-private-key", default=None, metavar="FILE",
+                   help="the VAPID private key (PEM) that signs Web Push notifications: turns and games' "
+                        "ends told to people away from their table (make one: vapid --gen; barbu[notify])")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="the site's public address (https://…), the contact push services see")
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
@@ -157,6 +162,9 @@ def _add_work_limits(limits: argparse._ArgumentGroup) -> None:
                         help="analyses of a player's cards running at once, each a process (default 2)")
     limits.add_argument("--analysis-queue", type=COUNT, default=8, metavar="N",
                         help="analyses waiting for a place when all are taken; more are refused (default 8)")
+    limits.add_argument("--push-per-minute", type=COUNT, default=10, metavar="N",
+                        help="notification subscriptions one person and one address may change a minute "
+                             "(default 10)")
     limits.add_argument("--analysis-budget", type=POSITIVE_SECONDS, default=0.5, metavar="SECS",
                         help="the expert's seconds of work a decision in an analysis (default 0.5)")
 
@@ -168,7 +176,11 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
     # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
     levels = levels_named(args.bot_table_levels) \
         if args.bot_table_levels is not None else cheap_levels()
-    return Config(str(db), bot_delay=args.bot_delay, idle_seconds=args.idle, db_timeout=args.db_timeout,
+    push = {"vapid_key": args.vapid_private_key, "push_per_minute": args.push_per_minute}
+    if args.public_url:
+        push["push_subject"] = args.public_url
+    return Config(str(db), **push, bot_delay=args.bot_delay, idle_seconds=args.idle,
+                  db_timeout=args.db_timeout,
                   tables_per_minute=args.tables_per_minute, max_open_tables=args.max_open_tables,
                   max_bot_tables=args.max_bot_tables, bot_table_levels=levels,
                   sockets_per_client=args.sockets_per_client, hello_timeout=args.hello_timeout,

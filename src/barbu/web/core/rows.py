@@ -146,9 +146,23 @@ class PlayerBatch:
     lesson_done: str | None = None  # a lesson of the tutorial the profile has done (a known id)
     pace: PaceRow | None = None  # the profile's choices for tables at your own pace
     drills: str | None = None  # the learner's record of the practice drills, as JSON text, replaced whole
+    push: PushRow | None = None  # a browser's Web Push subscription, added (or replaced: same endpoint)
+    max_push: int = 0  # subscriptions the profile keeps at most, the oldest dropped (0: no cap)
+    drop_push: list[str] = field(default_factory=list)  # endpoints of subscriptions ended
+    quiet: tuple[str, bool] | None = None  # a table, and whether its notifications are off for the profile
 
     def __bool__(self) -> bool:
         return True
+
+
+@dataclass(frozen=True)
+class PushRow:
+    """A browser's Web Push subscription: where the push service takes a message, its keys (base64url)."""
+
+    endpoint: str
+    p256dh: str
+    auth: str
+    lang: str
 
 
 @dataclass(frozen=True)

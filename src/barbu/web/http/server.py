@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from barbu.web.core.errors import TableError
 from barbu.web.core.ports import TableStore
-from barbu.web.core.rows import PlayerBatch, SheetBatch
+from barbu.web.core.rows import Batch, PlayerBatch, SheetBatch
 from barbu.web.http.computers import Computers
 from barbu.web.http.config import Config
 from barbu.web.http.heavy import Heavy
 from barbu.web.http.limits import Limiter, Rule, Who
+from barbu.web.http.notify import Pusher, load_key, over_notice, turn_notice
 from barbu.web.people.players import Policy, Profiles
 from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets.sheet import Sheet, SheetBook
@@ -50,6 +51,8 @@ class Server:
         self.people: Profiles | None = None  # the player profiles
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
         self.heavy = Heavy()  # the costly reads (timelines, PDFs), worked out in a process and kept
+        self.pusher: Pusher | None = None  # Web Push, with --vapid-private-key
+        self.over_listeners: list[Callable[[str], None]] = []  # told a table's id once its game is over
 
     def open(self) -> None:
         self.store = open_store(self.config.db_path, timeout=self.config.db_timeout)
@@ -58,6 +61,7 @@ class Server:
         throttle = ThrottlePolicy(free=c.signin_failures, per_address=c.signin_per_client,
                                   window=c.signin_window)
         self.people = Profiles(self.store, Policy(throttle=throttle))
+        self.open_push()
         if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
             from barbu.web.cluster.relay import ClusterLobby, FreshSheetBook
 
@@ -69,12 +73,24 @@ class Server:
         for table in self.lobby.load_all():
             self.kick(table)
 
+    def open_push(self) -> None:
+        """Web Push, when the operator gave a VAPID key: turns and games' ends told to who is away."""
+        if self.config.vapid_key is None or self.store is None:
+            return
+        self.pusher = Pusher(load_key(self.config.vapid_key), self.config.push_subject, self.store,
+                             self.store_player)
+        self.computers.turn_listeners.append(turn_notice(self.pusher, lambda t: self.tables.get(t)))
+        self.over_listeners.append(over_notice(self.pusher, lambda t: self.tables.get(t)))
+
     async def close(self) -> None:
         # Drivers and clocks stop, the writer drains, and only then do the leases go (the others
         # take our tables over at once): a queued write must not land after another took its table.
         if self.cluster is not None:
             await self.cluster.stop()
         await self.computers.stop()
+        if self.pusher is not None:
+            for task in list(self.pusher.tasks):
+                task.cancel()
         self.heavy.close()
         if self.writer is not None:
             self.writer.shutdown(wait=True)
@@ -162,6 +178,9 @@ class Server:
                     await self.cluster.abandon(change.batch)
                 raise storage_error(table.id, e) from e
             table.stored(change)
+        if isinstance(change.batch, Batch) and change.batch.over:
+            for listener in self.over_listeners:
+                listener(table.id)
         return True
 
     @property

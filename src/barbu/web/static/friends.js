@@ -219,6 +219,7 @@ const Friends = (() => {
         h("a", { class: "button", id: "ratings-link", href: `/player/${encodeURIComponent(p.name)}` }, t("profile.ratings"))),
       ratedPart(),
       OwnPace.profilePart(),
+      Notify.profilePart(),
       h("section", { class: "part", id: "guest-part" }, h("h2", {}, t("profile.guest-title")),
         h("p", { class: "help" }, t("profile.guest-help")), h("div", { id: "guest-seats", "aria-live": "polite" })),
       h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),

@@ -48,6 +48,8 @@ const OwnPace = (() => {
         when: I18N.date(p.due, { time: true }), left: YourMove.left(p.due) })));
     }
     if (T.you !== null && !T.meta.over) parts.push(switchButton(T, p, send));
+    const told = T.you !== null && !T.meta.over && !p.live ? Notify.tableSwitch(T.id) : null;
+    if (told) parts.push(told);
     parts.push(h("span", { id: "own-next", "aria-live": "polite" }));
     fill(bar, ...parts);
     const mine = T.you !== null && cur === T.you;

@@ -71,5 +71,30 @@ self.addEventListener("fetch", event => {
   }
 });
 
-// Notifications (issue 40's "your move") will add their "push" and "notificationclick" listeners here:
-// they show what the push says and open or focus the table's page; they keep nothing in the cache.
+// Notifications (Web Push): what the server pushed is shown; a click opens the table's page, or brings
+// forward the window already showing it. Nothing is kept in the cache.
+function pushed(event) {
+  try { return event.data ? event.data.json() : {}; } catch (err) { return {}; }
+}
+
+function ours(path) {
+  return typeof path === "string" && /^\/(?!\/)/.test(path) ? path : "/";
+}
+
+self.addEventListener("push", event => {
+  const said = pushed(event);
+  const url = ours(said.url);
+  event.waitUntil(self.registration.showNotification(typeof said.title === "string" ? said.title : "Barbu", {
+    body: typeof said.body === "string" ? said.body : "", tag: url, data: { url },
+    icon: "/static/icons/icon-192.png",
+  }));
+});
+
+self.addEventListener("notificationclick", event => {
+  event.notification.close();
+  const url = new URL(ours(event.notification.data && event.notification.data.url), self.location.origin).href;
+  event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(open => {
+    const there = open.find(c => c.url.split("#")[0] === url);
+    return there ? there.focus() : self.clients.openWindow(url);
+  }));
+});

@@ -39,6 +39,8 @@ MOVED = {
     "rating_history": ("table_id", "player_id", "ruleset", "seat", "place", "total", "mu_before",
                        "sigma_before", "mu_after", "sigma_after", "contracts", "at"),
     "drill_records": ("player_id", "record", "updated"),
+    "push_subscriptions": ("endpoint", "player_id", "p256dh", "auth", "lang", "created"),
+    "push_quiet": ("player_id", "table_id"),
 }
 
 

@@ -160,6 +160,27 @@ CREATE TABLE drill_records (
 """
 _PG_DRILLS = _DRILLS.replace("REAL", "DOUBLE PRECISION")
 
+# Web Push subscriptions (RFC 8030): a browser of a profile the push service reaches, by its endpoint,
+# with the keys that encrypt what is sent there (RFC 8291) and the language its page used; and the tables
+# where a profile switched its notifications off.
+_PUSH = """
+CREATE TABLE push_subscriptions (
+    endpoint TEXT PRIMARY KEY,
+    player_id TEXT NOT NULL REFERENCES players(id),
+    p256dh TEXT NOT NULL,
+    auth TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX push_by_player ON push_subscriptions(player_id, created);
+CREATE TABLE push_quiet (
+    player_id TEXT NOT NULL REFERENCES players(id),
+    table_id TEXT NOT NULL,
+    PRIMARY KEY (player_id, table_id)
+);
+"""
+_PG_PUSH = _PUSH.replace("REAL", "DOUBLE PRECISION")
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -295,13 +316,15 @@ STEPS = (
     Step(_LESSONS, _PG_LESSONS),
     Step(_PACE, _PACE),
     Step(_DRILLS, _PG_DRILLS),
+    Step(_PUSH, _PG_PUSH),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
 
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
 # list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
-# its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace), its 6 step 8 (drills).
+# its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace), its 6 step 8 (drills),
+# its 7 step 9 (Web Push).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

@@ -21,6 +21,7 @@ from barbu.web.core.rows import (
     PaceRow,
     PlayerBatch,
     PlayerRow,
+    PushRow,
     RatingRow,
     SeatRow,
     SheetBatch,
@@ -212,6 +213,17 @@ class SqlStore(ABC):
         """A profile's record of the practice drills (JSON text), None before its first answer."""
         row = self._row("SELECT record FROM drill_records WHERE player_id = ?", (player_id,))
         return None if row is None else str(row[0])
+
+    def push_of(self, player_id: str) -> list[PushRow]:
+        """A profile's Web Push subscriptions, oldest first."""
+        rows = self._rows("SELECT endpoint, p256dh, auth, lang FROM push_subscriptions WHERE player_id = ? "
+                          "ORDER BY created, endpoint{bytes}", (player_id,))
+        return [PushRow(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    def push_quiet(self, player_id: str, table_id: str) -> bool:
+        """Whether a profile switched the notifications of a table off."""
+        return self._row("SELECT 1 FROM push_quiet WHERE player_id = ? AND table_id = ?",
+                         (player_id, table_id)) is not None
 
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""

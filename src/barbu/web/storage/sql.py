@@ -219,6 +219,28 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
         d.run(db, "INSERT INTO drill_records (player_id, record, updated) VALUES (?, ?, ?) "
               "ON CONFLICT (player_id) DO UPDATE SET record = excluded.record, updated = excluded.updated",
               (pid, b.drills, now))
+    _write_push(db, d, b, now)
+
+
+def _write_push(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
+    pid = b.player_id
+    if b.quiet is not None:
+        d.run(db, "DELETE FROM push_quiet WHERE player_id = ? AND table_id = ?", (pid, b.quiet[0]))
+        if b.quiet[1]:
+            d.run(db, "INSERT INTO push_quiet (player_id, table_id) VALUES (?, ?)", (pid, b.quiet[0]))
+    for gone in b.drop_push:
+        d.run(db, "DELETE FROM push_subscriptions WHERE player_id = ? AND endpoint = ?", (pid, gone))
+    if b.push is None:
+        return
+    s = b.push  # an endpoint is one browser's: subscribed again (or by another profile there), it moves
+    d.run(db, "INSERT INTO push_subscriptions (endpoint, player_id, p256dh, auth, lang, created) "
+          "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (endpoint) DO UPDATE SET player_id = excluded.player_id, "
+          "p256dh = excluded.p256dh, auth = excluded.auth, lang = excluded.lang, created = excluded.created",
+          (s.endpoint, pid, s.p256dh, s.auth, s.lang, now))
+    if b.max_push:
+        d.run(db, "DELETE FROM push_subscriptions WHERE player_id = ? AND endpoint NOT IN (SELECT endpoint "
+              "FROM push_subscriptions WHERE player_id = ? ORDER BY created DESC, endpoint{bytes} LIMIT ?)",
+              (pid, pid, b.max_push))
 
 
 def _write_transfers(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
