@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
 BOTS = [{"kind": "bot", "level": "random"}] * 3
+STEP = "#double-none:not(.sent), #decision:not([hidden]) button[data-action]"  # a decision's first step
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +96,11 @@ def test_a_table_at_your_own_pace_from_the_form_to_the_next_table(chrome: Any, s
     # The deal decides what that decision was: a contract or a card ends Ann's turn at once; a double's
     # checkbox or a Trumps contract leaves her a step more (said with the "no double" or the first choice).
     for _ in range(4):
-        page.wait_for_function("""() => document.getElementById('own-next-link') || (T.view.current === T.you
-          && document.querySelector('#double-none:not(.sent), #decision:not([hidden]) button[data-action]'))""")
+        page.wait_for_function(f"""() => document.getElementById('own-next-link')
+          || (T.view.current === T.you && document.querySelector("{STEP}"))""")
         if page.locator("#own-next-link").count():
             break
-        page.locator("#double-none:not(.sent), #decision:not([hidden]) button[data-action]").first.click()
+        page.locator(STEP).first.click()
     page.wait_for_selector("#own-next-link")
     other = second["id"] if here == first["id"] else first["id"]
     page.click("#own-next-link")
