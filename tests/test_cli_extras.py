@@ -123,7 +123,9 @@ def test_every_extra_is_named_for_its_packages() -> None:
     # examples/train_maskable_ppo.py, docs for the manual's site (mkdocs.yml): no command needs them.
     assert set(MODULES.values()) == set(extras) - {"dev", "native", "bench", "train", "docs"}
     # The modules imported under another name than their distribution's (dask comes with distributed).
-    distribution = {"argon2": "argon2_cffi", "dask": "distributed", "pyspiel": "open_spiel"}
+    # py_vapid comes with pywebpush.
+    distribution = {"argon2": "argon2_cffi", "dask": "distributed", "pyspiel": "open_spiel",
+                    "py_vapid": "pywebpush"}
     for module, extra in MODULES.items():
         packages = " ".join(extras[extra]).lower().replace("-", "_")
         assert distribution.get(module, module) in packages, (module, extra)

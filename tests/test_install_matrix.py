@@ -23,7 +23,7 @@ from tests.conftest import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.install
 
-EXTRAS = ("", "tui", "web", "rl", "fast", "openspiel", "cluster", "arena-cluster")
+EXTRAS = ("", "tui", "web", "rl", "fast", "openspiel", "cluster", "arena-cluster", "notify")
 COMMANDS = ("play", "replay", "score", "bench", "serve", "db", "arena", "analyze")
 NEEDS = {"serve": "web", "db": "web"}  # the commands whose very help needs an extra (play's does not)
 PLAY = ["barbu", "play", "--watch", "--hands", "1", "--delay", "0", "--plain", "--seed", "1",
@@ -45,6 +45,8 @@ REAL = {
     "cluster": ["barbu", "serve", "--db", "postgresql://nobody@127.0.0.1:1/none"],
     "arena-cluster": ["barbu", "arena", "--bots", "basic,random,random,random", "--deals", "1",
                       "--cluster", "--jobs", "1", "--no-records", "--quiet"],
+    # Web Push serves the web server too: alone, the notify extra still needs the web one.
+    "notify": ["barbu", "serve", "--vapid-private-key", "key.pem"],
 }
 
 
@@ -127,7 +129,7 @@ def test_each_extra_alone_gives_a_barbu_whose_every_command_helps_or_says_what_i
         else:
             assert refused(helped, command, need), (command, helped.stdout, helped.stderr)
     real = in_venv(bin_dir, REAL[extra], tmp_path)
-    if extra == "cluster":
+    if extra in ("cluster", "notify"):
         assert refused(real, "serve", "web"), real.stderr
     else:
         assert real.returncode == 0, (real.stdout, real.stderr)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -244,3 +245,25 @@ def test_a_game_s_end_is_told_to_the_seated_profiles_away_from_it(
     said = browser.read(push.received[1][2])
     assert said == {"title": "Barbu", "url": f"/table/{made.json()['id']}",
                     "body": "The game at the table of Ann, Computer 2, Computer 3, Computer 4 is over."}
+
+
+def test_serve_says_before_serving_why_a_vapid_key_cannot_be_used(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from barbu.web.serve import vapid_problem
+
+    good = tmp_path / "key.pem"
+    vapid = Vapid()
+    vapid.generate_keys()
+    vapid.save_key(str(good))
+    assert vapid_problem(str(good)) is None
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a key\n")
+    said = vapid_problem(str(bad))
+    assert said is not None and said.startswith(f"the VAPID key {bad} cannot be read")
+    absent = tmp_path / "absent.pem"
+    assert vapid_problem(str(absent)) == (f"the VAPID key {absent} is not a file "
+                                          "(make a key pair with: vapid --gen)")
+    assert not absent.exists()  # and none was made there
+    monkeypatch.setitem(sys.modules, "pywebpush", None)  # as without the notify extra
+    assert vapid_problem(str(good)) == ("--vapid-private-key needs the notify extra: pip install "
+                                        "'barbu[notify]' (pywebpush is not installed)")

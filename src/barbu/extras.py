@@ -20,6 +20,7 @@ MODULES = {
     "pettingzoo": "rl", "gymnasium": "rl",
     "numba": "fast",
     "pyspiel": "openspiel", "open_spiel": "openspiel",
+    "pywebpush": "notify", "py_vapid": "notify",
 }
 
 

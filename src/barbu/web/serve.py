@@ -259,6 +259,25 @@ def fail(message: str) -> int:
     return 1
 
 
+def vapid_problem(path: str) -> str | None:
+    """Why the operator's VAPID key cannot serve Web Push (the notify extra missing, the key file not
+    readable as one), or None."""
+    from barbu.extras import missing_extra
+
+    if not Path(path).is_file():  # py_vapid would make a new key there: subscriptions need the old one
+        return f"the VAPID key {path} is not a file (make a key pair with: vapid --gen)"
+    try:
+        import pywebpush  # noqa: F401  (imported only to know the extra is there)
+
+        from barbu.web.http.notify import load_key
+        load_key(path)
+    except ModuleNotFoundError as e:
+        return missing_extra("--vapid-private-key", e, "notify")
+    except Exception as e:  # py_vapid says a bad file in several ways: each is the operator's to see
+        return f"the VAPID key {path} cannot be read ({type(e).__name__}: {e})"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so that the rest of the ``barbu`` command works without the web extra.
     import uvicorn
@@ -272,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         return fail(f"unknown computer level {', '.join(unknown)} in --bot-table-levels "
                     f"(one of {', '.join(level_label(n) for n in levels())})")
+    if args.vapid_private_key is not None and (problem := vapid_problem(args.vapid_private_key)):
+        return fail(problem)  # said before serving, not as a traceback once the server starts
     with contextlib.ExitStack() as stack:
         lock = None
         if isinstance(db, Path):  # PostgreSQL is shared by design: which process drives a table is the bus's
