@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"{CHROMIUM} is not installed (./test.sh installs Debian's chromium)")
 
 BOTS = [{"kind": "bot", "level": "random"}] * 3
-STEP = "#double-none:not(.sent), #decision:not([hidden]) button[data-action]"  # a decision's first step
+# A decision's first step: no double, a contract (or trump, or rank), or a card.
+STEP = "#double-none:not(.sent), #decision:not([hidden]) button[data-action], #hand button.card.legal"
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,9 @@ def test_a_table_at_your_own_pace_from_the_form_to_the_next_table(chrome: Any, s
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("#own-pace-box").screenshot(path=str(ARTIFACTS / "pace-form.png"))
     page.click("#create-button")
-    page.wait_for_function("T.welcomed && T.meta && T.meta.own_pace && T.meta.own_pace.hours === 24")
+    page.wait_for_url("**/table/**")
+    page.wait_for_function("typeof T !== 'undefined' && T.welcomed && T.meta && T.meta.own_pace"
+                           " && T.meta.own_pace.hours === 24")
     first = page.evaluate("({id: T.id, you: {token: T.token}})")
     at_your_turn(server, first["id"])
     second = pace_table(server)
@@ -86,7 +89,9 @@ def test_a_table_at_your_own_pace_from_the_form_to_the_next_table(chrome: Any, s
     page.screenshot(path=str(ARTIFACTS / "pace-lobby-desktop.png"))
     here = items.first.get_attribute("data-table")
     items.first.locator("a").click()
-    page.wait_for_function("T.view && T.view.current === T.you && T.meta.own_pace.due")
+    page.wait_for_url("**/table/**")
+    page.wait_for_function("typeof T !== 'undefined' && T.view && T.view.current === T.you"
+                           " && T.meta.own_pace.due")
     assert "left" in page.inner_text("#own-pace-bar")
     # Opened from "your move": the focus is on the decision itself.
     page.wait_for_function("document.activeElement.closest('#decision, #hand') !== null")
@@ -104,6 +109,7 @@ def test_a_table_at_your_own_pace_from_the_form_to_the_next_table(chrome: Any, s
     page.wait_for_selector("#own-next-link")
     other = second["id"] if here == first["id"] else first["id"]
     page.click("#own-next-link")
+    page.wait_for_url(f"**/table/{other}**")
     page.wait_for_function(f"T.id === {json.dumps(other)} && T.welcomed")
     assert page.errors == []
     page.context.close()
@@ -121,7 +127,8 @@ def test_your_move_and_the_table_at_phone_size(chrome: Any, server: str, lang: s
     assert width <= PHONE["width"], f"the lobby is {width} px wide"
     assert serious_violations(page, f"axe-pace-lobby-{lang}.json") == []
     page.locator("#your-move-list li a").first.click()
-    page.wait_for_function("T.view && T.meta.own_pace && T.meta.own_pace.due")
+    page.wait_for_url("**/table/**")  # the lobby has no T: asked of it, the wait would throw
+    page.wait_for_function("typeof T !== 'undefined' && T.view && T.meta.own_pace && T.meta.own_pace.due")
     page.wait_for_selector("#own-left")
     assert serious_violations(page, f"axe-pace-table-{lang}.json") == []
     page.screenshot(path=str(ARTIFACTS / f"pace-table-phone-{lang}.png"))

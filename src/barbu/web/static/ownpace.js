@@ -5,6 +5,7 @@
 const OwnPace = (() => {
   const HOURS = [1, 12, 24, 72];
   let wasMine = false; // it was this reader's move at the last state: a move made since offers the next table
+  let nextSlot = null; // where the next table waiting is offered: one node, kept across the bar's redrawings
 
   // -- the create form ---------------------------------------------------------------------------
 
@@ -50,9 +51,13 @@ const OwnPace = (() => {
     if (T.you !== null && !T.meta.over) parts.push(switchButton(T, p, send));
     const told = T.you !== null && !T.meta.over && !p.live ? Notify.tableSwitch(T.id) : null;
     if (told) parts.push(told);
-    parts.push(h("span", { id: "own-next", "aria-live": "polite" }));
-    fill(bar, ...parts);
     const mine = T.you !== null && cur === T.you;
+    // The bar's facts are drawn anew at every state (the computers play on after our move); the offer
+    // of the next table sits beside them, drawn once, so that the link neither vanishes nor moves
+    // under a finger.
+    if (!nextSlot) nextSlot = h("span", { id: "own-next", "aria-live": "polite" });
+    if (!bar.querySelector(".own-parts") || !bar.contains(nextSlot)) fill(bar, h("span", { class: "own-parts" }), nextSlot);
+    fill(bar.querySelector(".own-parts"), ...parts);
     if (wasMine && !mine && !p.live) offerNext(T.id);
     wasMine = mine;
   }
@@ -68,9 +73,12 @@ const OwnPace = (() => {
 
   async function offerNext(here) {
     const next = await YourMove.next(here).catch(() => null);
-    const slot = $("own-next");
-    if (!next || !slot) return;
-    fill(slot, h("a", { class: "button primary", id: "own-next-link", href: next.link }, t("own.next", { names: next.names })));
+    if (!next || !nextSlot) return; // nothing waiting elsewhere
+    const shown = nextSlot.querySelector("a");
+    if (shown && shown.getAttribute("href") === next.link) return; // offered already: left as it is
+    // Kept once offered, even when this table's turn comes back (the other still waits for us).
+    fill(nextSlot, h("a", { class: "button primary", id: "own-next-link", href: next.link },
+      t("own.next", { names: next.names })));
   }
 
   // Opened from "your move": the decision gets the focus once it is this reader's turn.

@@ -1028,7 +1028,7 @@ function doublesText(pairs, declarer) { return doublePairs(pairs, declarer).map(
 function doubleMarks(pairs, declarer) {
   const names = T.meta.seats.map((x) => x.name);
   const short = shortNames(names);
-  return h("span", { class: "doubles", role: "list", "aria-label": t("table.doubles-list") },
+  const list = h("span", { class: "doubles", role: "list", "aria-label": t("table.doubles-list") },
     doublePairs(pairs, declarer).map((p) => {
       const [a, b, re] = p;
       const sign = re ? "××" : "×";
@@ -1037,6 +1037,13 @@ function doubleMarks(pairs, declarer) {
         h("span", { class: "dbl-short", "aria-hidden": "true" }, `${short[a]} ${sign} ${short[b]}`),
         h("span", { class: "sr-only" }, doubleSentence(p)));
     }));
+  // The marks scroll when they outgrow their rows (a phone, long names): then the keyboard can reach
+  // them too, to scroll them; where they fit, no extra stop on the way through the page.
+  requestAnimationFrame(() => {
+    const over = list.scrollWidth > list.clientWidth + 1 || list.scrollHeight > list.clientHeight + 1;
+    if (over) list.tabIndex = 0; else list.removeAttribute("tabindex");
+  });
+  return list;
 }
 
 // What the server says now: its newest state, which the page may still be animating its way to.
