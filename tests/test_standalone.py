@@ -43,6 +43,7 @@ USED_BY = {
     "distributed": r"^\s*import distributed\b",  # barbu arena --cluster (barbu.tools.cluster)
     "psycopg": r"^\s*import psycopg\b",  # barbu.web.storage.postgres: the tables in PostgreSQL
     "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.cluster.bus: leases and messages between processes
+    "pywebpush": r"^\s*from pywebpush import\b",  # barbu.web.http.notify: Web Push, encrypted and signed
     "mkdocs": r'"mkdocs", "build"',  # tests/test_docs_site.py builds the manual as a site
     "mkdocs-material": r"^\s*name: material\b",  # mkdocs.yml: the theme
     "mkdocstrings": r"^\s*- mkdocstrings:",  # mkdocs.yml: the API pages from the docstrings
