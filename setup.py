@@ -4,7 +4,8 @@ mypy's wheels are) where a C compiler is present; a pure-Python wheel otherwise,
 Everything else is in pyproject.toml. The modules are compiled by scripts/build-native.py, the
 script ./run.sh and ./test.sh run on a working copy, into the wheel's ``barbu/_native`` with the
 stamp of their sources: barbu/_compiled.py loads them the same way in both (and BARBU_PURE=1 at run
-time still runs the pure sources of a compiled wheel). An editable install compiles nothing: it is
+time still runs the pure sources of a compiled wheel). A wheel built from a working copy whose build
+is up to date copies that build rather than compiling again. An editable install compiles nothing: it is
 the working copy, where scripts/build-native.py keeps the build in step with the sources.
 """
 
@@ -50,7 +51,9 @@ class BuildPy(build_py):
     def run(self) -> None:
         super().run()
         if not self.editable_mode and compiled():
-            native_build().build(Path(self.build_lib) / "barbu" / "_native")
+            native = Path(self.build_lib) / "barbu" / "_native"
+            if not native_build().reuse(native):
+                native_build().build(native)
 
 
 class PlatformWheel(Distribution):

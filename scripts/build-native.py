@@ -87,6 +87,33 @@ def build(native: Path = NATIVE) -> None:
     (native / STAMP).write_text(stamp)
 
 
+def current(native: Path = NATIVE) -> bool:
+    """Whether ``native`` holds a whole build of today's sources for this very Python (its stamp matches
+    and every extension it lists is there, named for this interpreter)."""
+    stamp, built = native / STAMP, native / BUILT
+    if not (stamp.is_file() and built.is_file()) or stamp.read_text() != stamp_text(native.parent):
+        return False
+    names = built.read_text().split()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return len(names) == len(MODULES) + 1 and all(
+        name.endswith(suffix) and (native / name).is_file() for name in names)
+
+
+def reuse(target_dir: Path) -> bool:
+    """Copy the working copy's build into a wheel's ``target_dir`` when it is :func:`current`.
+
+    The same sources compiled by the same script for the same interpreter give the same extensions:
+    a wheel built from a working copy whose build is up to date (./test.sh, ./run.sh) copies it rather
+    than spending a minute compiling it again; any other wheel compiles (setup.py).
+    """
+    if not current():
+        return False
+    shutil.rmtree(target_dir, ignore_errors=True)
+    shutil.copytree(NATIVE, target_dir)
+    print("barbu: the working copy's compiled engine is up to date: copied into the wheel")
+    return True
+
+
 def captured(work: Callable[[], None]) -> str:
     """Run ``work`` and return what it printed, the C compiler's output included.
 

@@ -62,7 +62,8 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """barbu's wheel, as ``pip wheel .`` builds it here, and every wheel its extras need.
 
     Built once per run: with pytest-xdist the workers share one, the first builds it under a lock
-    while the others wait (the build compiles the engine: a minute each otherwise).
+    while the others wait (the wheel copies the working copy's compiled engine when it is up to date,
+    as ./test.sh leaves it, and compiles it otherwise: a minute).
     """
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         house = tmp_path_factory.mktemp("wheelhouse")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +98,27 @@ def test_a_build_missing_one_of_its_modules_is_not_used_at_all(tmp_path: Path) -
 
     warned = copy_and_import(tmp_path, lose_one)
     assert "compiled build is incomplete (bots/sampling." in warned
+
+
+def _build_script() -> object:
+    spec = importlib.util.spec_from_file_location("build_native", ROOT / "scripts" / "build-native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
+def test_a_wheel_copies_the_working_copys_build_only_while_it_is_current(tmp_path: Path) -> None:
+    # setup.py copies scripts/build-native.py's build into a wheel instead of compiling again: only a
+    # whole build of today's sources will do.
+    script: Any = _build_script()
+    copy = tmp_path / "barbu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert script.current(copy / "_native")
+    next((copy / "_native" / "bots").glob("sampling.*")).unlink()
+    assert not script.current(copy / "_native")
+    shutil.copytree(PACKAGE / "_native", copy / "_native", dirs_exist_ok=True)
+    with (copy / "engine" / "observation.py").open("a") as text:
+        text.write("\n# edited after the build\n")
+    assert not script.current(copy / "_native")

@@ -57,6 +57,14 @@ def pace_table(server: str, name: str = "Ann") -> dict[str, Any]:
     return made
 
 
+# Adds up the page's layout shifts not caused by the reader (what Lighthouse's CLS counts).
+SHIFTS = """window.shifted = 0; window.shifts = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) { if (e.hadRecentInput) continue;
+  window.shifted += e.value;
+  window.shifts.push([e.value, e.sources.map((s) => s.node && (s.node.id || s.node.nodeName))]); } })
+  .observe({ type: "layout-shift", buffered: true });"""
+
+
 def holding(page: Any, made: list[dict[str, Any]]) -> None:
     """This browser holds these seats (as it would once it opened each table)."""
     mine = {m["id"]: m["you"]["token"] for m in made}
@@ -153,4 +161,18 @@ def test_the_profile_keeps_its_choices_for_tables_at_your_own_pace(chrome: Any, 
     assert serious_violations(page, "axe-pace-profile.json") == []
     page.locator("#own-pace-part").screenshot(path=str(ARTIFACTS / "pace-profile.png"))
     assert page.errors == []
+    page.context.close()
+
+
+def test_the_badge_does_not_push_the_page_down(chrome: Any, server: str) -> None:
+    # The badge comes once the page is drawn. Among the page links it grew their wrapped line by one at
+    # Lighthouse's phone width (412 px) in English: the profile page moved down, a layout shift of 0.27.
+    made = pace_table(server, "Shift")
+    page = person(chrome, server, "/", {"width": 412, "height": 823})
+    holding(page, [made])
+    page.add_init_script(SHIFTS)
+    page.goto(server + "/profile")
+    page.wait_for_selector("#your-move-badge:not([hidden])")
+    page.wait_for_timeout(300)  # a shift is reported just after the frame it happened in
+    assert page.evaluate("window.shifted") < 0.01, page.evaluate("window.shifts")
     page.context.close()

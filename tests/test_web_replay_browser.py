@@ -69,8 +69,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     url = f"http://127.0.0.1:{port}"
     try:
         bots = post(f"{url}/api/tables", {"seats": [{"kind": "bot", "level": "random"}] * 4, "seed": 11})
-        ann = post(f"{url}/api/tables", {"name": "Ann", "seed": 12, "seats": [{"kind": "human"}]
-                                         + [{"kind": "bot", "level": "random"}] * 3})
+        # Ann's game is a shorter family game (a hand each): its analysis judges her 50-odd decisions
+        # rather than a classic game's 400 (a minute and a half of the suite on two cores).
+        seats = [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3
+        ann = post(f"{url}/api/tables", {"name": "Ann", "seed": 12, "ruleset": "family", "rounds": 4,
+                                         "seats": seats})
         play_my_seat(url, ann["id"], ann["you"]["token"])
         wait_over(url, bots["id"])
         yield {"url": url, "bots": bots["id"], "ann": ann["id"], "token": ann["you"]["token"]}

@@ -50,10 +50,12 @@ const YourMove = (() => {
   function badge() {
     let a = document.getElementById("your-move-badge");
     if (!a) {
-      const nav = document.querySelector(".topnav");
-      if (!nav) return null;
+      // In the top bar beside the language switch, not among the page links: there it takes room the
+      // bar leaves free, where a phone's wrapped links would have grown a line and pushed the page down.
+      const bar = document.querySelector(".topbar");
+      if (!bar) return null;
       a = node("a", { id: "your-move-badge", class: "your-move-badge", href: "/#your-move" });
-      nav.prepend(a);
+      bar.insertBefore(a, bar.querySelector(":scope > #lang-slot"));
     }
     return a;
   }
