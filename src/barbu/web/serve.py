@@ -303,6 +303,16 @@ def mail_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def checked_config(args: argparse.Namespace, db: Path | str) -> Config | str:
+    """The server's settings, or why the mail options cannot be used."""
+    if problem := mail_problem(args):
+        return problem
+    try:
+        return config_of(args, db)
+    except ValueError as e:  # --smtp, or its password's file, cannot be used
+        return str(e)
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so that the rest of the ``barbu`` command works without the web extra.
     import uvicorn
@@ -311,12 +321,9 @@ def run(args: argparse.Namespace) -> int:
     from barbu.web.http.app import build_app
 
     db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
-    if problem := mail_problem(args):  # said before serving, as the VAPID key's problems are
-        return fail(problem)
-    try:
-        config = config_of(args, db)
-    except ValueError as e:  # --smtp, or its password's file, cannot be used
-        return fail(str(e))
+    config = checked_config(args, db)
+    if isinstance(config, str):  # said before serving, as the VAPID key's problems are
+        return fail(config)
     unknown = sorted(set(config.bot_table_levels) - set(levels()))
     if unknown:
         return fail(f"unknown computer level {', '.join(unknown)} in --bot-table-levels "
