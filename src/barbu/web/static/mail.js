@@ -45,7 +45,7 @@ const Mail = (() => {
       m.verified ? null : h("p", { class: "help" }, t("mail.confirm-first")),
       m.kinds.map((k) => h("label", { class: "mail-kind" },
         h("input", { type: "checkbox", value: k, checked: m.events.includes(k), onchange: () => saveKinds() }),
-        " ", t(`mail.kind-${k}`))));
+        h("span", {}, t(`mail.kind-${k}`)))));
     fill(box, h("p", { id: "mail-state" }, state), form, m.address ? kinds : null,
       m.address ? h("button", { type: "button", id: "mail-remove",
         onclick: () => change("DELETE", "/api/me/mail", undefined, "mail.removed") }, t("mail.remove")) : null);
