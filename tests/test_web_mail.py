@@ -177,7 +177,7 @@ def test_an_address_is_confirmed_by_the_page_s_post_not_by_opening_the_link(
     again = client.post("/api/mail/confirm", json={"token": link[1]})  # one use
     assert again.status_code == 404 and again.json()["error"]["code"] == "bad-mail-link"
     assert client.get("/api/me/mail", headers=ann).json() == {
-        "address": "ann@example.org", "verified": True, "events": [],
+        "enabled": True, "address": "ann@example.org", "verified": True, "events": [],
         "kinds": ["turn", "invited", "over", "digest"]}
     bad = client.put("/api/me/mail/events", headers=ann, json={"events": ["turn", "spam"]})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad-events"
@@ -366,3 +366,13 @@ def test_serve_refuses_mail_without_its_public_address_and_a_password_on_the_com
     smtp = smtp_of("smtp://mailer%40example.org@relay.example:587", str(secret))
     assert smtp == Smtp("smtp", "relay.example", 587, "mailer@example.org", "s3cret")
     assert "s3cret" not in smtp.shown and smtp_of("smtps://relay.example", None).port == 465
+
+
+def test_a_server_without_smtp_says_so_and_takes_no_address(tmp_path: Path) -> None:
+    with TestClient(app_for(fresh_db(tmp_path, "plain.db"))) as plain:
+        who, _ = profile(plain, "Hal")
+        assert plain.get("/api/me/mail", headers=who).json() == {"enabled": False}
+        res = plain.put("/api/me/mail", headers=who, json={"address": "hal@example.org"})
+        assert res.status_code == 404 and res.json()["error"]["code"] == "no-mail"
+        assert plain.post("/api/mail/confirm", json={"token": "x"}).status_code == 404
+        assert plain.get(f"/api/me/push/tables/{'x' * 8}", headers=who).json()["error"]["code"] == "no-push"

@@ -41,17 +41,19 @@ def notices_of(request: Request) -> Notices:
 def shown(row: MailRow | None) -> dict[str, object]:
     """A profile's address as its own profile page sees it (and nobody else)."""
     if row is None:
-        return {"address": None, "verified": False, "events": [], "kinds": list(KINDS)}
-    return {"address": row.address, "verified": row.verified, "events": list(row.events),
+        return {"enabled": True, "address": None, "verified": False, "events": [], "kinds": list(KINDS)}
+    return {"enabled": True, "address": row.address, "verified": row.verified, "events": list(row.events),
             "kinds": list(KINDS)}
 
 
 async def address(request: Request) -> Response:
     """The signed-in profile's address: read (GET), given anew and a confirmation mailed (PUT), removed
-    (DELETE)."""
-    notices = notices_of(request)
+    (DELETE). A server that sends no mail says so to GET ({"enabled": false}), and refuses the others."""
     server = server_of(request)
     row = me(request)
+    if request.method == "GET" and (server.notices is None or server.notices.mailer is None):
+        return JSONResponse({"enabled": False})
+    notices = notices_of(request)
     if request.method == "PUT":
         body = await json_body(request)
         given = address_of(body.get("address") if isinstance(body, dict) else None)

@@ -24,8 +24,9 @@ const Mail = (() => {
 
   async function load() {
     const res = await fetch("/api/me/mail", { headers: Friends.headers() }).catch(() => null);
-    if (!res || !res.ok) { $("mail-part").hidden = true; return; } // this server sends no mail
-    draw(await res.json());
+    const data = res && res.ok ? await res.json().catch(() => null) : null;
+    if (!data || !data.enabled) { $("mail-part").hidden = true; return; } // this server sends no mail
+    draw(data);
   }
 
   function said(text) { $("mail-said").textContent = text; }
