@@ -44,9 +44,9 @@ def message(mail: Mail, lang: str, to: str, base: str, unsubscribe: str) -> Emai
     msg["List-Unsubscribe"] = f"<{unsubscribe}>"
     msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg["Auto-Submitted"] = "auto-generated"  # no holiday auto-replies to the site
-    msg["Content-Language"] = lang
     msg.set_content(plain(mail, w, unsubscribe))
     msg.add_alternative(rich(mail, w, lang, unsubscribe), subtype="html")
+    msg["Content-Language"] = lang  # after the parts: setting a part's content drops its Content-* headers
     return msg
 
 
