@@ -18,7 +18,7 @@ from typing import Any
 from barbu.web.core.errors import TableError
 from barbu.web.core.ports import TableStore
 from barbu.web.core.rows import MailRow, PlayerBatch, PlayerRow
-from barbu.web.core.words import words
+from barbu.web.core.words import Words, words
 from barbu.web.http.config import Config
 from barbu.web.http.mail import Mailer
 from barbu.web.http.mails import ALL, Mail, message, unsubscribe_url
@@ -95,7 +95,8 @@ class Notices:
                  for i, o in sorted(enumerate(table.seats), key=lambda p: places[p[0]])]))
 
     def invited(self, player_id: str, table_id: str, by: str) -> None:
-        """A profile invited to a table by ``by`` (a name): told even when not at the table yet."""
+        """A profile invited to a table by ``by`` (a name): told even when not at the table yet. Where an
+        invitation is stored: ``if server.notices: server.notices.invited(profile_id, table.id, name)``."""
         table = self.tables(table_id)
         if self.pusher is not None:
             self.pusher.tell(player_id, table_id, "notify.invited", name=by, table=names(table))
@@ -110,7 +111,7 @@ class Notices:
         assert self.mailer is not None
         return f"{self.mailer.public_url}/table/{table_id}"  # no seat token: the profile opens the seat
 
-    def mail(self, player_id: str, table_id: str | None, kind: str, build: Callable[[Any], Mail]) -> None:
+    def mail(self, player_id: str, table_id: str | None, kind: str, build: Callable[[Words], Mail]) -> None:
         """Mail a notice of ``kind`` when the person's confirmed address wants it and the table is not
         switched off for them (per-turn mails give way to the daily digest). Never raises."""
         if self.mailer is None:
