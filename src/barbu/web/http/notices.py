@@ -63,6 +63,7 @@ class Notices:
         self.pusher = pusher
         self.mailer = mailer
         self.store_player = store_player
+        self.digest_task: asyncio.Task[None] | None = None  # the daily digest's rounds, with a mailer
 
     # -- the events ------------------------------------------------------------------------------
 
@@ -143,8 +144,15 @@ class Notices:
         self.send(row, Mail("confirm", w.t("mail.subject-confirm"), [w.t("mail.confirm-text", name=name)],
                             (w.t("mail.confirm-button"), f"{self.mailer.public_url}/mail/confirm#{code}")))
 
+    def start_digests(self, yours: Yours, every: float) -> None:
+        """Run the daily digest's rounds (with a mailer, in a running event loop: the server's start)."""
+        if self.mailer is not None:
+            self.digest_task = asyncio.get_running_loop().create_task(self.digests(yours, every))
+
     def cancel(self) -> None:
-        """Stop what is being sent (the server's end)."""
+        """Stop the digest's rounds and what is being sent (the server's end)."""
+        if self.digest_task is not None:
+            self.digest_task.cancel()
         for sender in (self.pusher, self.mailer):
             for task in list(sender.tasks if sender is not None else ()):
                 task.cancel()

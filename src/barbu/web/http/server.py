@@ -85,9 +85,7 @@ class Server:
         self.pusher = self.notices.pusher
         self.computers.turn_listeners.append(self.notices.turn)
         self.over_listeners.append(self.notices.over)
-        if self.notices.mailer is not None:
-            self.computers.spawn(self.notices.digests(lambda p: self.tables.yours(p, []),
-                                                      self.config.digest_every))
+        self.notices.start_digests(lambda p: self.tables.yours(p, []), self.config.digest_every)
 
     async def close(self) -> None:
         # Drivers and clocks stop, the writer drains, and only then do the leases go (the others
