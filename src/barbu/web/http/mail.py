@@ -21,6 +21,7 @@ RETRY_DELAY = 5.0  # seconds before the second attempt, doubled before each next
 TIMEOUT = 20.0  # seconds an SMTP server has to answer each step
 MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its angle brackets)
 PORTS = {"smtp": 25, "smtps": 465}
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,12 @@ class Smtp:
     port: int
     user: str | None
     password: str | None
+
+    @property
+    def local(self) -> bool:
+        """A relay on this machine: mail to it never leaves it, so without a user it is spoken to in plain
+        (a local Postfix's STARTTLS certificate is seldom one a client can check)."""
+        return self.host in LOOPBACK
 
     @property
     def shown(self) -> str:
@@ -120,7 +127,7 @@ class Mailer:
                 client = smtplib.SMTP(s.host, s.port, timeout=TIMEOUT)
             with client:
                 client.ehlo()
-                if s.scheme == "smtp" and (s.user or client.has_extn("starttls")):
+                if s.scheme == "smtp" and (s.user or (client.has_extn("starttls") and not s.local)):
                     client.starttls(context=ssl.create_default_context())  # a password never goes in clear
                     client.ehlo()
                 if s.user:
