@@ -376,3 +376,58 @@ def test_a_server_without_smtp_says_so_and_takes_no_address(tmp_path: Path) -> N
         assert res.status_code == 404 and res.json()["error"]["code"] == "no-mail"
         assert plain.post("/api/mail/confirm", json={"token": "x"}).status_code == 404
         assert plain.get(f"/api/me/push/tables/{'x' * 8}", headers=who).json()["error"]["code"] == "no-push"
+
+
+def test_a_relay_with_a_user_is_spoken_to_over_starttls_with_the_password_from_its_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The relay's certificate is checked (a self-signed one for localhost, trusted through SSL_CERT_FILE)
+    and the password goes only inside TLS (aiosmtpd refuses AUTH before STARTTLS)."""
+    import datetime
+    import ssl
+
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                         serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(str(tmp_path / "cert.pem"), str(tmp_path / "key.pem"))
+    logins: list[tuple[bytes, bytes]] = []
+
+    def check(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        assert isinstance(data, LoginPassword)
+        logins.append((data.login, data.password))
+        return AuthResult(success=data.password == b"s3cret")
+
+    box = Inbox()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    relay = Controller(box, hostname="127.0.0.1", port=port, tls_context=tls, require_starttls=True,
+                       authenticator=check, auth_require_tls=True)
+    relay.start()
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))
+    (tmp_path / "pw").write_text("s3cret\n")
+    mailer = Mailer(smtp_of(f"smtp://barbu@localhost:{port}", str(tmp_path / "pw")), "b@example.org", SITE)
+    try:
+        async def one() -> None:
+            mailer.send(message(Mail("turn", "Your turn", ["hi"]), "en", "ivy@example.org", SITE, SITE))
+            await mailer.drain()
+        asyncio.run(one())
+    finally:
+        relay.stop()
+    assert logins == [(b"barbu", b"s3cret")] and [m["To"] for m in box.mails] == ["ivy@example.org"]
