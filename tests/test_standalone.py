@@ -44,6 +44,7 @@ USED_BY = {
     "psycopg": r"^\s*import psycopg\b",  # barbu.web.storage.postgres: the tables in PostgreSQL
     "redis": r"^\s*import redis\.asyncio\b",  # barbu.web.cluster.bus: leases and messages between processes
     "pywebpush": r"^\s*from pywebpush import\b",  # barbu.web.http.notify: Web Push, encrypted and signed
+    "aiosmtpd": r"^\s*from aiosmtpd\.controller import\b",  # tests/test_web_mail.py: the SMTP server
     "mkdocs": r'"mkdocs", "build"',  # tests/test_docs_site.py builds the manual as a site
     "mkdocs-material": r"^\s*name: material\b",  # mkdocs.yml: the theme
     "mkdocstrings": r"^\s*- mkdocstrings:",  # mkdocs.yml: the API pages from the docstrings

@@ -19,7 +19,7 @@ from barbu.web.http.config import Config
 STATIC = Path(__file__).resolve().parents[1] / "src" / "barbu" / "web" / "static"
 PAGES = ["/", "/table/abcdefgh", "/profile", "/score", "/score/abcdefgh", "/leaderboard", "/replay",
          "/rules/classic", "/offline", "/learn", "/learn/classic-no-queens",
-         "/learn/drills"]
+         "/learn/drills", "/mail/confirm"]
 SHELL = re.compile(r"^const SHELL = (\[.*\]);$", re.M)
 VERSION = re.compile(r'^const VERSION = "(\w+)";$', re.M)
 

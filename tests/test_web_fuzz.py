@@ -31,6 +31,7 @@ from tests.web_helpers import Recorder, fresh_db
 from barbu.web.http import sockets
 from barbu.web.http.app import build_app
 from barbu.web.http.config import Config
+from barbu.web.http.mail import Smtp
 
 SURROGATE = "\\ud800"  # a lone surrogate as the JSON escape a client sends (valid JSON, not text)
 World = dict[str, Any]
@@ -232,7 +233,7 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang"]
+          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang", "address", "events"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:
@@ -310,7 +311,10 @@ def fuzzed(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
     root.setLevel(logging.INFO)
     try:
         key = vapid_key(tmp_path_factory.mktemp("vapid"))
-        app = app_for(world["db"], max_analyses=0, vapid_key=key)
+        # and an SMTP server nobody listens at, so that the mail routes read what they are sent
+        mail = {"smtp": Smtp("smtp", "127.0.0.1", 9, None, None), "mail_from": "b@example.org",
+                "public_url": "https://barbu.example"}
+        app = app_for(world["db"], max_analyses=0, vapid_key=key, **mail)
         with TestClient(app, raise_server_exceptions=False) as c:
             yield c, catcher
     finally:

@@ -18,7 +18,16 @@ from tests.test_web_ws import app_for, receive, server_of
 
 from barbu.cli import main
 from barbu.web.core.ports import TableStore
-from barbu.web.core.rows import Batch, DeviceRow, PaceRow, PlayerBatch, PushRow, SeatRow, SheetBatch
+from barbu.web.core.rows import (
+    Batch,
+    DeviceRow,
+    MailChange,
+    PaceRow,
+    PlayerBatch,
+    PushRow,
+    SeatRow,
+    SheetBatch,
+)
 from barbu.web.serve import CannotStart, check_database
 from barbu.web.storage import postgres as pgstore
 from barbu.web.storage.dbtool import MOVED
@@ -215,6 +224,9 @@ def filled_sqlite(path: Path) -> tuple[str, str]:
     store.commit(PlayerBatch(ann.id, pace=PaceRow("wait", "expert", 5400.5, 1.9e9, 1.95e9)))
     store.commit(PlayerBatch(ann.id, push=PushRow("https://push.example/ann", "BKey", "auth", "fr"),
                              quiet=("table-x", True)))
+    store.commit(PlayerBatch(ann.id, mail=MailChange("ann@example.org", "fr", "code-hash", 1.9e9, "unsub")))
+    store.commit(PlayerBatch(ann.id, mail_confirm=("code-hash", 1.8e9), mail_events=("turn", "digest"),
+                             digest_day="2026-12-06"))
     lobby = Lobby(store)
     done = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOM], ann, ruleset="family", players=3)
     done.join("Ben", ben)
@@ -243,7 +255,8 @@ def answers(store: TableStore) -> dict[str, Any]:
                        lobby.get(t).public_record()) for t in ids},
         "people": {p: (store.load_player(p), store.ratings_of(p), store.rating_history(p, 10),
                        store.tables_of_player(p), store.lessons_of(p), store.pace_of(p),
-                       store.push_of(p), store.push_quiet(p, "table-x")) for p in people},
+                       store.push_of(p), store.push_quiet(p, "table-x"),
+                       store.mail_of(p)) for p in people},
         "board": store.leaderboard("family", 10),
         "transfer": store.transfer("code-hash"),
         "sheet": (store.load_sheet("sheet1"), store.sheet_entry("sheet1", "entry1"),
@@ -262,7 +275,7 @@ def test_a_moved_database_answers_alike_and_its_unfinished_game_plays_on(
     said = capsys.readouterr().out
     for rows in ("2 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets",
                  "1 lessons_done", "1 player_pace", "1 push_subscriptions",
-                 "1 push_quiet"):
+                 "1 push_quiet", "1 mail_addresses"):
         assert rows in said
     moved = PgStore(pg_url)
     assert answers(moved) == before

@@ -95,7 +95,16 @@ def _add_pace(p: argparse.ArgumentParser) -> None:
                    help="the VAPID private key (PEM) that signs Web Push notifications: turns and games' "
                         "ends told to people away from their table (make one: vapid --gen; barbu[notify])")
     p.add_argument("--public-url", default=None, metavar="URL",
-                   help="the site's public address (https://…), the contact push services see")
+                   help="the site's public address (https://…): the contact push services see, and the base "
+                        "of the links in mails")
+    p.add_argument("--smtp", default=None, metavar="URL",
+                   help="the SMTP server that sends e-mail notices: smtp://[USER@]HOST[:PORT] (STARTTLS when "
+                        "offered, required with a user) or smtps://[USER@]HOST[:465]; needs --public-url and "
+                        "--mail-from")
+    p.add_argument("--smtp-password-file", default=None, metavar="FILE",
+                   help="a file holding the SMTP user's password (never on the command line)")
+    p.add_argument("--mail-from", default=None, metavar="ADDRESS",
+                   help="the From address of the mails, e-mail at a domain your relay may send for")
     p.add_argument("--bot-delay", type=SECONDS, default=0.6,
                    help="seconds before each computer play (default 0.6)")
     p.add_argument("--idle", type=SECONDS, default=60.0,
@@ -176,9 +185,13 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
     # Everyday names (easy, hard) stand for the technical ones, which the server keeps.
     levels = levels_named(args.bot_table_levels) \
         if args.bot_table_levels is not None else cheap_levels()
-    push = {"vapid_key": args.vapid_private_key, "push_per_minute": args.push_per_minute}
+    push: dict[str, Any] = {"vapid_key": args.vapid_private_key, "push_per_minute": args.push_per_minute}
     if args.public_url:
-        push["push_subject"] = args.public_url
+        push.update(push_subject=args.public_url, public_url=args.public_url.rstrip("/"))
+    if args.smtp:
+        from barbu.web.http.mail import smtp_of
+
+        push.update(smtp=smtp_of(args.smtp, args.smtp_password_file), mail_from=args.mail_from)
     return Config(str(db), **push, bot_delay=args.bot_delay, idle_seconds=args.idle,
                   db_timeout=args.db_timeout,
                   tables_per_minute=args.tables_per_minute, max_open_tables=args.max_open_tables,
@@ -278,6 +291,28 @@ def vapid_problem(path: str) -> str | None:
     return None
 
 
+def mail_problem(args: argparse.Namespace) -> str | None:
+    """Why the mail options cannot work together (a mail's links need the site's address), or None."""
+    if not args.smtp:
+        alone = args.smtp_password_file or args.mail_from
+        return "--smtp-password-file and --mail-from need --smtp" if alone else None
+    if not args.public_url or not args.public_url.startswith(("https://", "http://")):
+        return "--smtp needs --public-url https://… (the site's address, for the links in the mails)"
+    if not args.mail_from or "@" not in args.mail_from or any(c in args.mail_from for c in "\r\n"):
+        return "--smtp needs --mail-from ADDRESS (the mails' From address, e.g. barbu@example.org)"
+    return None
+
+
+def checked_config(args: argparse.Namespace, db: Path | str) -> Config | str:
+    """The server's settings, or why the mail options cannot be used."""
+    if problem := mail_problem(args):
+        return problem
+    try:
+        return config_of(args, db)
+    except ValueError as e:  # --smtp, or its password's file, cannot be used
+        return str(e)
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so that the rest of the ``barbu`` command works without the web extra.
     import uvicorn
@@ -286,7 +321,9 @@ def run(args: argparse.Namespace) -> int:
     from barbu.web.http.app import build_app
 
     db: Path | str = args.db if args.db and is_postgres(args.db) else Path(args.db or default_db())
-    config = config_of(args, db)
+    config = checked_config(args, db)
+    if isinstance(config, str):  # said before serving, as the VAPID key's problems are
+        return fail(config)
     unknown = sorted(set(config.bot_table_levels) - set(levels()))
     if unknown:
         return fail(f"unknown computer level {', '.join(unknown)} in --bot-table-levels "

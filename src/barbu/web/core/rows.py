@@ -150,9 +150,40 @@ class PlayerBatch:
     max_push: int = 0  # subscriptions the profile keeps at most, the oldest dropped (0: no cap)
     drop_push: list[str] = field(default_factory=list)  # endpoints of subscriptions ended
     quiet: tuple[str, bool] | None = None  # a table, and whether its notifications are off for the profile
+    mail: MailChange | None = None  # a new e-mail address, not yet confirmed (replaces the one there)
+    drop_mail: bool = False  # the e-mail address removed
+    mail_confirm: tuple[str, float] | None = None  # a confirmation code's hash, used at this wall time
+    mail_events: tuple[str, ...] | None = None  # the kinds of mail the profile now wants
+    digest_day: str | None = None  # the UTC day (YYYY-MM-DD) whose digest this process claims
 
     def __bool__(self) -> bool:
         return True
+
+
+@dataclass(frozen=True)
+class MailChange:
+    """A new e-mail address of a profile: its confirmation code's hash (the code itself is only in the mail)
+    and expiry, and the random token of its mails' unsubscribe links (kept as it is: every mail carries it,
+    and all it can do is turn mail off)."""
+
+    address: str
+    lang: str
+    code_hash: str
+    code_expires: float
+    unsubscribe: str
+
+
+@dataclass(frozen=True)
+class MailRow:
+    """A profile's e-mail address: confirmed or not, the kinds of mail it wants, its last digest's day."""
+
+    player_id: str
+    address: str
+    verified: bool
+    lang: str
+    events: tuple[str, ...]
+    last_digest: str
+    unsubscribe: str  # the token of its mails' unsubscribe links
 
 
 @dataclass(frozen=True)

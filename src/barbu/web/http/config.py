@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from barbu.bots import levels, make_bot
+from barbu.web.http.mail import Smtp
 from barbu.web.tables.lobby import Limits
 
 
@@ -50,6 +51,11 @@ class Config:
     vapid_key: str | None = None  # the VAPID private key's PEM file: Web Push is on (--vapid-private-key)
     push_any_endpoint: bool = False  # tests: an endpoint may be any address, not a push service's
     push_subject: str = "mailto:barbu@localhost"  # the operator's contact a push service sees (--public-url)
+    public_url: str | None = None  # the site's public address: the links of mails (--public-url)
+    smtp: Smtp | None = None  # the SMTP server mails go through: e-mail is on (--smtp)
+    mail_from: str = ""  # the From address of mails (--mail-from)
+    mails_per_hour: int = 3  # confirmation mails one address may be sent in an hour (no mail-bombing)
+    digest_every: float = 600.0  # seconds between two rounds of the daily digest
     bus: str | None = None  # redis://… : one process of a group sharing the database (web.cluster)
 
     @property

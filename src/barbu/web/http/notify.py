@@ -139,22 +139,3 @@ def names(table: Table) -> str:
     """The people at a table, as a notice names it."""
     return ", ".join(s.row.name for s in table.seats)
 
-
-def turn_notice(pusher: Pusher, tables: Callable[[str], Table]) -> Callable[[str, int, float], None]:
-    """A turn listener (Computers.turn_listeners): the seat's profile is told, unless it is at the table."""
-    def told(table_id: str, seat: int, deadline: float) -> None:
-        table = tables(table_id)
-        row = table.seats[seat]
-        if row.row.player and row.connected == 0:
-            pusher.tell(row.row.player, table_id, "notify.your-turn", table=names(table))
-    return told
-
-
-def over_notice(pusher: Pusher, tables: Callable[[str], Table]) -> Callable[[str], None]:
-    """A game's end told to each seated profile not at the table."""
-    def told(table_id: str) -> None:
-        table = tables(table_id)
-        for s in table.seats:
-            if s.row.player and s.connected == 0:
-                pusher.tell(s.row.player, table_id, "notify.game-over", table=names(table))
-    return told

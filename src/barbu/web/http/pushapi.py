@@ -58,10 +58,11 @@ async def change(request: Request) -> Response:
 
 
 async def table_switch(request: Request) -> Response:
-    """The notifications of one table, for the signed-in profile: read (GET) or switched (PUT {"on"})."""
+    """The notifications of one table, push and mail, for the signed-in profile: read (GET) or switched
+    (PUT {"on"})."""
     server = server_of(request)
-    if server.pusher is None:
-        raise TableError("no-push", "this server sends no notifications (no VAPID key)", 404)
+    if server.notices is None:  # the switch covers both push and mail
+        raise TableError("no-push", "this server sends no notifications (no VAPID key, no SMTP server)", 404)
     row = me(request)
     table_id = str(request.path_params["table_id"])
     server.tables.get(table_id)  # 404 for a table that is not there

@@ -17,7 +17,8 @@ from barbu.web.http.computers import Computers
 from barbu.web.http.config import Config
 from barbu.web.http.heavy import Heavy
 from barbu.web.http.limits import Limiter, Rule, Who
-from barbu.web.http.notify import Pusher, load_key, over_notice, turn_notice
+from barbu.web.http.notices import Notices, notices_for
+from barbu.web.http.notify import Pusher
 from barbu.web.people.players import Policy, Profiles
 from barbu.web.people.signin import ThrottlePolicy
 from barbu.web.sheets.sheet import Sheet, SheetBook
@@ -52,6 +53,7 @@ class Server:
         self.cluster: Cluster | None = None  # the group this process is one of (--bus), if any
         self.heavy = Heavy()  # the costly reads (timelines, PDFs), worked out in a process and kept
         self.pusher: Pusher | None = None  # Web Push, with --vapid-private-key
+        self.notices: Notices | None = None  # push and mail told of turns, invitations and games' ends
         self.over_listeners: list[Callable[[str], None]] = []  # told a table's id once its game is over
 
     def open(self) -> None:
@@ -74,13 +76,16 @@ class Server:
             self.kick(table)
 
     def open_push(self) -> None:
-        """Web Push, when the operator gave a VAPID key: turns and games' ends told to who is away."""
-        if self.config.vapid_key is None or self.store is None:
+        """Web Push (a VAPID key) and e-mail (an SMTP server): turns and games' ends told to who is away,
+        and the daily digest's rounds."""
+        assert self.store is not None
+        self.notices = notices_for(self.config, self.store, lambda t: self.tables.get(t), self.store_player)
+        if self.notices is None:
             return
-        self.pusher = Pusher(load_key(self.config.vapid_key), self.config.push_subject, self.store,
-                             self.store_player)
-        self.computers.turn_listeners.append(turn_notice(self.pusher, lambda t: self.tables.get(t)))
-        self.over_listeners.append(over_notice(self.pusher, lambda t: self.tables.get(t)))
+        self.pusher = self.notices.pusher
+        self.computers.turn_listeners.append(self.notices.turn)
+        self.over_listeners.append(self.notices.over)
+        self.notices.start_digests(lambda p: self.tables.yours(p, []), self.config.digest_every)
 
     async def close(self) -> None:
         # Drivers and clocks stop, the writer drains, and only then do the leases go (the others
@@ -88,9 +93,8 @@ class Server:
         if self.cluster is not None:
             await self.cluster.stop()
         await self.computers.stop()
-        if self.pusher is not None:
-            for task in list(self.pusher.tasks):
-                task.cancel()
+        if self.notices is not None:
+            self.notices.cancel()
         self.heavy.close()
         if self.writer is not None:
             self.writer.shutdown(wait=True)

@@ -220,6 +220,7 @@ const Friends = (() => {
       ratedPart(),
       OwnPace.profilePart(),
       Notify.profilePart(),
+      Mail.profilePart(),
       h("section", { class: "part", id: "guest-part" }, h("h2", {}, t("profile.guest-title")),
         h("p", { class: "help" }, t("profile.guest-help")), h("div", { id: "guest-seats", "aria-live": "polite" })),
       h("section", { class: "part" }, h("h2", {}, t("profile.carry")), h("p", { class: "help" }, t("profile.carry-help")),

@@ -41,6 +41,8 @@ MOVED = {
     "drill_records": ("player_id", "record", "updated"),
     "push_subscriptions": ("endpoint", "player_id", "p256dh", "auth", "lang", "created"),
     "push_quiet": ("player_id", "table_id"),
+    "mail_addresses": ("player_id", "address", "verified", "lang", "events", "code_hash", "code_expires",
+                       "unsubscribe", "last_digest", "created"),
 }
 
 

@@ -181,6 +181,27 @@ CREATE TABLE push_quiet (
 """
 _PG_PUSH = _PUSH.replace("REAL", "DOUBLE PRECISION")
 
+# E-mail notifications: one address per profile, confirmed by a code sent there (its hash kept until it is
+# used or expires), the kinds of mail wanted (comma-separated), the token its mails' unsubscribe links
+# carry (kept as it is: every mail carries it, and it can only turn mail off), and the UTC day of its last
+# daily digest (claimed by one process: an UPDATE … WHERE last_digest < today).
+_MAIL = """
+CREATE TABLE mail_addresses (
+    player_id TEXT PRIMARY KEY REFERENCES players(id),
+    address TEXT NOT NULL,
+    verified INTEGER NOT NULL DEFAULT 0,
+    lang TEXT NOT NULL,
+    events TEXT NOT NULL DEFAULT '',
+    code_hash TEXT,
+    code_expires REAL NOT NULL DEFAULT 0,
+    unsubscribe TEXT NOT NULL UNIQUE,
+    last_digest TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL
+);
+CREATE UNIQUE INDEX mail_by_code ON mail_addresses(code_hash);
+"""
+_PG_MAIL = _MAIL.replace("REAL", "DOUBLE PRECISION")
+
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
 # keeps it); flags are integers and JSON is kept as the text it was written as, so that both
@@ -317,6 +338,7 @@ STEPS = (
     Step(_PACE, _PACE),
     Step(_DRILLS, _PG_DRILLS),
     Step(_PUSH, _PG_PUSH),
+    Step(_MAIL, _PG_MAIL),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
@@ -324,7 +346,7 @@ MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by s
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
 # list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
 # its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace), its 6 step 8 (drills),
-# its 7 step 9 (Web Push).
+# its 7 step 9 (Web Push), its 8 step 10 (e-mail).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

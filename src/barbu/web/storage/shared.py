@@ -18,6 +18,7 @@ from barbu.web.core.rows import (
     DeviceRow,
     Event,
     HistoryRow,
+    MailRow,
     PaceRow,
     PlayerBatch,
     PlayerRow,
@@ -225,6 +226,30 @@ class SqlStore(ABC):
         return self._row("SELECT 1 FROM push_quiet WHERE player_id = ? AND table_id = ?",
                          (player_id, table_id)) is not None
 
+    def mail_of(self, player_id: str) -> MailRow | None:
+        """A profile's e-mail address, if it gave one."""
+        return self._mail("player_id = ?", (player_id,))
+
+    def mail_by_code(self, code_hash: str, now: float) -> MailRow | None:
+        """The address a confirmation code (by its hash) still confirms at wall time ``now``."""
+        return self._mail("code_hash = ? AND code_expires >= ?", (code_hash, now))
+
+    def mail_by_unsubscribe(self, token: str) -> MailRow | None:
+        """The address an unsubscribe link's token speaks for."""
+        return self._mail("unsubscribe = ?", (token,))
+
+    def digests_due(self, day: str, limit: int) -> list[MailRow]:
+        """Confirmed addresses that want a daily digest and have had none on ``day`` (UTC) yet."""
+        rows = self._rows(f"SELECT {_MAIL_COLUMNS} FROM mail_addresses WHERE verified = 1 "
+                          "AND last_digest < ? AND ',' || events || ',' LIKE ? "
+                          "ORDER BY player_id{bytes} LIMIT ?",
+                          (day, "%,digest,%", limit))
+        return [mail_row(r) for r in rows]
+
+    def _mail(self, where: str, params: tuple[Any, ...]) -> MailRow | None:
+        row = self._row(f"SELECT {_MAIL_COLUMNS} FROM mail_addresses WHERE {where}", params)
+        return None if row is None else mail_row(row)
+
     def transfer(self, code_hash: str) -> tuple[str, float] | None:
         """The profile a transfer code opens, and until when (wall time)."""
         row = self._row("SELECT player_id, expires FROM transfers WHERE code_hash = ?", (code_hash,))
@@ -254,6 +279,14 @@ class SqlStore(ABC):
 
     def rated(self, table_id: str) -> bool:
         return self._row(RATED, (table_id,)) is not None
+
+
+_MAIL_COLUMNS = "player_id, address, verified, lang, events, last_digest, unsubscribe"
+
+
+def mail_row(r: Row) -> MailRow:
+    return MailRow(str(r[0]), str(r[1]), bool(r[2]), str(r[3]), tuple(e for e in str(r[4]).split(",") if e),
+                   str(r[5]), str(r[6]))
 
 
 def rating_row(r: Row) -> RatingRow:

@@ -220,6 +220,33 @@ def _write_player(db: Conn, d: Dialect, b: PlayerBatch) -> None:
               "ON CONFLICT (player_id) DO UPDATE SET record = excluded.record, updated = excluded.updated",
               (pid, b.drills, now))
     _write_push(db, d, b, now)
+    _write_mail(db, d, b, now)
+
+
+def _write_mail(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
+    pid = b.player_id
+    if b.drop_mail:
+        d.run(db, "DELETE FROM mail_addresses WHERE player_id = ?", (pid,))
+    if b.mail is not None:  # a new address starts unconfirmed, with no kind of mail wanted
+        m = b.mail
+        d.run(db, "INSERT INTO mail_addresses (player_id, address, verified, lang, events, code_hash, "
+              "code_expires, unsubscribe, last_digest, created) VALUES (?, ?, 0, ?, '', ?, ?, ?, '', ?) "
+              "ON CONFLICT (player_id) DO UPDATE SET address = excluded.address, verified = 0, "
+              "lang = excluded.lang, events = '', code_hash = excluded.code_hash, "
+              "code_expires = excluded.code_expires, unsubscribe = excluded.unsubscribe",
+              (pid, m.address, m.lang, m.code_hash, m.code_expires, m.unsubscribe, now))
+    # Each of these changes one row only if it is still as the request found it: a code used twice at
+    # once confirms once, and two processes claiming one day's digest send it once.
+    if b.mail_confirm is not None and d.run(
+            db, "UPDATE mail_addresses SET verified = 1, code_hash = NULL WHERE player_id = ? "
+            "AND code_hash = ? AND code_expires >= ?", (pid, *b.mail_confirm)).rowcount != 1:
+        raise sqlite3.IntegrityError("this confirmation code was used already or has expired")
+    if b.mail_events is not None:
+        d.run(db, "UPDATE mail_addresses SET events = ? WHERE player_id = ?", (",".join(b.mail_events), pid))
+    if b.digest_day is not None and d.run(
+            db, "UPDATE mail_addresses SET last_digest = ? WHERE player_id = ? AND last_digest < ?",
+            (b.digest_day, pid, b.digest_day)).rowcount != 1:
+        raise sqlite3.IntegrityError("this day's digest was claimed already")
 
 
 def _write_push(db: Conn, d: Dialect, b: PlayerBatch, now: float) -> None:
