@@ -232,7 +232,7 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang"]
+          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang", "answer"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:

@@ -19,6 +19,7 @@ from starlette.routing import Mount
 from barbu.web.http import (
     assets,
     drills,
+    inviteapi,
     ladder,
     learn,
     profiles,
@@ -63,6 +64,7 @@ def build_app(config: Config) -> Starlette:
         *sockets.routes(),
         *profiles.routes(),
         *pushapi.routes(),
+        *inviteapi.routes(),
         *sheets.routes(),
         *rules.routes(),
         *replay.routes(),

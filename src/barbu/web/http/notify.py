@@ -158,3 +158,11 @@ def over_notice(pusher: Pusher, tables: Callable[[str], Table]) -> Callable[[str
             if s.row.player and s.connected == 0:
                 pusher.tell(s.row.player, table_id, "notify.game-over", table=names(table))
     return told
+
+
+def invited_notice(pusher: Pusher, table: Table, player_id: str, by: str) -> None:
+    """A profile invited by name to ``table`` (by its creator ``by``) is told, unless a page of theirs is
+    at that table already (its notifications switched off are checked by :meth:`Pusher.tell`)."""
+    if any(getattr(c, "person", None) == "p:" + player_id for c in table.clients):
+        return
+    pusher.tell(player_id, table.id, "notify.invited", by=by)
