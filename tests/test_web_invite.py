@@ -37,7 +37,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     key.generate_keys()
     key.save_key(str(where / "vapid.pem"))
     app = app_for(fresh_db(where, "invite.db"), vapid_key=str(where / "vapid.pem"), push_any_endpoint=True,
-                  invites_per_minute=LIMIT, profiles_per_minute=100)
+                  invites_per_minute=LIMIT, profiles_per_minute=100, tables_per_minute=100)
     with TestClient(app) as c:
         yield c
 
@@ -110,6 +110,13 @@ def test_a_declined_or_withdrawn_invitation_frees_the_seat_and_the_creator_learn
     assert waiting(client, dan) == [] and held.summary()["free_seats"] == 1
     again = client.request("DELETE", f"/api/tables/{tid}/invite", headers=token, json={"seat": 1})
     assert again.status_code == 409 and again.json()["error"]["code"] == "not-invited"
+    # Whoever comes by the seat's link (the creator sent it by hand) takes it: the invitation ends.
+    assert invite(client, tid, token, 1, "Dan").status_code == 201
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        ws.send_json({"type": "hello", "token": held.seats[1].row.token, "name": "Zoe"})
+        while ws.receive_json()["type"] != "welcome":
+            pass
+    assert held.seats[1].row.name == "Zoe" and not held.seats[1].row.invited and waiting(client, dan) == []
 
 
 def test_invitations_are_refused_with_a_precise_code_and_change_nothing(client: TestClient) -> None:
@@ -138,6 +145,11 @@ def test_invitations_are_refused_with_a_precise_code_and_change_nothing(client: 
     assert twice.status_code == 409 and twice.json()["error"]["code"] == "already-invited"
     assert invite(client, tid, token, 1, "Eve").status_code == 201  # asked twice: already so
     assert len(waiting(client, eve)) == 1
+    begun = client.post("/api/tables", headers=ann, json={"seats": [*SEATS[:2], SEATS[3], SEATS[3]]})
+    assert begun.status_code == 201  # no friend's seat to wait for: dealt at once
+    assert [e.kind for e in server_of(client).store.events(begun.json()["id"])][:1] == ["deal"]
+    late = invite(client, begun.json()["id"], {"X-Barbu-Token": begun.json()["you"]["token"]}, 1, "Eve")
+    assert late.status_code == 201, late.text  # an open seat of a game begun: a computer keeps it meanwhile
 
 
 def test_an_invitee_has_a_bounded_number_waiting_and_the_refusal_says_no_more(

@@ -19,6 +19,7 @@ from barbu.web.http.limits import Rule
 from barbu.web.http.notify import invited_notice
 from barbu.web.http.profiles import me
 from barbu.web.http.server import Server
+from barbu.web.tables.named import open_to_invite
 from barbu.web.tables.parts import Change
 from barbu.web.tables.table import Table
 
@@ -121,7 +122,7 @@ async def mine(request: Request) -> Response:
             table = server.tables.get(table_id)
         except TableError:
             continue
-        if table.seats[seat].row.invited == player.id and table.seats[seat].free:
+        if table.seats[seat].row.invited == player.id and open_to_invite(table.seats[seat].row):
             out.append(entry(table, seat))
     return JSONResponse({"count": len(out), "invitations": out})
 

@@ -13,7 +13,6 @@ import logging
 import secrets
 from typing import Any
 
-from barbu.engine.state import Phase
 from barbu.web.core.errors import TableError
 from barbu.web.core.rows import Batch, PlayerRow, SeatRow
 from barbu.web.tables.parts import Change, Host
@@ -22,6 +21,11 @@ from barbu.web.tables.seats import Seating
 log = logging.getLogger("barbu.web")
 
 MAX_WAITING = 20  # invitations waiting for one profile at once: a further one is refused
+
+
+def open_to_invite(row: SeatRow) -> bool:
+    """A person's seat nobody has taken yet (its link opens it), as the creator's box lists them."""
+    return bool(row.token) and not row.claimed
 
 
 class Named:
@@ -38,16 +42,17 @@ class Named:
             raise TableError("not-creator", "only whoever created this table manages its invitations", 403)
 
     def free_seat(self, target: object) -> SeatRow:
-        """A free person's seat, not the creator's, of a table whose game has not begun."""
+        """A seat its link still opens (nobody has taken it: a computer may keep it meanwhile), not the
+        creator's, of a game not over."""
         t = self.table
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(t.seats):
             raise TableError("bad-seat", "no such seat")
         t.writable()
-        seat = t.seats[target]
-        if not seat.free or target == t.creator or t.state.phase != Phase.DEAL or t.state.hand_no:
-            raise TableError("seat-not-free", "only a free seat of a game not yet begun is held for an "
-                             "invited person", 409)
-        return seat.row
+        row = t.seats[target].row
+        if not open_to_invite(row) or target == t.creator or t.state.is_over:
+            raise TableError("seat-not-free", "only a free seat of a game not over is held for an invited "
+                             "person", 409)
+        return row
 
     def plan_invite(self, token: object, target: object, invitee: PlayerRow, now: float,
                     waiting: int) -> Change:
@@ -84,7 +89,7 @@ class Named:
     def held_for(self, player: PlayerRow) -> SeatRow:
         """The free seat held for this profile; 404 when there is none (withdrawn, or never made)."""
         for s in self.table.seats:
-            if s.row.invited == player.id and s.free:
+            if s.row.invited == player.id and open_to_invite(s.row):
                 return s.row
         raise TableError("no-invitation", "you have no invitation waiting at this table", 404)
 
