@@ -65,6 +65,7 @@ def test_a_profile_invited_by_name_sees_it_in_the_lobby_and_takes_the_seat(chrom
     item.get_by_role("link", name="See the table").click()
     guest.wait_for_selector("#held-form:not([hidden]) #held-seats li.mine")
     assert guest.inner_text("#held-said") == "Ann holds this seat for you."
+    assert guest.inner_text("#held-seats li.mine").endswith("free: held for you until you answer")
     with guest.expect_navigation():
         guest.click("#held-accept")
     guest.wait_for_function("T.welcomed && T.you === 1")

@@ -5,10 +5,10 @@
 
 const Invitation = (() => {
   // One seat as the invited person needs to know it: its name and what sits there.
-  function seatLine(s, i, mine) {
+  function seatLine(s, i, mine, held) {
     const label = t("lobby.seat", { n: i + 1 });
     const name = localName(s.name, i);
-    const what = i === mine ? t("invite.your-seat")
+    const what = i === mine ? t(held ? "invites.your-seat" : "invite.your-seat")
       : s.kind === "bot" && !s.stand_in ? t("table.kind.bot", { level: levelShort(s.level) })
         : !s.claimed ? t(s.access === "friend" ? "invite.free-friend" : "table.kind.free") : t("table.kind.person");
     const who = s.claimed || s.kind === "bot" ? [h("strong", { class: "inv-name" }, name), " — "] : [];
@@ -41,7 +41,7 @@ const Invitation = (() => {
         h("dt", {}, t("lobby.pace")), h("dd", { id: id("pace") }, t(`pace.${m.pace}`)),
         h("dt", {}, t("lobby.clock")), h("dd", { id: id("clock") }, clockLine(m)),
         h("dt", {}, t("invite.seated")),
-        h("dd", {}, h("ul", { id: id("seats"), class: "invite-seats" }, m.seats.map((s, i) => seatLine(s, i, mine))))));
+        h("dd", {}, h("ul", { id: id("seats"), class: "invite-seats" }, m.seats.map((s, i) => seatLine(s, i, mine, where !== "invite-context"))))));
     $(where).hidden = false;
   }
 
