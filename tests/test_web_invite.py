@@ -81,7 +81,7 @@ def test_an_invited_profile_sees_it_and_takes_its_held_seat_which_nobody_else_ca
     # The held seat is nobody else's from the lobby: the only other free seat is a friend's.
     joined = client.post(f"/api/tables/{tid}/join", headers=cat, json={})
     assert joined.status_code == 403 and joined.json()["error"]["code"] == "invite-only", joined.text
-    assert held.summary()["free_seats"] == 0
+    assert held.summary()["free_seats"] == 0 and held.summary()["invited_seats"] == 2  # the lobby: kept
     wrong = client.post(f"/api/tables/{tid}/invitation", headers=cat, json={"answer": "accept"})
     assert wrong.status_code == 404 and wrong.json()["error"]["code"] == "no-invitation"
     took = client.post(f"/api/tables/{tid}/invitation", headers=ben, json={"answer": "accept"})
@@ -142,6 +142,7 @@ def test_invitations_are_refused_with_a_precise_code_and_change_nothing(client: 
     for res, status, code in cases:
         assert (res.status_code, res.json()["error"]["code"]) == (status, code), res.text
     assert res.json()["error"]["message"] and "Eve" not in invite(client, tid, token, 1, "Zed").text
+    assert invite(client, tid, token, 1, "Ann3").json()["error"]["args"] == {"variant": "invitee"}
     assert invite(client, tid, token, 1, "Eve").status_code == 201
     twice = invite(client, tid, token, 2, "Eve")
     assert twice.status_code == 409 and twice.json()["error"]["code"] == "already-invited"

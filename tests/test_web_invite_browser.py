@@ -66,6 +66,7 @@ def test_a_profile_invited_by_name_sees_it_in_the_lobby_and_takes_the_seat(chrom
     guest.wait_for_selector("#held-form:not([hidden]) #held-seats li.mine")
     assert guest.inner_text("#held-said") == "Ann holds this seat for you."
     assert guest.inner_text("#held-seats li.mine").endswith("free: held for you until you answer")
+    assert serious_violations(guest, "axe-invite-held.json") == []
     with guest.expect_navigation():
         guest.click("#held-accept")
     guest.wait_for_function("T.welcomed && T.you === 1")

@@ -13,7 +13,7 @@ from barbu.web.core.errors import TableError
 from barbu.web.core.names import clean_name, name_key
 from barbu.web.core.rows import PlayerRow
 from barbu.web.http.clientid import CLIENT_HEADER, client_key
-from barbu.web.http.endpoints import TOKEN_HEADER, json_body, refusals, server_of, who_of
+from barbu.web.http.endpoints import TOKEN_HEADER, count_read, json_body, refusals, server_of, who_of
 from barbu.web.http.guard import secret_header
 from barbu.web.http.limits import Rule
 from barbu.web.http.notify import invited_notice
@@ -113,9 +113,11 @@ def entry(table: Table, seat: int) -> dict[str, Any]:
 
 
 async def mine(request: Request) -> Response:
-    """The invitations waiting for the signed-in profile, oldest first."""
+    """The invitations waiting for the signed-in profile, oldest first: counted like the other costly reads
+    (each table is opened to know)."""
     server = server_of(request)
     player = me(request)
+    await count_read(request)
     out = []
     for table_id, seat in server.profiles.store.invitations_of(player.id)[:MAX_LISTED]:
         try:

@@ -60,7 +60,9 @@ class Named:
         t = self.table
         self.creator_token(token)
         row = self.free_seat(target)
-        Seating(t).one_seat_each(invitee)
+        if any(s.row.player == invitee.id for s in t.seats):  # one person, one seat: said of them, not "you"
+            raise TableError("already-seated", "this person already holds a seat at this table", 409,
+                             args={"variant": "invitee"})
         if any(s.row.invited == invitee.id and s.row.seat != row.seat for s in t.seats):
             raise TableError("already-invited", "this person is already invited to another seat of this "
                              "table", 409)
