@@ -363,7 +363,7 @@ def test_taking_a_seat_by_its_link_gives_a_fresh_token(store_target: str) -> Non
     invites = [m for m in host.messages if m["type"] == "invites"]
     assert link in json.dumps(invites[0]) and link not in json.dumps(invites[-1])
     assert invites[-1]["seats"][0] == {"seat": 1, "access": "open", "claimed": True, "name": "Ben",
-                                       "link": None}
+                                       "link": None, "invited": None, "declined": False}
     assert link not in json.dumps(ben.messages + [m for m in host.messages if m["type"] != "invites"])
 
 

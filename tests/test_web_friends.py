@@ -195,7 +195,7 @@ def test_only_the_creator_sees_and_reissues_the_links(client: TestClient) -> Non
                 assert receive_until(ben, "error")["code"] == "not-creator"
             joined = receive_until(host, "invites")  # the creator sees Ben join, live
             assert joined["seats"][0] == {"seat": 1, "access": "friend", "claimed": True, "name": "Ben",
-                                          "link": None}
+                                          "link": None, "invited": None, "declined": False}
         with client.websocket_connect(f"/ws/{tid}") as watcher:
             watcher.send_json({"type": "hello"})
             receive_until(watcher, "state")

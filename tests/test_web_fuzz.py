@@ -233,7 +233,8 @@ def json_values() -> st.SearchStrategy[Any]:
 
 FIELDS = ["name", "seats", "token", "code", "password", "hand", "data", "entry", "record", "seat", "table",
           "ruleset", "names", "first_declarer", "private", "seed", "kind", "level", "players", "options",
-          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang", "address", "events"]
+          "rounds", "lesson", "pace", "choice", "subscription", "endpoint", "lang", "address", "events",
+          "answer"]
 
 
 def bodies() -> st.SearchStrategy[bytes]:

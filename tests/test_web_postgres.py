@@ -3,6 +3,7 @@ database moved into it whole, and a second writer refused rather than let fork a
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sqlite3
 import threading
@@ -234,6 +235,10 @@ def filled_sqlite(path: Path) -> tuple[str, str]:
     # No chosen seed: a game with one is never rated, and this one must be once it ends after the move.
     going = sit(lobby, [{"kind": "you"}, RANDOM, RANDOM], ann, ruleset="family", players=3)
     play_out(going, {0: attach(going, 0)}, stop=1)
+    # A free seat held for a profile by name (its invitation) moves with its table.
+    held = sit(lobby, [{"kind": "you"}, {"kind": "open"}, RANDOM], ann, ruleset="family", players=3)
+    store.commit(Batch(held.id, seats=[dataclasses.replace(held.seats[1].row, invited=ben.id,
+                                                           invited_at=1.9e9)]))
     store.commit(SheetBatch("sheet1", {"ruleset": "classic", "players": ["A", "B", "C", "D"], "hands": []},
                             0, None, {"kind": "create"}, token="write"))
     store.commit(SheetBatch("sheet1", {"ruleset": "classic", "players": ["A", "B", "C", "E"], "hands": []},
@@ -256,7 +261,7 @@ def answers(store: TableStore) -> dict[str, Any]:
         "people": {p: (store.load_player(p), store.ratings_of(p), store.rating_history(p, 10),
                        store.tables_of_player(p), store.lessons_of(p), store.pace_of(p),
                        store.push_of(p), store.push_quiet(p, "table-x"),
-                       store.mail_of(p)) for p in people},
+                       store.mail_of(p), store.invitations_of(p)) for p in people},
         "board": store.leaderboard("family", 10),
         "transfer": store.transfer("code-hash"),
         "sheet": (store.load_sheet("sheet1"), store.sheet_entry("sheet1", "entry1"),
@@ -273,7 +278,7 @@ def test_a_moved_database_answers_alike_and_its_unfinished_game_plays_on(
     sqlite.close()
     assert main(["db", "move", str(path), pg_url]) == 0
     said = capsys.readouterr().out
-    for rows in ("2 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets",
+    for rows in ("3 tables", "2 players", "1 transfers", "1 rated_games", "2 rating_history", "1 sheets",
                  "1 lessons_done", "1 player_pace", "1 push_subscriptions",
                  "1 push_quiet", "1 mail_addresses"):
         assert rows in said

@@ -174,6 +174,9 @@ def _add_work_limits(limits: argparse._ArgumentGroup) -> None:
     limits.add_argument("--push-per-minute", type=COUNT, default=10, metavar="N",
                         help="notification subscriptions one person and one address may change a minute "
                              "(default 10)")
+    limits.add_argument("--invites-per-minute", type=COUNT, default=10, metavar="N",
+                        help="invitations by a profile's name one person and one address may send a minute "
+                             "(default 10)")
     limits.add_argument("--analysis-budget", type=POSITIVE_SECONDS, default=0.5, metavar="SECS",
                         help="the expert's seconds of work a decision in an analysis (default 0.5)")
 
@@ -203,7 +206,7 @@ def config_of(args: argparse.Namespace, db: Path | str) -> Config:
                   analysis_budget=args.analysis_budget, bus=args.bus, chat_per_minute=args.chat_per_minute,
                   rematch_per_minute=args.rematch_per_minute, reads_per_minute=args.reads_per_minute,
                   analysis_queue=args.analysis_queue, hints_per_minute=args.hints_per_minute,
-                  drills_per_minute=args.drills_per_minute)
+                  drills_per_minute=args.drills_per_minute, invites_per_minute=args.invites_per_minute)
 
 
 def shown_db(db: Path | str) -> str:

@@ -38,7 +38,7 @@ __all__ = ["CLOSE_RESTART", "Cluster", "ClusterLobby", "FreshSheetBook", "LeaseL
 log = logging.getLogger("barbu.web.cluster.relay")
 
 # The table's routes whose answer depends on the table's state in memory: answered by its owner.
-TABLE_PATH = re.compile(r"^/api/tables/([A-Za-z0-9_-]{1,32})(/join|/record|/tie)?$")
+TABLE_PATH = re.compile(r"^/api/tables/([A-Za-z0-9_-]{1,32})(/join|/record|/tie|/invite|/invitation)?$")
 # An analysis runs in the process that started it: its progress is asked of that one.
 JOB_PATH = re.compile(r"^/api/analysis/([0-9a-f]{6})\.[A-Za-z0-9_-]+$")
 

@@ -24,6 +24,8 @@ class SeatRow:
     player: str = ""  # the profile the seat is tied to ("" for none)
     access: str = "open"  # "open": anyone may take it from the lobby; "friend": only with its link
     client: str = ""  # a digest of the browser's client id that took the seat ("" for none: clientid.py)
+    invited: str = ""  # the profile a free seat is held for by its creator's invitation ("" for none)
+    invited_at: float = 0.0  # when that invitation was made (wall time)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from starlette.routing import Mount
 from barbu.web.http import (
     assets,
     drills,
+    inviteapi,
     ladder,
     learn,
     mailapi,
@@ -65,6 +66,7 @@ def build_app(config: Config) -> Starlette:
         *profiles.routes(),
         *pushapi.routes(),
         *mailapi.routes(),
+        *inviteapi.routes(),
         *sheets.routes(),
         *rules.routes(),
         *replay.routes(),

@@ -48,6 +48,7 @@ class Config:
     reads_per_minute: int = 60  # timelines and PDFs one person and one address may ask for in a minute
     analysis_queue: int = 8  # analyses waiting for a place (past it they are refused)
     push_per_minute: int = 10  # Web Push subscriptions one person and one address may add or end, a minute
+    invites_per_minute: int = 10  # invitations by name one person and one address may send, a minute
     vapid_key: str | None = None  # the VAPID private key's PEM file: Web Push is on (--vapid-private-key)
     push_any_endpoint: bool = False  # tests: an endpoint may be any address, not a push service's
     push_subject: str = "mailto:barbu@localhost"  # the operator's contact a push service sees (--public-url)

@@ -97,8 +97,10 @@ class Notices:
 
     def invited(self, player_id: str, table_id: str, by: str) -> None:
         """A profile invited to a table by ``by`` (a name): told even when not at the table yet. Where an
-        invitation is stored: ``if server.notices: server.notices.invited(profile_id, table.id, name)``."""
+        invitation is stored (http/inviteapi.py); not when a page of theirs is at that table already."""
         table = self.tables(table_id)
+        if any(getattr(c, "person", None) == "p:" + player_id for c in table.clients):
+            return
         if self.pusher is not None:
             self.pusher.tell(player_id, table_id, "notify.invited", name=by, table=names(table))
         self.mail(player_id, table_id, "invited", lambda w: Mail(

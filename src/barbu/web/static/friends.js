@@ -319,7 +319,7 @@ const Friends = (() => {
   // ------------------------------------------------------------ the creator's invitations
 
   // The links of the free seats, who took the others, and a new link for a seat (the old one lapses).
-  function inviteItems(invites) {
+  function inviteItems(invites, ctx) {
     return h("ul", { class: "invites" }, invites.seats.map((s) => {
       const label = t("lobby.seat", { n: s.seat + 1 });
       const kind = h("span", { class: "badge" }, t(`seat-kind.${s.access}`));
@@ -327,8 +327,44 @@ const Friends = (() => {
       const full = new URL(s.link, location.href).href;
       const field = h("input", { class: "link", value: full, readonly: true, "aria-label": label, onclick: (e) => e.target.select() });
       return h("li", { "data-seat": s.seat }, `${label}: `, kind, field, Copy.button(full, field),
-        h("button", { type: "button", class: "reissue", onclick: () => send({ type: "reissue", seat: s.seat }) }, t("invite.reissue")));
+        h("button", { type: "button", class: "reissue", onclick: () => send({ type: "reissue", seat: s.seat }) }, t("invite.reissue")),
+        ctx ? byName(s, ctx) : null);
     }));
+  }
+
+  // A free seat held for a profile by name (and the way to withdraw that), or the field to invite one.
+  function byName(s, ctx) {
+    const said = h("p", { class: "form-said", role: "status" });
+    async function call(method, body) {
+      const res = await fetch(`/api/tables/${ctx.id}/invite`, { method,
+        headers: Object.assign({ "Content-Type": "application/json", "X-Barbu-Token": ctx.token }, headers()),
+        body: JSON.stringify(body) });
+      const data = await res.json().catch(() => ({}));
+      if (!res.ok) throw new Error(data.error ? I18N.error(data.error) : `${res.status} ${res.statusText}`);
+      return data;
+    }
+    if (s.invited) {
+      return h("div", { class: "by-name" }, h("span", { class: "badge held" }, t("invite.held", { name: s.invited })),
+        h("button", { type: "button", class: "withdraw", "aria-label": t("invite.withdraw-label", { name: s.invited }),
+          onclick: () => call("DELETE", { seat: s.seat }).catch((e) => { said.textContent = e.message; }) }, t("invite.withdraw")), said);
+    }
+    const id = `invite-name-${s.seat}`;
+    const field = h("input", { id, class: "invite-name", maxlength: "24", autocomplete: "off" });
+    const form = h("form", { class: "by-name", novalidate: "" },
+      s.declined ? h("span", { class: "badge declined" }, t("invite.declined")) : null,
+      h("label", { for: id }, `${t("invite.by-name")} (${t("lobby.seat", { n: s.seat + 1 })})`), field,
+      h("button", { type: "submit" }, t("invite.send")), said);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      try {
+        const res = await call("POST", { seat: s.seat, name: field.value.trim() });
+        said.textContent = t("invite.sent", { name: res.invited });
+      } catch (e) {
+        said.textContent = e.message;
+        field.focus();
+      }
+    });
+    return form;
   }
 
   return { profile, clientId, headers, tie, forget, ago, moved, yourTables, showProfile, inviteItems };

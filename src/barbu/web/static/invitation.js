@@ -5,10 +5,10 @@
 
 const Invitation = (() => {
   // One seat as the invited person needs to know it: its name and what sits there.
-  function seatLine(s, i, mine) {
+  function seatLine(s, i, mine, held) {
     const label = t("lobby.seat", { n: i + 1 });
     const name = localName(s.name, i);
-    const what = i === mine ? t("invite.your-seat")
+    const what = i === mine ? t(held ? "invites.your-seat" : "invite.your-seat")
       : s.kind === "bot" && !s.stand_in ? t("table.kind.bot", { level: levelShort(s.level) })
         : !s.claimed ? t(s.access === "friend" ? "invite.free-friend" : "table.kind.free") : t("table.kind.person");
     const who = s.claimed || s.kind === "bot" ? [h("strong", { class: "inv-name" }, name), " — "] : [];
@@ -29,18 +29,61 @@ const Invitation = (() => {
     return c ? t("lobby.clock-line", { n: c.seconds, level: levelShort(c.level) }) : t("invite.no-clock");
   }
 
-  function render(m, mine) {
+  // ``where``: the name form's box (invite-context), or the box of a seat held for this profile (held-context).
+  function render(m, mine, where = "invite-context") {
     const by = m.creator !== null && m.creator !== undefined && m.creator !== mine && m.seats[m.creator].claimed
       ? m.seats[m.creator].name : null;
-    fill($("invite-context"),
-      h("h2", { id: "invite-heading" }, by ? t("invite.by", { name: by }) : t("invite.title")),
+    const id = (x) => (where === "invite-context" ? `invite-${x}` : `held-${x}`);
+    fill($(where),
+      h("h2", { id: id("heading") }, by ? t("invite.by", { name: by }) : t("invite.title")),
       h("dl", { class: "invite-facts" },
-        h("dt", {}, t("lobby.rules")), h("dd", { id: "invite-rules" }, rulesLine(m)),
-        h("dt", {}, t("lobby.pace")), h("dd", { id: "invite-pace" }, t(`pace.${m.pace}`)),
-        h("dt", {}, t("lobby.clock")), h("dd", { id: "invite-clock" }, clockLine(m)),
+        h("dt", {}, t("lobby.rules")), h("dd", { id: id("rules") }, rulesLine(m)),
+        h("dt", {}, t("lobby.pace")), h("dd", { id: id("pace") }, t(`pace.${m.pace}`)),
+        h("dt", {}, t("lobby.clock")), h("dd", { id: id("clock") }, clockLine(m)),
         h("dt", {}, t("invite.seated")),
-        h("dd", {}, h("ul", { id: "invite-seats", class: "invite-seats" }, m.seats.map((s, i) => seatLine(s, i, mine))))));
-    $("invite-context").hidden = false;
+        h("dd", {}, h("ul", { id: id("seats"), class: "invite-seats" }, m.seats.map((s, i) => seatLine(s, i, mine, where !== "invite-context"))))));
+    $(where).hidden = false;
+  }
+
+  // A seat held for this browser's profile by name (the table opened without a link, as the lobby's list
+  // of invitations opens it): the table's facts, and Accept (the seat taken as the profile, which the
+  // request's header proves: no secret in any address) or Decline.
+  async function offer(tableId) {
+    if (!Friends.profile()) return;
+    let held = null;
+    try {
+      held = (await api("/api/me/invitations")).invitations.find((x) => x.table === tableId);
+    } catch (e) {
+      return; // offline, or the profile unknown here: the table is watched as before
+    }
+    if (!held) return;
+    try {
+      render((await api(`/api/tables/${tableId}`)).table, held.seat, "held-context");
+    } catch (e) { /* the answer still works without the context */ }
+    $("held-said").textContent = t("invites.held-for-you", { by: held.by });
+    $("held-form").hidden = false;
+    $("held-accept").onclick = () => answer(tableId, "accept");
+    $("held-decline").onclick = () => answer(tableId, "decline");
+    $("held-accept").focus();
+  }
+
+  async function answer(tableId, said) {
+    try {
+      const res = await api(`/api/tables/${tableId}/invitation`, { answer: said });
+      if (said === "accept") {
+        const mine = recall("barbu.mine") || {};
+        mine[tableId] = res.token; // in "your tables" at once
+        remember("barbu.mine", mine);
+        // Opened as the lobby opens a seat of yours: its token in the fragment, which no request carries.
+        location.replace(`/table/${tableId}#t=${res.token}`);
+        location.reload();
+        return;
+      }
+      $("held-form").hidden = true;
+      toast(t("invites.declined"), "info");
+    } catch (e) {
+      $("held-error").textContent = e.message;
+    }
   }
 
   // Shown with the name form when the server asks a free seat's link for a name (``seat``: the seat).
@@ -61,5 +104,5 @@ const Invitation = (() => {
     field.focus();
   }
 
-  return { show, noName };
+  return { show, noName, offer };
 })();

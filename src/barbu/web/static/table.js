@@ -441,7 +441,7 @@ function showTable(id) {
   $("btn-tie").addEventListener("click", tieSeat);
   $("btn-invite").addEventListener("click", () => {
     // The server's own list for the creator (live, re-issuable); a table of the first release: the kept links.
-    fill($("invite-links"), T.invites ? Friends.inviteItems(T.invites) : inviteList(links || []));
+    fill($("invite-links"), T.invites ? Friends.inviteItems(T.invites, { id: T.id, token: T.token }) : inviteList(links || []));
     $("invite-dialog").showModal();
   });
   $("name-form").addEventListener("submit", (ev) => {
@@ -460,6 +460,7 @@ function showTable(id) {
   GameEnd.setup();
   watchNetwork();
   connect();
+  if (!T.token) Invitation.offer(id); // a seat held for this profile by name: Accept or Decline
 }
 
 // An invitation link this browser used already gave it the seat, under a fresh token (onWelcome):
@@ -648,7 +649,7 @@ function onInvites(msg) {
       }
     }
   }
-  if ($("invite-dialog").open) fill($("invite-links"), Friends.inviteItems(msg));
+  if ($("invite-dialog").open) fill($("invite-links"), Friends.inviteItems(msg, { id: T.id, token: T.token }));
 }
 
 // A refusal in the reader's words (error.<code>, its variant, its args), else the server's English.

@@ -5,6 +5,7 @@
 const YourMove = (() => {
   const EVERY = 120000; // ms between two looks (the server counts these reads per person and address)
   let last = { count: 0, tables: [] };
+  let invited = []; // the invitations by name waiting for this profile (GET /api/me/invitations)
   let timer = null;
 
   function kept(key) {
@@ -47,6 +48,13 @@ const YourMove = (() => {
     return last;
   }
 
+  async function fetchInvited() {
+    if (!kept("barbu.profile")) { invited = []; return invited; }
+    const res = await fetch("/api/me/invitations", { headers: headers() });
+    if (res.ok) invited = (await res.json()).invitations;
+    return invited;
+  }
+
   function badge() {
     let a = document.getElementById("your-move-badge");
     if (!a) {
@@ -63,9 +71,10 @@ const YourMove = (() => {
   function showBadge() {
     const a = badge();
     if (!a) return;
-    a.hidden = last.count === 0;
-    a.textContent = t("own.badge", { n: last.count });
-    a.setAttribute("aria-label", t("own.badge-label", { n: last.count }));
+    const n = last.count + invited.length; // an invitation waits for your answer as a move does
+    a.hidden = n === 0;
+    a.textContent = t("own.badge", { n });
+    a.setAttribute("aria-label", t("own.badge-label", { n }));
   }
 
   // The seats' names as the lobby says them ("Computer 2" in the reader's language) where it can.
@@ -82,18 +91,60 @@ const YourMove = (() => {
       node("a", { class: "button primary", href: `${x.link}&move=1`, "aria-label": t("own.play-at", { names }) }, t("own.play")));
   }
 
+  // Answer an invitation: accepted, the seat's token is kept where the table page looks for it (never in
+  // an address) and the table opens; declined, the list is drawn again and says so.
+  async function answer(x, said) {
+    const res = await fetch(`/api/tables/${x.table}/invitation`, { method: "POST", headers: headers(), body: JSON.stringify({ answer: said }) });
+    const data = await res.json().catch(() => ({}));
+    const status = document.getElementById("invited-said");
+    if (!res.ok) {
+      if (status) status.textContent = data.error ? I18N.error(data.error) : `${res.status}`;
+      return;
+    }
+    if (said === "accept") {
+      const mine = kept("barbu.mine") || {};
+      mine[x.table] = data.token;
+      try { localStorage.setItem("barbu.mine", JSON.stringify(mine)); } catch (e) { /* private mode */ }
+      location.href = `${x.link}#t=${data.token}`; // the fragment: no request carries it
+      return;
+    }
+    await refresh();
+    const again = document.getElementById("invited-said");
+    if (again) again.textContent = t("invites.declined");
+  }
+
+  // One invitation: who, what game, how far it has filled, its pace; Accept, Decline, or a look first.
+  function invitation(x) {
+    const what = t("invites.item", { by: x.by, ruleset: t(`ruleset.${x.ruleset}`), taken: x.taken, players: x.players });
+    const pace = x.own_pace ? t("invites.pace", { n: x.own_pace.hours }) : t("own.live");
+    const button = (said, cls) => {
+      const b = node("button", { type: "button", class: `button ${cls}`, "aria-label": t(`invites.${said}-label`, { by: x.by }) }, t(`invites.${said}`));
+      b.addEventListener("click", () => answer(x, said));
+      return b;
+    };
+    return node("li", { "data-invited": x.table },
+      node("span", { class: "t-names" }, what), node("span", { class: "badge" }, pace),
+      node("span", { class: "invited-actions" }, button("accept", "primary"), button("decline", ""),
+        node("a", { class: "button", href: x.link }, t("invites.see"))));
+  }
+
   // The lobby's list (section #your-move): hidden when nothing waits for you.
   function showList() {
     const box = document.getElementById("your-move");
     if (!box) return;
-    box.hidden = last.count === 0;
+    box.hidden = last.count === 0 && invited.length === 0;
     const list = document.getElementById("your-move-list");
-    list.replaceChildren(node("ul", { class: "mine your-move" }, last.tables.map(item)));
+    const said = node("p", { id: "invited-said", class: "form-said", role: "status" });
+    list.replaceChildren(
+      last.count ? node("ul", { class: "mine your-move" }, last.tables.map(item)) : "",
+      invited.length ? node("h3", { id: "invited-title" }, t("invites.title")) : "",
+      invited.length ? node("ul", { class: "mine invited", "aria-labelledby": "invited-title" }, invited.map(invitation)) : "",
+      said);
   }
 
   async function refresh() {
     try {
-      await fetchList();
+      await Promise.all([fetchList(), fetchInvited()]);
     } catch (e) {
       return last; // offline: the badge stays as it was
     }

@@ -25,7 +25,8 @@ HELP = "bring a database's layout up to date, or move an SQLite database into Po
 # PostgreSQL column ``n`` (SQLite's rowid) numbers the rows anew in that order.
 MOVED = {
     "tables": ("id", "created", "setup", "over", "private", "creator"),
-    "seats": ("table_id", "seat", "name", "token", "kind", "level", "claimed", "player", "access", "client"),
+    "seats": ("table_id", "seat", "name", "token", "kind", "level", "claimed", "player", "access", "client",
+              "invited", "invited_at"),
     "events": ("table_id", "seq", "kind", "data", "at"),
     "sheets": ("id", "created", "token", "doc", "version", "updated"),
     "sheet_entries": ("sheet_id", "entry", "version", "op", "at"),

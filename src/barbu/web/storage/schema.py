@@ -201,6 +201,14 @@ CREATE TABLE mail_addresses (
 CREATE UNIQUE INDEX mail_by_code ON mail_addresses(code_hash);
 """
 _PG_MAIL = _MAIL.replace("REAL", "DOUBLE PRECISION")
+# Invitations by name: a free seat held for one profile (its id, "" for none) since when (wall time),
+# and the seats a profile is invited to found by an index.
+_INVITES = """
+ALTER TABLE seats ADD COLUMN invited TEXT NOT NULL DEFAULT '';
+ALTER TABLE seats ADD COLUMN invited_at REAL NOT NULL DEFAULT 0;
+CREATE INDEX seats_by_invited ON seats(invited, invited_at) WHERE invited != '';
+"""
+_PG_INVITES = _INVITES.replace("REAL", "DOUBLE PRECISION").replace("!=", "<>")
 
 # Steps 1 to 3 in PostgreSQL, in one: its databases began at the layout SQLite reached after them.
 # Times are seconds since the epoch as double precision (Python's float, exactly as SQLite's REAL
@@ -339,6 +347,7 @@ STEPS = (
     Step(_DRILLS, _PG_DRILLS),
     Step(_PUSH, _PG_PUSH),
     Step(_MAIL, _PG_MAIL),
+    Step(_INVITES, _PG_INVITES),
 )
 SCHEMA_VERSION = len(STEPS)
 MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by step
@@ -346,7 +355,7 @@ MIGRATIONS = tuple(step.sqlite for step in STEPS)  # SQLite's scripts, step by s
 # PostgreSQL keeps its version in the one row of barbu_schema, numbered (before the steps were one
 # list) from its own first step: its 1 is step 3, its 2 step 4 (devices), its 3 step 5 (clients),
 # its 4 step 6 (lessons), its 5 step 7 (the profiles' choices at your own pace), its 6 step 8 (drills),
-# its 7 step 9 (Web Push), its 8 step 10 (e-mail).
+# its 7 step 9 (Web Push), its 8 step 10 (e-mail), its 9 step 11 (invitations by name).
 # It keeps that numbering, so that an older barbu still reads the version it knows and refuses a
 # newer one: stored = step - PG_OFFSET, and 0 (no layout yet) is 0 in both.
 PG_FIRST_STEP = 3

@@ -125,10 +125,10 @@ class SqlStore(ABC):
         return float(row[0]), of if isinstance(of, str) else None
 
     def load_seats(self, table_id: str) -> list[SeatRow]:
-        rows = self._rows("SELECT seat, name, token, kind, level, claimed, player, access, client "
-                          "FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
+        rows = self._rows("SELECT seat, name, token, kind, level, claimed, player, access, client, invited, "
+                          "invited_at FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
         return [SeatRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]), str(r[6]),
-                        str(r[7]), str(r[8])) for r in rows]
+                        str(r[7]), str(r[8]), str(r[9]), float(r[10])) for r in rows]
 
     def table_flags(self, table_id: str) -> tuple[bool, int]:
         """Whether a table is private, and its creator's seat (-1: none, as for every older table)."""
@@ -140,6 +140,13 @@ class SqlStore(ABC):
         rows = self._rows("SELECT t.id FROM tables t WHERE EXISTS (SELECT 1 FROM seats s "
                           "WHERE s.table_id = t.id AND s.player = ?) ORDER BY t.created, t.id", (player_id,))
         return [str(r[0]) for r in rows]
+
+    def invitations_of(self, player_id: str) -> list[tuple[str, int]]:
+        """The free seats held for a profile at unfinished tables, as (table id, seat), oldest first."""
+        rows = self._rows("SELECT s.table_id, s.seat FROM seats s JOIN tables t ON t.id = s.table_id "
+                          "WHERE s.invited = ? AND s.claimed = 0 AND t.over = 0 "
+                          "ORDER BY s.invited_at, s.table_id{bytes}", (player_id,))
+        return [(str(r[0]), int(r[1])) for r in rows]
 
     # -- events ------------------------------------------------------------------
 

@@ -156,14 +156,16 @@ def _write_table(db: Conn, d: Dialect, batch: Batch) -> None:
               (tid, batch.at, json.dumps(batch.create), int(batch.private), batch.creator))
         for s in batch.seats:
             d.run(db, "INSERT INTO seats (table_id, seat, name, token, kind, level, claimed, player, access, "
-                  "client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  "client, invited, invited_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                   (tid, s.seat, s.name, s.token, s.kind, s.level, int(s.claimed), s.player, s.access,
-                   s.client))
+                   s.client, s.invited, s.invited_at))
         return
     for r in batch.seats:
         d.run(db, "UPDATE seats SET name = ?, token = ?, kind = ?, level = ?, claimed = ?, "
-              "player = ?, access = ?, client = ? WHERE table_id = ? AND seat = ?",
-              (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, r.client, tid, r.seat))
+              "player = ?, access = ?, client = ?, invited = ?, invited_at = ? "
+              "WHERE table_id = ? AND seat = ?",
+              (r.name, r.token, r.kind, r.level, int(r.claimed), r.player, r.access, r.client, r.invited,
+               r.invited_at, tid, r.seat))
 
 
 def _write_sheet(db: Conn, d: Dialect, b: SheetBatch) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from barbu.bots import levels
 from barbu.web.core.errors import TableError
 from barbu.web.core.rows import Batch, SeatRow
+from barbu.web.tables.named import Named
 from barbu.web.tables.parts import Change, Client, Host
 from barbu.web.tables.setup import default_level
 
@@ -23,6 +24,7 @@ class Invitations:
 
     def __init__(self, table: Host) -> None:
         self.table = table
+        self.named = Named(table)  # the seats held for a profile invited by name
 
     def is_creator(self, client: Client) -> bool:
         return client.seat is not None and client.seat == self.table.creator
@@ -37,7 +39,8 @@ class Invitations:
             # Still free while a computer holds it for whoever comes (a seat handed over before anyone came).
             link = f"/table/{t.id}#t={s.row.token}" if not s.row.claimed else None
             seats.append({"seat": s.row.seat, "access": s.row.access, "claimed": s.row.claimed,
-                          "name": s.row.name if s.row.claimed else None, "link": link})
+                          "name": s.row.name if s.row.claimed else None, "link": link,
+                          **self.named.shown(s.row)})
         return {"type": "invites", "seats": seats}
 
     def tell_creator(self) -> None:

@@ -91,8 +91,10 @@ class Seating:
                              args={"seat": seat})
         self.one_seat_each(player, browser)
         taken_as = player.name if player else bare_name(t.store, name)
+        # Taken by its link: an invitation by name that held the seat ends (the creator gives the link).
         fresh = dataclasses.replace(row, name=taken_as, claimed=True, token=secrets.token_urlsafe(18),
-                                    player=player.id if player else "", client=browser)
+                                    player=player.id if player else "", client=browser, invited="",
+                                    invited_at=0.0)
 
         def taken() -> None:
             log.info("table %s: seat %d taken by %s", t.id, seat, fresh.name)
@@ -154,8 +156,9 @@ class Seating:
 
     def joinable(self, s: Seat) -> bool:
         """Whether anyone may take seat ``s`` from the lobby: a free open seat, not the creator's (one
-        created without a name waits for its creator's link, else whoever took it would be the creator)."""
-        return s.free and s.row.access == "open" and s.row.seat != self.table.creator
+        created without a name waits for its creator's link, else whoever took it would be the creator;
+        one held for an invited profile waits for that person: named.py)."""
+        return s.free and s.row.access == "open" and s.row.seat != self.table.creator and not s.row.invited
 
     def one_seat_each(self, player: PlayerRow | None, browser: str = "") -> None:
         """One person, one seat of a table: a profile, and a browser (its client id's digest), take at most

@@ -115,7 +115,7 @@ class Views:
         """What the lobby lists about this table (``free_seats``: those anyone may take)."""
         t = self.table
         free = sum(1 for s in t.seats if t.joinable(s))
-        invited = sum(1 for s in t.seats if s.free and s.row.access == "friend")
+        invited = sum(1 for s in t.seats if s.free and (s.row.access == "friend" or s.row.invited))
         return {"id": t.id, "ruleset": t.game.ruleset, "players": t.game.players,
                 "options": sorted(t.game.options), "names": t.names(),
                 "holders": [s.holder for s in t.seats],
