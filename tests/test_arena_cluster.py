@@ -48,7 +48,7 @@ def scheduler() -> Iterator[str]:
 
 
 def test_a_local_cluster_gives_the_local_summary_and_records(tmp_path: Path) -> None:
-    match = ["--bots", "basic,pimc,basic,basic", "--deals", "2", "--seed", "7"]
+    match = ["--bots", "basic,random,basic,basic", "--deals", "2", "--seed", "7"]  # random: seeds carry over
     here = _arena(tmp_path, "here", *match, "--jobs", "1")
     there = _arena(tmp_path, "there", *match, "--cluster", "--jobs", "2")
     assert there["cluster"] == "local" and there["deals"]["boards"] == 2
@@ -59,7 +59,7 @@ def test_a_local_cluster_gives_the_local_summary_and_records(tmp_path: Path) -> 
 
 
 def test_a_schedulers_address_gives_the_local_family_summary(scheduler: str, tmp_path: Path) -> None:
-    match = ["--bots", "pimc,basic,basic", "--rules", "family", "--deals", "2", "--seed", "4"]
+    match = ["--bots", "random,basic,basic", "--rules", "family", "--deals", "2", "--seed", "4"]
     here = _arena(tmp_path, "here", *match)
     journal = tmp_path / "run.journal"
     there = _arena(tmp_path, "there", *match, "--cluster", scheduler, "--journal", str(journal))

@@ -121,16 +121,17 @@ def test_a_damaged_journal_is_refused(tmp_path: Path) -> None:
 
 def test_a_killed_arena_command_goes_on_where_it_stopped(tmp_path: Path) -> None:
     """The real case: the process is killed (the end of a session), then started again."""
-    argv = [sys.executable, "-m", "barbu.cli", "arena", "--bots", "pimc,basic,basic,basic",
-            "--deals", "3", "--seed", "3", "--quiet"]
+    # Quick bots (random's seeds must carry over a resumption) over enough deals to be killed midway.
+    argv = [sys.executable, "-m", "barbu.cli", "arena", "--bots", "random,basic,basic,basic",
+            "--deals", "40", "--seed", "3", "--quiet"]
     journal = tmp_path / "run.journal"
     proc = subprocess.Popen([*argv, "--journal", str(journal)], stdout=subprocess.DEVNULL)
     while proc.poll() is None and _whole_lines(journal) < 3:
-        time.sleep(0.05)
+        time.sleep(0.005)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     cut = _whole_lines(journal) - 1
-    assert 2 <= cut < 12, "the run ended before it could be killed"
+    assert 2 <= cut < 160, "the run ended before it could be killed"
     resumed = subprocess.run([*argv, "--journal", str(journal), "--json", str(tmp_path / "r.json")],
                              capture_output=True, text=True, timeout=300, check=True)
     whole = subprocess.run([*argv, "--out", str(tmp_path / "whole"), "--json", str(tmp_path / "w.json")],
@@ -138,11 +139,11 @@ def test_a_killed_arena_command_goes_on_where_it_stopped(tmp_path: Path) -> None
     r, w = (json.loads((tmp_path / f).read_text(encoding="utf-8")) for f in ("r.json", "w.json"))
     assert _match(r) == _match(w) and _calls(r) == _calls(w)
     assert resumed.stdout.split("decision time")[0] == whole.stdout.split("decision time")[0]
-    assert f"{cut} of 12 boards × rotations already in journal" in resumed.stderr
+    assert f"{cut} of 160 boards × rotations already in journal" in resumed.stderr
     # Without --out the records go beside the journal, those of both runs together.
     assert r["records"] == str(tmp_path / "run.records")
     assert _records(tmp_path / "run.records") == _records(tmp_path / "whole")
-    assert len(_records(tmp_path / "whole")) == 12
+    assert len(_records(tmp_path / "whole")) == 160
 
 
 def _records(folder: Path) -> dict[str, bytes]:

@@ -144,3 +144,19 @@ def test_the_example_plugs_its_bot_into_the_arena_with_two_processes() -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"0:{PLUGIN} against three basic bots, 2 deals × 4 rotations: edge ")
     assert "95% interval [" in run.stdout
+
+
+def test_the_installed_bots_are_read_again_only_when_a_folder_of_the_path_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server asks at every table made: the scan of every installed distribution cost 70 ms a request.
+    from barbu.bots import plugins
+
+    scans = []
+    real = plugins.entry_points
+    monkeypatch.setattr(plugins, "entry_points", lambda **kw: scans.append(kw) or real(**kw))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = plugins.registered()
+    assert plugins.registered() == first and len(scans) == 1
+    _install_entry_point(tmp_path, "linear", PLUGIN)  # a package installed meanwhile
+    assert "linear" in plugins.registered() and len(scans) == 2
+    assert "linear" in plugins.registered() and len(scans) == 2

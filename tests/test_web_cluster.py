@@ -232,7 +232,7 @@ def test_the_lobby_of_either_process_lists_every_table(group: Group) -> None:
 
 def test_a_killed_process_s_tables_play_on_elsewhere_and_nothing_is_lost(group: Group) -> None:
     urls = group.start(3).urls
-    bot_tables = [create(urls[i % 3], BOTS * 4)["id"] for i in range(50)]
+    bot_tables = [create(urls[i % 3], BOTS * 4)["id"] for i in range(24)]
     people: list[Reader] = []
     for i in range(3):
         made = create(urls[i], [{"kind": "human", "you": True}, {"kind": "human"}, *BOTS * 2], name="Ann")

@@ -23,7 +23,8 @@ from barbu.web.tables.lobby import Lobby
 from barbu.web.tables.setup import Setup
 from barbu.web.tables.table import Table
 
-BODY = {"ruleset": "family", "players": 3, "name": "Ann", "chat": "everyone", "private": True,
+# A shorter game (a hand each) is played to its end in each test: the rematch is of the game as it was set up.
+BODY = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Ann", "chat": "everyone", "private": True,
         "turn_clock": {"seconds": 30, "level": "random"},
         "seats": [{"kind": "you"}, {"kind": "friend"}, {"kind": "bot", "level": "random"}]}
 
@@ -77,7 +78,8 @@ def test_accepted_by_all_makes_one_table_with_the_same_setup_and_seats(lobby: Lo
     rematch(table, ben, "accept", lobby)
     (new_id,) = set(lobby.tables) - before
     new = lobby.tables[new_id]
-    assert (new.game.ruleset, new.game.players, new.game.options) == ("family", 3, frozenset())
+    game = (new.game.ruleset, new.game.players, new.game.options, new.game.rounds)
+    assert game == ("family", 3, frozenset(), 3)
     assert [(s.row.kind, s.row.level, s.row.name, s.row.access, s.row.claimed) for s in new.seats] == \
         [("human", "", "Ann", "open", True), ("human", "", "Ben", "friend", True),
          ("bot", "random", "Computer 3", "open", True)]

@@ -61,19 +61,14 @@ def ann_acts(table: Table, ann: Recorder, rng: random.Random, limit: int | None 
     return done
 
 
-def classic_table(store: Any, rng_seed: int, stop_before_last: bool) -> tuple[Table, str]:
-    """Ann and three computers; the game played to its end, or to Ann's last decision."""
-    def made() -> tuple[Table, Recorder]:
-        table = Table.create(store, Setup.parse({"name": LONG, "seed": 3, "seats": [{"kind": "you"}, *BOTS]}))
-        ann = Recorder(table)
-        table.attach(ann, table.seats[0].row.token)
-        return table, ann
-    table, ann = made()
-    n = ann_acts(table, ann, random.Random(rng_seed))
-    if stop_before_last:  # the same game again (same seed, same choices), but for Ann's last decision
-        table, ann = made()
-        ann_acts(table, ann, random.Random(rng_seed), n - 1)
-    return table, table.seats[0].row.token
+def classic_table(store: Any, rng_seed: int, limit: int | None = None) -> tuple[Table, str, int]:
+    """Ann and three computers; the game played to its end, or to Ann's ``limit``-th decision (the same
+    seed and choices: the same game); the table, Ann's token and how many decisions she made."""
+    table = Table.create(store, Setup.parse({"name": LONG, "seed": 3, "seats": [{"kind": "you"}, *BOTS]}))
+    ann = Recorder(table)
+    table.attach(ann, table.seats[0].row.token)
+    n = ann_acts(table, ann, random.Random(rng_seed), limit)
+    return table, table.seats[0].row.token, n
 
 
 def tied_plan(state: State) -> list[int]:
@@ -123,13 +118,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     store = open_store(db)
     out: dict[str, Any] = {}
     for k in range(40):
-        done, token = classic_table(store, k, False)
+        done, token, n = classic_table(store, k)
         if places(list(done.state.totals), True)[0] > 1:
             break
     else:
         raise AssertionError("Ann came first in every game")
     out["done"] = (done.id, token, list(done.state.totals))
-    last, token = classic_table(store, k, True)
+    last, token, _ = classic_table(store, k, n - 1)  # the same game, at Ann's last decision
     out["last"] = (last.id, token)
     tie, token = family_tie(store)
     out["tie"] = (tie.id, token, list(tie.state.totals))

@@ -17,7 +17,9 @@ an interactive session.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -83,8 +85,33 @@ class PlugIn(Bot):
 
 
 def registered() -> dict[str, EntryPoint]:
-    """The bots installed packages declare in the ``barbu.bots`` entry-point group, by name."""
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+    """The bots installed packages declare in the ``barbu.bots`` entry-point group, by name.
+
+    Read again only when a folder of ``sys.path`` changed since (a package installed or removed
+    meanwhile adds or drops its metadata folder there): the scan reads every installed distribution's
+    metadata, some 10 ms, and a server asks at every table made (six times over, it cost a refused
+    request 70 ms).
+    """
+    key = _path_stamps()
+    if _seen.get("key") != key:
+        _seen["key"] = key
+        _seen["found"] = {ep.name: ep for ep in entry_points(group=GROUP)}
+    found: dict[str, EntryPoint] = _seen["found"]
+    return dict(found)
+
+
+_seen: dict[str, Any] = {}  # the last scan's sys.path stamps ("key") and what it found ("found")
+
+
+def _path_stamps() -> tuple[tuple[str, int], ...]:
+    """Each folder of ``sys.path`` with the time it last changed (-1: not there, or not a folder)."""
+    stamps = []
+    for entry in sys.path:
+        try:
+            stamps.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            stamps.append((entry, -1))
+    return tuple(stamps)
 
 
 def entry_point_factory(ep: EntryPoint) -> Callable[[int | None], Bot]:
