@@ -19,7 +19,9 @@ from barbu.engine.game import Game
 from barbu.engine.observation import Observation
 from barbu.engine.state import Phase, State
 
-pytestmark = pytest.mark.engine  # run again on the pure-Python engine (./test.sh, docs/TESTING.md)
+# Not run again on the pure-Python engine: the expert's decisions are its compiled kernels' work, and
+# test_native plays the expert in both builds and compares the games byte for byte and its kernels'
+# values to the last bit (docs/TESTING.md); here it is a third of that stage.
 
 
 def _steady(seed: int, budget: float = 0.02, **kw: object) -> ExpertBot:

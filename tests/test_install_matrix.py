@@ -92,12 +92,18 @@ def build_wheelhouse(house: Path) -> None:
 
 
 def make_venv(folder: Path, house: Path, extra: str) -> Path:
-    """A new venv with barbu[extra] installed from the wheelhouse alone; its bin folder."""
-    venv.create(folder / "venv", with_pip=True)
+    """A new venv with barbu[extra] installed from the wheelhouse alone; its bin folder.
+
+    This pip installs into it (``pip --python``) rather than a pip of its own, and leaves the modules'
+    bytecode to their first import (``--no-compile``): a venv's own pip and the bytecode of numba's or
+    OpenSpiel's thousands of modules were most of the matrix's time, and neither is what it checks.
+    """
+    venv.create(folder / "venv", with_pip=False)
     bin_dir = folder / "venv" / "bin"
     spec = f"barbu[{extra}]" if extra else "barbu"
-    done = run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                "--no-index", "--find-links", str(house), spec], folder)
+    done = run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                "--disable-pip-version-check", "--no-compile", "--no-index", "--find-links", str(house),
+                spec], folder)
     assert done.returncode == 0, done.stdout + done.stderr
     return bin_dir
 
