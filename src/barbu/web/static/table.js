@@ -397,12 +397,14 @@ const T = {
   online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
   asking: false, // the seat-taking form's hello is on its way: a refusal goes back to the form
   latest: null, latestSheet: null, // the newest state and sheet received: what the server says now
+  solo: false, // a solo game, played by this page's worker (solo.js) without a server
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
 function live() { return !T.meta.over && !T.meta.damaged; }
 
 async function downloadRecord(event) {
+  if (T.solo) { event.preventDefault(); Solo.download(); return; } // the record is the worker's
   // A seat's own deals come with its token, sent as a header so that it stays out of URLs and logs.
   if (!T.token) return;
   event.preventDefault();
@@ -458,7 +460,7 @@ function showTable(id) {
   Chat.setup(send);
   Rematch.setup(send);
   GameEnd.setup();
-  watchNetwork();
+  if (!T.solo) watchNetwork(); // a solo game is played in this page: the network does not matter
   connect();
 }
 
@@ -488,7 +490,9 @@ function profileCredential() {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
+  // The transport: the server's socket, or for a solo game the page's own worker (solo.js), which
+  // answers with the same messages.
+  const ws = T.solo ? Solo.socket() : new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
   T.ws = ws;
   setConn(t("table.conn.connecting"), false);
   ws.onopen = () => {
@@ -1616,6 +1620,11 @@ async function main() {
   YourMove.start();
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
+  else if (Solo.here()) {
+    T.solo = true;
+    for (const id of ["profile-link", "ladder-link"]) $(id).hidden = true; // they need a server
+    showTable("solo");
+  }
   else if (location.pathname === "/profile") Friends.showProfile();
   else showLobby();
 }
