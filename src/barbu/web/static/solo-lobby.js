@@ -34,7 +34,8 @@
       levels: Array(n - 1).fill($("solo-level").value),
       seed: seed !== null && /^\d{1,15}$/.test(seed) ? Number(seed) : Math.floor(Math.random() * 2 ** 48),
     });
-    location.href = `/play/${location.search}`;
+    // The table page: the static build's folder "/play/", the server's "/play".
+    location.href = `${location.pathname === "/" ? "/play/" : "/play"}${location.search}`;
   }
 
   async function main() {

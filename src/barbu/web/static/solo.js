@@ -13,6 +13,8 @@ const Solo = (() => {
   let asked = null; // the record asked of the worker: its promise's resolve
 
   function here() { return /^\/play\/?$/.test(location.pathname); }
+  // The solo lobby: the static build's home page ("/play/"), or the server's /solo ("/play").
+  function lobby() { return location.pathname.endsWith("/") ? "/" : "/solo"; }
 
   function read(key) {
     try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
@@ -101,5 +103,5 @@ const Solo = (() => {
     try { localStorage.removeItem(KEPT); } catch (e) { /* nothing kept */ }
   }
 
-  return { here, socket, record, download, start, kept: () => read(KEPT) };
+  return { here, lobby, socket, record, download, start, kept: () => read(KEPT) };
 })();

@@ -1542,7 +1542,7 @@ function handKeys(ev) {
 // replay page finds this seat's token where this page keeps it (localStorage barbu.mine).
 function renderReplayLinks(m) {
   const over = m.over && !m.damaged;
-  $("btn-replay").hidden = !over;
+  $("btn-replay").hidden = !over || T.solo; // the replay page is the server's
   $("btn-replay").href = `/replay/${T.id}`;
   $("btn-analyse").hidden = !over || T.you === null || !T.token;
   $("btn-analyse").href = `/replay/${T.id}?analyse=1`;
@@ -1591,7 +1591,7 @@ function renderSheet() {
   if (model.over) {
     const names = model.winners.map((i) => model.names[i]).join(", ");
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
-    if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
+    if (!T.meta.damaged && !T.solo) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
 }
