@@ -5,7 +5,8 @@
 // From the page: {type: "open", pyodide: URL, engine: URL, setup | kept, delay} once, then the socket's messages
 // (hello, act, ready, sync, ping) and {type: "record"}. To the page: {type: "events", events},
 // {type: "kept", kept} after every change (the page stores it: the game survives a reload),
-// {type: "record", text}, {type: "opened", seconds}, {type: "failed", message}.
+// {type: "record", text}, {type: "opened", seconds, pyodide}, {type: "decided", ms, seat} after each computer's
+// move (or forced pass), {type: "failed", message}.
 let py = null;
 let table = null;
 let delay = 0; // milliseconds before each computer's move, so that the person can follow it
@@ -37,6 +38,7 @@ async function open(msg) {
   const started = performance.now();
   const { loadPyodide } = await import(new URL(`${msg.pyodide}pyodide.mjs`, location.href).href);
   py = await loadPyodide({ indexURL: new URL(msg.pyodide, location.href).href });
+  const loaded = performance.now();
   const zip = await fetch(msg.engine);
   if (!zip.ok) throw new Error(`the engine (${msg.engine}) could not be loaded: ${zip.status}`);
   py.unpackArchive(await zip.arrayBuffer(), "zip", { extractDir: "/solo" });
@@ -46,7 +48,8 @@ async function open(msg) {
   table = openTable(JSON.stringify(msg.setup || null), msg.kept ? JSON.stringify(msg.kept) : "");
   openTable.destroy();
   delay = Number(msg.delay) || 0;
-  postMessage({ type: "opened", seconds: (performance.now() - started) / 1000 });
+  // The seconds it took, Pyodide's share first (the figures of scripts/bench-solo.py).
+  postMessage({ type: "opened", seconds: (performance.now() - started) / 1000, pyodide: (loaded - started) / 1000 });
 }
 
 function call(name, ...args) {
@@ -56,10 +59,10 @@ function call(name, ...args) {
 
 function post(eventsText) {
   const events = JSON.parse(eventsText);
-  if (!events.length) return false;
+  if (!events.length) return null;
   postMessage({ type: "events", events });
   postMessage({ type: "kept", kept: JSON.parse(call("kept")) });
-  return true;
+  return events;
 }
 
 // The computers' moves, one at a time with the pause between them, until the person is to act.
@@ -67,8 +70,10 @@ function keepStepping() {
   clearTimeout(stepping);
   stepping = setTimeout(() => {
     const started = performance.now();
-    if (post(call("step"))) {
-      postMessage({ type: "decided", ms: performance.now() - started });
+    const events = post(call("step"));
+    if (events) {
+      // How long the move took, for the figures (scripts/bench-solo.py): the seat's decision and its state.
+      postMessage({ type: "decided", ms: performance.now() - started, seat: events[events.length - 1].last.seat });
       keepStepping();
     }
   }, delay);

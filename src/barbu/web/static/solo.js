@@ -11,6 +11,7 @@ const Solo = (() => {
   const DELAY = 600; // milliseconds before each computer's move (the server's default pace)
   let current = null;
   let asked = null; // the record asked of the worker: its promise's resolve
+  let opened = null; // the worker's "opened": how long loading took
 
   function here() { return /^\/play\/?$/.test(location.pathname); }
   // The solo lobby: the static build's home page ("/play/"), or the server's /solo ("/play").
@@ -49,7 +50,7 @@ const Solo = (() => {
     received(msg) {
       if (msg.type === "opened") {
         this.readyState = WebSocket.OPEN;
-        window.dispatchEvent(new CustomEvent("barbu-solo-opened", { detail: msg }));
+        opened = msg;
         if (this.onopen) this.onopen();
       } else if (msg.type === "events") {
         for (const event of msg.events) if (this.onmessage) this.onmessage({ data: JSON.stringify(event) });
@@ -103,5 +104,5 @@ const Solo = (() => {
     try { localStorage.removeItem(KEPT); } catch (e) { /* nothing kept */ }
   }
 
-  return { here, lobby, socket, record, download, start, kept: () => read(KEPT) };
+  return { here, lobby, socket, record, download, start, kept: () => read(KEPT), opened: () => opened };
 })();

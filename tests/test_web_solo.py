@@ -1,0 +1,62 @@
+"""Solo play served by `barbu serve` (http/solo.py): its pages, /solo.json, the engine's zip, Pyodide."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+from tests.test_web_ws import app_for
+from tests.web_helpers import fresh_db
+
+from barbu.solo import bundle, pyodide
+
+YEAR = "public, max-age=31536000, immutable"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with TestClient(app_for(fresh_db(tmp_path_factory.mktemp("solo"), "solo.db"))) as c:
+        yield c
+
+
+def test_the_solo_pages_are_the_lobby_and_the_table_page(client: TestClient) -> None:
+    lobby = client.get("/solo")
+    assert lobby.status_code == 200 and 'id="solo-form"' in lobby.text
+    assert "/static/solo-lobby.js?v=" in lobby.text
+    table = client.get("/play")
+    assert table.status_code == 200 and "/static/solo.js?v=" in table.text
+    assert "/static/table.js?v=" in table.text
+
+
+def test_the_engine_is_served_at_its_hashed_name_for_good(client: TestClient) -> None:
+    config = client.get("/solo.json").json()
+    data = bundle.build()
+    assert config["engine"] == f"/solo/{bundle.name(data)}"
+    res = client.get(config["engine"])
+    assert res.status_code == 200 and res.content == data and res.headers["cache-control"] == YEAR
+    with zipfile.ZipFile(io.BytesIO(res.content)) as zf:
+        assert "barbu/solo/table.py" in zf.namelist()
+    stale = client.get("/solo/barbu-0000000000000000.zip")
+    assert stale.status_code == 404 and stale.json()["error"]["code"] == "not-found"
+
+
+def test_pyodide_is_served_from_its_cache_folder_or_said_missing(client: TestClient, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "pyodide"
+    folder.mkdir()
+    monkeypatch.setenv("BARBU_PYODIDE", str(folder))
+    assert client.get("/solo.json").json()["pyodide"] is None  # the lobby then offers no game
+    assert client.get(f"{pyodide.PATH}pyodide.mjs").status_code == 404
+    for name in pyodide.FILES:
+        (folder / name).write_bytes(name.encode())
+    assert client.get("/solo.json").json()["pyodide"] == pyodide.PATH
+    wasm = client.get(f"{pyodide.PATH}pyodide.asm.wasm")
+    assert wasm.status_code == 200 and wasm.content == b"pyodide.asm.wasm"
+    assert wasm.headers["content-type"] == "application/wasm" and wasm.headers["cache-control"] == YEAR
+    assert client.get(f"{pyodide.PATH}pyodide.mjs").headers["content-type"].startswith("text/javascript")
+    for name in ("package.json", "..%2Fsecrets", "pyodide.js"):
+        assert client.get(f"{pyodide.PATH}{name}").status_code == 404, name
