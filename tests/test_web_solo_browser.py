@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from tests.test_solo import scripted
 from tests.test_web_browser import CHROMIUM, DESKTOP, chromium, free_port
+from tests.test_web_i18n_browser import serious
 
 from barbu.engine.game import Game
 from barbu.solo import pyodide
@@ -174,7 +175,13 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     kept = page.evaluate("""async () => { const c = await caches.open((await caches.keys())[0]);
                             return (await c.keys()).map((r) => new URL(r.url).pathname); }""")
     assert f"{pyodide.PATH}pyodide.asm.wasm" in kept and "/play/" in kept
+    assert serious(page) == []  # the lobby, by axe
     context.set_offline(True)
+    for path, drawn in (("/rules/family", "li.contract"), ("/score/", "#name-inputs input")):
+        page.goto(f"{site}{path}")  # the rules and the score keeper, offline too
+        page.wait_for_selector(drawn, state="attached")
+    page.goto(f"{site}/?seed=77")
+    page.wait_for_selector("#solo-rounds option", state="attached")
     page.check("input[value=family]")
     page.select_option("#solo-players", "3")
     page.select_option("#solo-rounds", index=1)  # one round each: 3 hands
