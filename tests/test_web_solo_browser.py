@@ -197,7 +197,8 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
                   "JSON.stringify({trickPause: 0, watchPause: 0})); }", {**setup, "rounds": 1})
     page.goto(f"{site}/play/?delay=0")
     opened(page)
-    assert page.locator("#btn-replay").is_hidden() and page.locator("#profile-link").is_hidden()
+    for shown_by_a_server in ("#btn-replay", "#profile-link", "#chat"):
+        assert page.locator(shown_by_a_server).is_hidden(), shown_by_a_server
     assert page.locator("#offline").is_hidden()  # offline, and not said: nothing here needs the network
     play_on(page, moves=4)
     before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")

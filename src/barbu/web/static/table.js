@@ -1622,7 +1622,7 @@ async function main() {
   if (match) showTable(match[1]);
   else if (Solo.here()) {
     T.solo = true;
-    for (const id of ["profile-link", "ladder-link"]) $(id).hidden = true; // they need a server
+    for (const id of ["profile-link", "ladder-link", "chat"]) $(id).hidden = true; // they need a server
     showTable("solo");
   }
   else if (location.pathname === "/profile") Friends.showProfile();
