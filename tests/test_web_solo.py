@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,3 +62,34 @@ def test_pyodide_is_served_from_its_cache_folder_or_said_missing(client: TestCli
     assert client.get(f"{pyodide.PATH}pyodide.mjs").headers["content-type"].startswith("text/javascript")
     for name in ("package.json", "..%2Fsecrets", "pyodide.js"):
         assert client.get(f"{pyodide.PATH}{name}").status_code == 404, name
+
+
+def test_the_static_build_writes_the_pages_the_data_the_engine_and_a_worker_keeping_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from barbu.web.http.site import build
+
+    fake = tmp_path / "pyodide"  # Pyodide's files as the cache folder holds them (no fetch: present)
+    fake.mkdir()
+    for name in pyodide.FILES:
+        (fake / name).write_bytes(name.encode())
+    monkeypatch.setenv("BARBU_PYODIDE", str(fake))
+    site = tmp_path / "site"
+    config = build(site, server="https://barbu.example.org/")
+    assert json.loads((site / "solo.json").read_text()) == config
+    assert config["server"] == "https://barbu.example.org/" and config["pyodide"] == pyodide.PATH
+    assert (site / config["engine"].lstrip("/")).read_bytes() == bundle.build()
+    pages = (("index.html", 'id="solo-form"'), ("play/index.html", "/static/solo.js?v="),
+             ("rules/classic/index.html", "/static/rules.js?v="), ("rules/family/index.html", "rules.js"),
+             ("score/index.html", "/static/score.js?v="), ("offline/index.html", "offline"))
+    for page, mark in pages:
+        assert mark in (site / page).read_text(encoding="utf-8"), page
+    rules = json.loads((site / "api/rules/family").read_text())
+    assert rules["ruleset"] == "family"
+    assert (site / "static/solo-worker.mjs").is_file() and (site / "static/i18n/my.json").is_file()
+    worker = (site / "sw.js").read_text(encoding="utf-8")
+    shell = json.loads(re.search(r"^const SHELL = (\[.*\]);$", worker, re.M).group(1))  # type: ignore[union-attr]
+    assert {"/", "/play/", "/score/", config["engine"], f"{pyodide.PATH}pyodide.asm.wasm"} <= set(shell)
+    for url in shell:  # every address the worker keeps is a file of the folder
+        path = url.split("?")[0].lstrip("/")
+        assert (site / path).is_file() or (site / path / "index.html").is_file(), url
+    assert 'const VERSION = "static-' in worker
