@@ -240,4 +240,11 @@ def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tm
         page.wait_for_function("() => (JSON.parse(localStorage.getItem('barbu.solo.kept')) || {actions: []})"
                                ".actions.length >= 1")
         assert page.evaluate("Solo.lobby()") == "/solo"
+        # Offline, the server's worker answers the page, Pyodide and the engine: the kept game comes back.
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30000)
+        context.set_offline(True)
+        page.reload()
+        opened(page)
+        assert page.evaluate("() => T.meta.seats[0].name") == "Ben"
+        context.set_offline(False)
         page.close()
