@@ -154,8 +154,11 @@ def test_the_zip_holds_the_pure_parts_only_and_plays_a_game_alone(tmp_path: Path
     # In a fresh interpreter that sees only the zip, and where starlette and numpy cannot be imported.
     code = ("import sys; sys.path.insert(0, 'engine.zip'); sys.modules.update(starlette=None, numpy=None)\n"
             "from barbu.engine.game import Game\nfrom barbu.solo.table import SoloTable\n"
-            "t = SoloTable(Game('classic', 4, rounds=1), 3, ['strong', 'expert:0.02', 'basic'])\n"
+            "from barbu.bots import make_bot\n"
+            "t = SoloTable(Game('classic', 4, rounds=1), 3, ['basic', 'random', 'basic'])\n"
             "t.handle({'type': 'hello'})\n"
+            "for level in ('pimc', 'strong', 'expert:0.02'):\n"
+            "    assert make_bot(level, 1).act(t.state.observe(0)) in t.state.legal_actions()\n"
             "while not t.state.is_over:\n"
             "    t.step() or t.handle({'type': 'act', 'action': t.state_event()['view']['legal'][0]})\n"
             "print(t.state.is_over, sorted(m for m in sys.modules if m.startswith('barbu.web')))")
