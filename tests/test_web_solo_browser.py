@@ -6,6 +6,7 @@ a reload, exported as a record `barbu replay` accepts; and solo play served by `
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.pg_helpers import REQUIRE_ENV
 from tests.test_solo import scripted
 from tests.test_web_browser import CHROMIUM, DESKTOP, chromium, free_port, serving
 from tests.test_web_i18n_browser import serious
@@ -65,7 +67,10 @@ DRIVE = """async (setup) => {
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The static build, served by Python's own static file server on a free port."""
     if not pyodide.present():
-        pytest.skip(f"no Pyodide in {pyodide.folder()} (./test.sh fetches it: python -m barbu.solo.pyodide)")
+        reason = f"no Pyodide in {pyodide.folder()} (./test.sh fetches it: python -m barbu.solo.pyodide)"
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(reason)  # under ./test.sh, which fetched it
+        pytest.skip(reason)
     from barbu.web.http.site import build
 
     folder = tmp_path_factory.mktemp("static")
