@@ -37,10 +37,13 @@ const Solo = (() => {
   }
 
   // The socket the table page talks to (readyState, send, close, onopen, onmessage, onclose).
+  // It starts loading as soon as this script runs (see the end): the page draws itself meanwhile, and a
+  // handler set after the worker opened (or failed) is called at once.
   class WorkerSocket {
     constructor() {
       this.readyState = WebSocket.CONNECTING;
-      this.onopen = this.onmessage = this.onclose = null;
+      this.openFn = this.closeFn = this.onmessage = null;
+      this.closedWith = null;
       this.worker = new Worker("/static/solo-worker.mjs", { type: "module" });
       this.worker.onmessage = (ev) => this.received(ev.data);
       this.worker.onerror = (ev) => this.failed(ev.message || "the worker stopped");
@@ -67,7 +70,20 @@ const Solo = (() => {
     failed(why) {
       console.error("solo:", why);
       this.readyState = WebSocket.CLOSED;
-      if (this.onclose) this.onclose({ code: 4404 }); // said "closed"; the page does not retry
+      this.closedWith = { code: 4404 }; // said "closed"; the page does not retry
+      if (this.onclose) this.onclose(this.closedWith);
+    }
+
+    get onopen() { return this.openFn; }
+    set onopen(fn) {
+      this.openFn = fn;
+      if (fn && this.readyState === WebSocket.OPEN) fn();
+    }
+
+    get onclose() { return this.closeFn; }
+    set onclose(fn) {
+      this.closeFn = fn;
+      if (fn && this.closedWith) fn(this.closedWith);
     }
 
     send(text) { this.worker.postMessage(JSON.parse(text)); }
@@ -75,8 +91,11 @@ const Solo = (() => {
     close() { /* the game lives in this page: nothing to close */ }
   }
 
+  let early = null; // the worker started when this script ran, for the first socket()
+
   function socket() {
-    current = new WorkerSocket();
+    current = early || new WorkerSocket();
+    early = null;
     return current;
   }
 
@@ -103,6 +122,8 @@ const Solo = (() => {
     write(SETUP, setup);
     try { localStorage.removeItem(KEPT); } catch (e) { /* nothing kept */ }
   }
+
+  if (here()) early = new WorkerSocket();
 
   return { here, lobby, socket, record, download, start, kept: () => read(KEPT), opened: () => opened };
 })();
