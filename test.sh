@@ -76,6 +76,12 @@ if [ "$quick" = 0 ] && [ ! -f "$BARBU_LIGHTHOUSE/node_modules/lighthouse/cli/ind
   mkdir -p "$BARBU_LIGHTHOUSE"
   npm install --prefix "$BARBU_LIGHTHOUSE" --no-audit --no-fund -E lighthouse@12.2.3
 fi
+# Pyodide, for tests/test_web_solo_browser.py (a browser test: not in --quick): the pinned release, fetched
+# once with npm into the cache folder that `barbu static` and `barbu serve` read too (barbu/solo/pyodide.py).
+if [ "$quick" = 0 ]; then
+  echo "== Pyodide for the solo game in the browser (fetched once)"
+  .venv/bin/python -m barbu.solo.pyodide
+fi
 echo "== compiled engine"
 build_rc=0
 wait "$build_pid" || build_rc=$?

@@ -43,7 +43,7 @@ def test_every_command_but_the_servers_helps_without_any_extra(command: str) -> 
     assert run.stdout.startswith(f"usage: barbu {command}") and run.stderr == ""
 
 
-@pytest.mark.parametrize("argv", [["serve"], ["serve", "--help"], ["db", "--help"],
+@pytest.mark.parametrize("argv", [["serve"], ["serve", "--help"], ["db", "--help"], ["static", "--help"],
                                   ["db", "migrate", "x.sqlite"]])
 def test_the_servers_say_in_one_line_that_they_need_the_web_extra(argv: list[str]) -> None:
     run = barbu(argv, EVERY_EXTRA)

@@ -19,7 +19,7 @@ from barbu.web.http.config import Config
 STATIC = Path(__file__).resolve().parents[1] / "src" / "barbu" / "web" / "static"
 PAGES = ["/", "/table/abcdefgh", "/profile", "/score", "/score/abcdefgh", "/leaderboard", "/replay",
          "/rules/classic", "/offline", "/learn", "/learn/classic-no-queens",
-         "/learn/drills", "/mail/confirm"]
+         "/learn/drills", "/mail/confirm", "/solo", "/play"]
 SHELL = re.compile(r"^const SHELL = (\[.*\]);$", re.M)
 VERSION = re.compile(r'^const VERSION = "(\w+)";$', re.M)
 
@@ -99,7 +99,8 @@ def test_the_worker_is_a_script_at_the_root_never_kept_stale(client: TestClient)
 
 def test_the_app_shell_is_the_offline_page_the_keepers_and_what_the_pages_name(client: TestClient) -> None:
     shell = shell_of(client)
-    assert shell[:2] == ["/offline", "/score"] and len(shell) == len(set(shell))
+    assert shell[:6] == ["/offline", "/score", "/solo", "/play", "/solo.json", "/static/solo-worker.mjs"]
+    assert len(shell) == len(set(shell))
     for url in shell:
         res = client.get(url)
         assert res.status_code == 200, url
@@ -107,7 +108,7 @@ def test_the_app_shell_is_the_offline_page_the_keepers_and_what_the_pages_name(c
     named = set()
     for page in PAGES:
         named |= set(re.findall(r'(?:src|href)="(/static/[^"]+)"', client.get(page).text))
-    assert named == set(shell[2:])  # every file of every page, at its stamped address, and no other
+    assert named == set(shell[6:])  # every file of every page, at its stamped address, and no other
 
 
 def test_a_changed_file_makes_a_new_worker_whose_cache_has_a_new_name(tmp_path: Path) -> None:

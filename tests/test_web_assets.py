@@ -17,7 +17,7 @@ from barbu.web.http.config import Config
 
 STATIC = Path(__file__).resolve().parents[1] / "src" / "barbu" / "web" / "static"
 PAGES = ["/", "/table/abcdefgh", "/profile", "/score", "/score/abcdefgh", "/leaderboard", "/player/Ann",
-         "/replay", "/replay/abcdefgh", "/rules/classic", "/learn/drills"]
+         "/replay", "/replay/abcdefgh", "/rules/classic", "/learn/drills", "/solo", "/play"]
 YEAR = "public, max-age=31536000, immutable"
 NAMED = re.compile(r'(?:src|href)="(/static/[^"]+)"')
 GZIP = {"Accept-Encoding": "gzip"}

@@ -71,6 +71,8 @@ COMMANDS = {
                      "barbu.cli:bench_arguments", "barbu.tools.bench:run"),
     "serve": Command("serve card tables in the browser (friends and computer players)",
                      "barbu.web.serve:add_arguments", "barbu.web.serve:run", "web"),
+    "static": Command("write a folder any static web host serves: solo play, the rules, the score keeper",
+                      "barbu.web.http.site:add_arguments", "barbu.web.http.site:run", "web"),
     "db": Command("bring a database's layout up to date, or move an SQLite database into PostgreSQL",
                   "barbu.web.storage.dbtool:add_arguments", "barbu.web.storage.dbtool:run", "web"),
     "arena": Command("play duplicate matches between computer players and measure who is better",

@@ -30,6 +30,7 @@ from barbu.web.http import (
     sheets,
     shell,
     sockets,
+    solo,
     tables,
 )
 from barbu.web.http.config import Config
@@ -75,6 +76,7 @@ def build_app(config: Config) -> Starlette:
         *drills.routes(),
         *assets.routes(),
         *shell.routes(),
+        *solo.routes(),
         Mount("/static", assets.StampedFiles(ASSETS), name="static"),
     ]
     middleware = [Middleware(GZipMiddleware, minimum_size=500, compresslevel=6,

@@ -25,6 +25,8 @@ MANIFEST = "/manifest.webmanifest"
 WORKER = "/sw.js"
 OFFLINE = "/offline"  # the page the worker answers a page with when the network does not
 KEEPER = "/score"  # the score keeper's page (the same for /score/<id>): it works offline, so it is kept
+SOLO, PLAY = "/solo", "/play"  # solo play's lobby and table (http/solo.py): they work offline too
+SOLO_FILES = ("/solo.json", "/static/solo-worker.mjs")  # what the solo table reads besides its page's files
 THEME = "#0a3b24"  # the top bar's colour (style.css --felt-dark): the window's title bar
 BACKGROUND = "#0f5132"  # the pages' felt (style.css --felt): the splash screen while the app opens
 # The manifest's icons: file, sizes, purpose ("maskable": full bleed, for the launchers' masks).
@@ -47,8 +49,9 @@ def manifest() -> dict[str, Any]:
 
 
 def app_shell() -> list[str]:
-    """What the worker keeps at install: the offline page, the keeper's page and the pages' files."""
-    return [OFFLINE, KEEPER, *ASSETS.named()]
+    """What the worker keeps at install: the offline page, the pages that work offline, the pages' files
+    (Pyodide and the engine are kept once a solo game loaded them: sw.js)."""
+    return [OFFLINE, KEEPER, SOLO, PLAY, SOLO_FILES[0], SOLO_FILES[1], *ASSETS.named()]
 
 
 @functools.cache

@@ -73,6 +73,11 @@ const GameEnd = (() => {
 
   function tools() {
     const mine = T.you !== null && T.token;
+    // A solo game (solo.js) has no replay page without a server: its record is downloaded instead.
+    if (T.solo) {
+      return [h("button", { type: "button", id: "end-record", onclick: () => Solo.download() }, t("table.record")),
+        h("button", { type: "button", id: "end-sheet", onclick: () => { $("end-dialog").close(); openSheet(); } }, t("table.sheet"))];
+    }
     return [
       h("a", { class: "button", id: "end-replay", href: `/replay/${T.id}` }, t("table.replay")),
       mine ? h("a", { class: "button", id: "end-analyse", href: `/replay/${T.id}?analyse=1` }, t("table.analyse-mine")) : null,

@@ -42,6 +42,8 @@ const Rematch = (() => {
 
   // The rematch as one block: the offer and its answers, the button to make one, or the new seat.
   function block() {
+    // A solo game's "rematch" is a new game, chosen in the solo lobby (solo.js).
+    if (T.solo) return [h("a", { class: "button primary rematch-go", href: Solo.lobby() }, t("solo.start"))];
     if (link) {
       return [h("p", {}, t("rematch.made")), h("a", { class: "button primary rematch-go", href: link }, t("rematch.open-seat"))];
     }

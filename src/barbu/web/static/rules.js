@@ -88,7 +88,8 @@ async function main() {
   await I18N.load();
   document.getElementById("lang-slot").append(I18N.switcher());
   YourMove.start();
-  const ruleset = location.pathname.split("/").pop() === "family" ? "family" : "classic";
+  // "/rules/family", or "/rules/family/" as a static host (barbu static) serves its folder
+  const ruleset = location.pathname.replace(/\/$/, "").split("/").pop() === "family" ? "family" : "classic";
   const other = ruleset === "classic" ? "family" : "classic";
   const link = document.getElementById("other-rules");
   link.href = `/rules/${other}${location.search}`;

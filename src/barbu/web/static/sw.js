@@ -5,6 +5,9 @@
 //   own storage, its writes queue there) and for any other page the offline page, in its language.
 // - Stamped static files (/static/…?v=): from the cache, else from the network and kept; a stamped
 //   address never changes content, and a static file is the same for everyone.
+// - A static build (barbu static) keeps more in its shell: its pages, Pyodide and the engine's zip,
+//   which never change at their addresses (from the cache), and the few files the solo game reads
+//   (from the network, else the cache).
 // - Nothing else is answered or kept here: not the API, not the sockets, nothing with a person's data.
 "use strict";
 
@@ -15,6 +18,7 @@ const OURS = /^barbu-/;  // every cache this site's workers made (barbu-score-ke
 const OFFLINE = "/offline";
 const KEEPER = "/score";
 const STATIC = /^\/static\/[\w./-]+$/;
+const IMMUTABLE = /^\/(?:pyodide\/[\w.-]+\/[\w.-]+|solo\/barbu-[0-9a-f]+\.zip)$/;  // Pyodide, the engine
 
 self.addEventListener("install", event => {
   event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -46,8 +50,22 @@ async function page(request, keeper) {
     if (keeper && res.ok) await cache.put(KEEPER, res.clone());  // the same page for every /score/<id>
     return res;
   } catch (err) {
-    const kept = (keeper && await cache.match(KEEPER)) || await cache.match(OFFLINE);
+    // A page of the shell answers itself (a static build's: "/play/", "/rules/classic/").
+    const path = new URL(request.url).pathname;
+    const itself = await cache.match(path) || await cache.match(`${path}/`);
+    const kept = itself || (keeper && await cache.match(KEEPER)) || await cache.match(OFFLINE)
+      || await cache.match(`${OFFLINE}/`);
     return kept || Response.error();
+  }
+}
+
+// A file of the shell that is not stamped: the network's when it answers, else the kept one.
+async function fresh(request) {
+  const cache = await caches.open(CACHE);
+  try {
+    return await fetch(request);
+  } catch (err) {
+    return (await cache.match(request, { ignoreSearch: true })) || Response.error();
   }
 }
 
@@ -66,8 +84,10 @@ self.addEventListener("fetch", event => {
   if (req.method !== "GET" || url.origin !== self.location.origin) return;
   if (req.mode === "navigate" && !/^\/(?:api|ws|static)\//.test(url.pathname)) {
     event.respondWith(page(req, url.pathname === KEEPER || url.pathname.startsWith(`${KEEPER}/`)));
-  } else if (stamped(url)) {
+  } else if (stamped(url) || IMMUTABLE.test(url.pathname)) {
     event.respondWith(file(req));
+  } else if (SHELL.includes(url.pathname)) {
+    event.respondWith(fresh(req));
   }
 });
 

@@ -397,12 +397,14 @@ const T = {
   online: false, retryTimer: null, invites: null, readyFor: null, pending: null, summary: null, finalView: null, notice: "", handFocus: 0,
   asking: false, // the seat-taking form's hello is on its way: a refusal goes back to the form
   latest: null, latestSheet: null, // the newest state and sheet received: what the server says now
+  solo: false, // a solo game, played by this page's worker (solo.js) without a server
 };
 
 // Whether the table is being played: not over, and not damaged (a damaged one is only watched).
 function live() { return !T.meta.over && !T.meta.damaged; }
 
 async function downloadRecord(event) {
+  if (T.solo) { event.preventDefault(); Solo.download(); return; } // the record is the worker's
   // A seat's own deals come with its token, sent as a header so that it stays out of URLs and logs.
   if (!T.token) return;
   event.preventDefault();
@@ -458,9 +460,9 @@ function showTable(id) {
   Chat.setup(send);
   Rematch.setup(send);
   GameEnd.setup();
-  watchNetwork();
+  if (!T.solo) watchNetwork(); // a solo game is played in this page: the network does not matter
   connect();
-  if (!T.token) Invitation.offer(id); // a seat held for this profile by name: Accept or Decline
+  if (!T.token && !T.solo) Invitation.offer(id); // a seat held for this profile by name: Accept or Decline
 }
 
 // An invitation link this browser used already gave it the seat, under a fresh token (onWelcome):
@@ -489,7 +491,9 @@ function profileCredential() {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
+  // The transport: the server's socket, or for a solo game the page's own worker (solo.js), which
+  // answers with the same messages.
+  const ws = T.solo ? Solo.socket() : new WebSocket(`${proto}//${location.host}/ws/${T.id}`);
   T.ws = ws;
   setConn(t("table.conn.connecting"), false);
   ws.onopen = () => {
@@ -1539,7 +1543,7 @@ function handKeys(ev) {
 // replay page finds this seat's token where this page keeps it (localStorage barbu.mine).
 function renderReplayLinks(m) {
   const over = m.over && !m.damaged;
-  $("btn-replay").hidden = !over;
+  $("btn-replay").hidden = !over || T.solo; // the replay page is the server's
   $("btn-replay").href = `/replay/${T.id}`;
   $("btn-analyse").hidden = !over || T.you === null || !T.token;
   $("btn-analyse").href = `/replay/${T.id}?analyse=1`;
@@ -1588,7 +1592,7 @@ function renderSheet() {
   if (model.over) {
     const names = model.winners.map((i) => model.names[i]).join(", ");
     parts.unshift(h("p", { class: "winner-line" }, t(`sheet.winners.${model.ruleset}`, { n: model.winners.length, names })));
-    if (!T.meta.damaged) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
+    if (!T.meta.damaged && !T.solo) parts.splice(1, 0, replayLinks());  // the end-of-game screen offers the replay
   }
   fill($("sheet"), ...parts);
 }
@@ -1617,6 +1621,11 @@ async function main() {
   YourMove.start();
   const match = location.pathname.match(/^\/table\/([A-Za-z0-9_-]+)$/);
   if (match) showTable(match[1]);
+  else if (Solo.here()) {
+    T.solo = true;
+    for (const id of ["profile-link", "ladder-link", "chat"]) $(id).hidden = true; // they need a server
+    showTable("solo");
+  }
   else if (location.pathname === "/profile") Friends.showProfile();
   else showLobby();
 }

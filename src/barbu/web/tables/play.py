@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from barbu.engine.cards import SUITS, card_pretty
 from barbu.engine.errors import IllegalActionError
-from barbu.engine.state import Phase
+from barbu.solo.shapes import illegal_args
 from barbu.web.core.errors import TableError
 from barbu.web.core.rows import Batch
 from barbu.web.people.ladder import game_result
@@ -52,28 +51,8 @@ class Play:
                              args=self.illegal_args(seat, action, e.rule)) from e
 
     def illegal_args(self, seat: int, action: int, rule: str | None) -> dict[str, Any]:
-        """What a refused action's message names, as values a page puts into its own words.
-
-        ``contract`` is an id and ``led``/``trump`` suit letters: the page says them in its language;
-        an action out of its phase names the phase (``variant``: what it is time to do).
-        """
-        s, g = self.table.state, self.table.game
-        args: dict[str, Any] = {"ruleset": g.ruleset, "declarer": self.table.seats[s.declarer].row.name}
-        if rule == "wrong-phase":
-            args["variant"] = s.phase.name.lower()
-        if 0 <= action < 52:
-            args["card"] = card_pretty(action)
-        if s.contract is not None:
-            args["contract"] = s.contract.id
-            if s.trick:
-                args["led"] = SUITS[s.trick[0] // 13]
-            if s.trump >= 0:
-                args["trump"] = SUITS[s.trump]
-        if s.phase == Phase.DOUBLE:
-            args["owed"], args["left"] = s.owed_doubles(seat), s.hands_left_for_declarer()
-        if s.start_rank >= 0:
-            args["rank"] = card_pretty(s.start_rank)[:-1]
-        return args
+        """What a refused action's message names (barbu.solo.shapes.illegal_args)."""
+        return illegal_args(self.table.state, self.table.names(), seat, action, rule)
 
     def plan_apply(self, seat: int, action: int, by: str = "") -> Change:
         """An action applied to a copy of the game (raises before anything is stored or sent);

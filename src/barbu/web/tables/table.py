@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from barbu.engine.game import Game
 from barbu.engine.state import State
+from barbu.solo.shapes import contract_facts
 from barbu.web.core.errors import TableError
 from barbu.web.core.ports import TableStore
 from barbu.web.core.rows import Batch, Event, PlayerRow, SeatRow
@@ -45,7 +46,6 @@ from barbu.web.tables.newgame import Rematches
 from barbu.web.tables.parts import Change, Client, Decisions, Seat, StandIns, storage_error
 from barbu.web.tables.play import Play
 from barbu.web.tables.rematch import Offer
-from barbu.web.tables.rules import figures
 from barbu.web.tables.seats import Seating, rematch_rows, seat_rows
 from barbu.web.tables.setup import Setup, TurnClock
 from barbu.web.tables.standins import Handovers
@@ -61,12 +61,6 @@ class Keeper(Protocol):
     idle_seconds: float
 
     def add(self, table: Table) -> Table: ...
-
-
-def contract_facts(game: Game) -> list[dict[str, Any]]:
-    """The game's contracts as the table's facts show them to the page."""
-    return [{"id": c.id, "name": c.name, "positive": c.positive, "kind": c.kind.name.lower(),
-             "description": c.description, "figures": figures(c)} for c in game.contracts]
 
 
 @dataclass

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from typing import Any
 
 from barbu.engine.record import to_record
+from barbu.solo.shapes import seat_view, sheet_event
 from barbu.web.core.errors import TableError
 from barbu.web.tables.coaching import coach_meta
 from barbu.web.tables.parts import Host
@@ -45,16 +45,7 @@ class Views:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """The game as ``seat`` sees it (None: a spectator sees no hand), from an observation only."""
-        obs = self.table.state.observe(0 if seat is None else seat)
-        # The finished hands go out once, in a "sheet" event, not again with every card played.
-        out = dataclasses.replace(obs, results=()).to_json()
-        del out["results"]
-        out["hands_done"] = len(obs.results)
-        if seat is None:
-            out["seat"] = None
-            out["hand"] = []
-            out["legal"] = []
-        return out
+        return seat_view(self.table.state, seat)
 
     def state_event(self, seat: int | None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"type": "state", "ts": time.time(), "view": self.view(seat),
@@ -62,10 +53,7 @@ class Views:
 
     def sheet_event(self) -> dict[str, Any]:
         """The score sheet: every finished hand (from an observation: no cards), and the winners."""
-        t = self.table
-        obs = t.state.observe(0)
-        return {"type": "sheet", "results": [r.to_json() for r in obs.results], "totals": list(obs.totals),
-                "winners": t.state.winners()}
+        return sheet_event(self.table.state)
 
     def broadcast(self, sheet: bool = False) -> None:
         """Send each client its own view of the table as it is now (after the score sheet, if asked)."""

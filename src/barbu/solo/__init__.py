@@ -1,0 +1,1 @@
+"""Barbu without a server: a solo game whose engine and computers run in the browser (Pyodide)."""

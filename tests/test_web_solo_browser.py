@@ -1,0 +1,255 @@
+"""Barbu without a server, in Chromium: the static build (`barbu static`) served by `python -m http.server`;
+the engine in a Web Worker under Pyodide plays the same seeded game byte for byte as CPython; a solo game
+played on the table page from the static lobby with the network cut once the site was visited, kept over
+a reload, exported as a record `barbu replay` accepts; and solo play served by `barbu serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.pg_helpers import REQUIRE_ENV
+from tests.test_solo import scripted
+from tests.test_web_browser import CHROMIUM, DESKTOP, chromium, free_port, serving
+from tests.test_web_i18n_browser import serious
+from tests.web_helpers import fresh_db
+
+from barbu.engine.game import Game
+from barbu.solo import pyodide
+from barbu.solo.table import SoloTable
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (./test.sh installs it)")]
+
+SETUP = {"ruleset": "classic", "players": 4, "rounds": 1, "seed": 20261206,
+         "levels": ["pimc", "basic", "basic"], "name": "Ann"}
+# The page's own worker, driven as the table page drives it: the person plays their first legal action,
+# says "ready" after each hand; the record is asked for once the game is over. One hand, for time: the
+# pause between hands is the same Python code (tests/test_solo.py plays it through).
+DRIVE = """async (setup) => {
+  const worker = new Worker("/static/solo-worker.mjs", { type: "module" });
+  const config = await (await fetch("/solo.json")).json();
+  return await new Promise((resolve, reject) => {
+    let readyFor = -1;
+    const decided = [];
+    worker.onerror = (e) => reject(new Error(e.message));
+    worker.onmessage = ({ data }) => {
+      if (data.type === "failed") reject(new Error(data.message));
+      if (data.type === "opened") worker.postMessage({ type: "hello" });
+      if (data.type === "decided") decided.push(data.ms);
+      if (data.type === "record") { worker.terminate(); resolve({ record: data.text, decided }); }
+      if (data.type !== "events") return;
+      const state = data.events.filter((e) => e.type === "state").pop();
+      if (!state) return;
+      const { view, table } = state;
+      if (table.over) worker.postMessage({ type: "record" });
+      else if (table.waiting.includes(0) && readyFor !== table.hand_no) {
+        readyFor = table.hand_no;
+        worker.postMessage({ type: "ready", hand: table.hand_no });
+      } else if (view.current === 0 && !table.waiting.length && view.legal.join() !== "pass") {
+        worker.postMessage({ type: "act", action: view.legal[0] });
+      }
+    };
+    worker.postMessage({ type: "open", pyodide: config.pyodide, engine: config.engine, setup, delay: 0 });
+  });
+}"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The static build, served by Python's own static file server on a free port."""
+    if not pyodide.present():
+        reason = f"no Pyodide in {pyodide.folder()} (./test.sh fetches it: python -m barbu.solo.pyodide)"
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(reason)  # under ./test.sh, which fetched it
+        pytest.skip(reason)
+    from barbu.web.http.site import build
+
+    folder = tmp_path_factory.mktemp("static")
+    build(folder)
+    port = free_port()
+    command = [sys.executable, "-m", "http.server", str(port), "-b", "127.0.0.1", "-d", str(folder)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/solo.json", timeout=2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def context() -> Iterator[Any]:
+    with chromium("barbu-solo-", viewport=DESKTOP, locale="en-US", reduced_motion="reduce",
+                  accept_downloads=True) as c:
+        yield c
+
+
+def cpython_record(setup: dict[str, Any]) -> str:
+    table = SoloTable(Game(setup["ruleset"], setup["players"], rounds=setup["rounds"]), setup["seed"],
+                      setup["levels"], setup["name"])
+    scripted(table)
+    return table.record()
+
+
+def test_the_browser_and_cpython_play_the_same_seeded_game_byte_for_byte(site: str, context: Any,
+                                                                         tmp_path: Path) -> None:
+    page = context.new_page()
+    page.goto(f"{site}/rules/classic")
+    played = page.evaluate(DRIVE, SETUP)
+    page.close()
+    assert played["record"] == cpython_record(SETUP)
+    assert len(played["decided"]) >= 39  # every computer's card (and more) was the worker's
+    record = tmp_path / "solo.json"
+    record.write_text(played["record"] + "\n", encoding="utf-8")
+    replayed = replay_json(record)
+    assert replayed["complete"] and len(replayed["hands"]) == 1 and replayed["hands"][0]["declarer"] == 0
+
+
+def replay_json(record: Path) -> dict[str, Any]:
+    """What `barbu replay --json` says of a record file (it fails the test when the file is refused)."""
+    barbu = "import sys; from barbu.cli import main; sys.exit(main())"
+    run = subprocess.run([sys.executable, "-c", barbu, "replay", str(record), "--json"], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    answer: dict[str, Any] = json.loads(run.stdout)
+    return answer
+
+
+def play_on(page: Any, moves: int | None = None) -> int:
+    """Play the person's turns through the table page (its own act(), the summary closed as a click
+    would), until the game is over or ``moves`` were made; returns the moves made."""
+    made = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (moves is None or made < moves):
+        state = page.evaluate("""() => {
+          if (!T.view || !T.meta) return "wait";
+          if (T.meta.over) return "over";
+          if (T.summary) { closeSummary(true); return "ready"; }
+          const v = T.view;
+          const newest = T.latest && T.latest.view === v && !(T.meta.waiting || []).length;
+          if (newest && v.current === T.you && v.legal.length && !forcedPass(v) && T.pending === null) {
+            act(v.legal[0], true);
+            return "acted";
+          }
+          return "wait";
+        }""")
+        if state == "over":
+            return made
+        if state == "acted":
+            made += 1
+        else:
+            page.wait_for_timeout(50)
+    if moves is None:
+        raise AssertionError("the game did not end in time")
+    return made
+
+
+def opened(page: Any) -> None:
+    """Wait until the table page drew the worker's first state."""
+    page.wait_for_function("() => T.view !== null && T.meta !== null", timeout=30000)
+
+
+def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_reload(site: str, context: Any,
+                                                                                  tmp_path: Path) -> None:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site}/?seed=77")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    assert page.locator("#solo-resume-line").is_hidden()  # nothing kept yet
+    # The site's worker keeps its pages, Pyodide and the engine at its first visit: then the network goes.
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30000)
+    page.evaluate("navigator.serviceWorker.ready.then(() => caches.keys())")
+    kept = page.evaluate("""async () => { const c = await caches.open((await caches.keys())[0]);
+                            return (await c.keys()).map((r) => new URL(r.url).pathname); }""")
+    assert f"{pyodide.PATH}pyodide.asm.wasm" in kept and "/play/" in kept
+    assert serious(page) == []  # the lobby, by axe
+    context.set_offline(True)
+    for path, drawn in (("/rules/family", "li.contract"), ("/score/", "#name-inputs input")):
+        page.goto(f"{site}{path}")  # the rules and the score keeper, offline too
+        page.wait_for_selector(drawn, state="attached")
+    page.goto(f"{site}/?seed=77")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    page.check("input[value=family]")
+    page.select_option("#solo-players", "3")
+    page.select_option("#solo-rounds", index=1)  # one round each: 3 hands
+    page.fill("#solo-name", "Ann")
+    page.click("#solo-form button[type=submit]")
+    page.wait_for_url("**/play/?seed=77")
+    setup = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.setup'))")
+    assert setup == {"ruleset": "family", "players": 3, "rounds": 3, "name": "Ann",
+                     "levels": ["basic", "basic"], "seed": 77}
+    # Kept brief: the same game cut to its first hand (the engine's shortest game), computers at once,
+    # no pause after a trick.
+    page.evaluate("(s) => { Solo.start(s); localStorage.setItem('barbu.settings', "
+                  "JSON.stringify({trickPause: 0, watchPause: 0})); }", {**setup, "rounds": 1})
+    page.goto(f"{site}/play/?delay=0")
+    opened(page)
+    for shown_by_a_server in ("#btn-replay", "#profile-link", "#chat"):
+        assert page.locator(shown_by_a_server).is_hidden(), shown_by_a_server
+    assert page.locator("#offline").is_hidden()  # offline, and not said: nothing here needs the network
+    play_on(page, moves=4)
+    before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
+    page.reload()
+    opened(page)  # the kept game, rebuilt by the worker from its actions
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
+    play_on(page)
+    page.wait_for_selector("#end-dialog[open] #end-record")
+    assert "Ann" in page.inner_text("#end-body")
+    with page.expect_download() as download:
+        page.click("#end-record")
+    record = tmp_path / "solo.json"
+    download.value.save_as(record)
+    replayed = replay_json(record)
+    assert replayed["complete"] and len(replayed["hands"]) == 1
+    assert replayed["totals"] == page.evaluate("() => T.view.totals")
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    assert page.locator("#solo-resume-line").is_visible()  # the game is kept: its end can be seen again
+    context.set_offline(False)
+    assert errors == []
+    page.close()
+
+
+def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tmp_path: Path) -> None:
+    context.set_offline(False)
+    with serving(fresh_db(tmp_path, "solo.db")) as url:
+        page = context.new_page()
+        page.goto(f"{url}/solo?seed=3")
+        page.wait_for_selector("#solo-rounds option", state="attached")
+        page.fill("#solo-name", "Ben")
+        page.click("#solo-form button[type=submit]")
+        page.wait_for_url("**/play?seed=3")  # the server's address, without the static folder's slash
+        opened(page)
+        assert page.evaluate("() => T.meta.seats[0].name") == "Ben"
+        play_on(page, moves=1)
+        page.wait_for_function("() => (JSON.parse(localStorage.getItem('barbu.solo.kept')) || {actions: []})"
+                               ".actions.length >= 1")
+        assert page.evaluate("Solo.lobby()") == "/solo"
+        # Offline, the server's worker answers the page, Pyodide and the engine: the kept game comes back.
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30000)
+        context.set_offline(True)
+        page.reload()
+        opened(page)
+        assert page.evaluate("() => T.meta.seats[0].name") == "Ben"
+        context.set_offline(False)
+        page.close()
