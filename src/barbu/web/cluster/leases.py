@@ -47,7 +47,7 @@ class ClusterLobby(Lobby):
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
         if table is None and valid_id(table_id):
-            table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
+            table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds, wall=self.wall)
         if table is None:
             raise TableError("no-table", f"there is no table {table_id[:40]!r}", 404)
         return table

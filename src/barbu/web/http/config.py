@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from barbu.bots import levels, make_bot
@@ -57,6 +59,9 @@ class Config:
     mail_from: str = ""  # the From address of mails (--mail-from)
     mails_per_hour: int = 3  # confirmation mails one address may be sent in an hour (no mail-bombing)
     digest_every: float = 600.0  # seconds between two rounds of the daily digest
+    # The wall clock of play at your own pace (a turn's stored time, deadlines, banks, away, the digest's
+    # day): one clock for all of them, so a test can move it by days without waiting.
+    wall: Callable[[], float] = time.time
     bus: str | None = None  # redis://… : one process of a group sharing the database (web.cluster)
 
     @property

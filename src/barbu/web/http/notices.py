@@ -64,6 +64,7 @@ class Notices:
         self.mailer = mailer
         self.store_player = store_player
         self.digest_task: asyncio.Task[None] | None = None  # the daily digest's rounds, with a mailer
+        self.wall: Callable[[], float] = time.time  # the server's clock (Config.wall): the digest's day
 
     # -- the events ------------------------------------------------------------------------------
 
@@ -177,7 +178,7 @@ class Notices:
         the mails sent."""
         if self.mailer is None:
             return 0
-        day = today(time.time() if now is None else now)
+        day = today(self.wall() if now is None else now)
         sent = 0
         for row in self.store.digests_due(day, DIGESTS_AT_ONCE):
             player = self.store.load_player(row.player_id)
@@ -188,7 +189,7 @@ class Notices:
                 await self.store_player(PlayerBatch(row.player_id, digest_day=day))
             except TableError:  # another process claimed it, or the store is lost: not sent from here
                 continue
-            self.send(row, self.digest_mail(row, waiting, time.time() if now is None else now))
+            self.send(row, self.digest_mail(row, waiting, self.wall() if now is None else now))
             sent += 1
         return sent
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -138,7 +137,7 @@ async def pace_choices(request: Request) -> Response:
     """A profile's choices for tables at your own pace: read (GET) or changed (PUT)."""
     server = server_of(request)
     row = me(request)
-    now = time.time()
+    now = server.config.wall()
     if request.method == "PUT":
         body = await json_body(request)
         await server.store_player(plan_pace(row, server.profiles.store.pace_of(row.id), body, now))

@@ -67,12 +67,13 @@ class Server:
         if self.cluster is not None:  # the tables are leased by the cluster's sweep, not all loaded here
             from barbu.web.cluster.relay import ClusterLobby, FreshSheetBook
 
-            self.lobby = ClusterLobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits)
+            self.lobby = ClusterLobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits, wall=c.wall)
             self.book = FreshSheetBook(self.store)
             return
-        self.lobby = Lobby(self.store, idle_seconds=self.config.idle_seconds, limits=self.config.limits)
+        self.lobby = Lobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits, wall=c.wall)
         self.book = SheetBook(self.store)
         for table in self.lobby.load_all():
+            self.computers.told[table.id] = table.moves  # a turn begun before the restart was told then
             self.kick(table)
 
     def open_push(self) -> None:
@@ -82,6 +83,7 @@ class Server:
         self.notices = notices_for(self.config, self.store, lambda t: self.tables.get(t), self.store_player)
         if self.notices is None:
             return
+        self.notices.wall = self.config.wall
         self.pusher = self.notices.pusher
         self.computers.turn_listeners.append(self.notices.turn)
         self.over_listeners.append(self.notices.over)
@@ -172,6 +174,8 @@ class Server:
             try:
                 if change.batch and not self.drives(table):  # another process drives it now
                     raise OSError(f"this process no longer drives table {table.id}")
+                if isinstance(change.batch, Batch):
+                    change.batch.at = table.wall()  # a turn's deadline counts from it: the table's clock
                 await self.store_batch(change.batch)
             except sqlite3.IntegrityError as e:
                 if self.cluster is not None:  # another process wrote this table: ours is stale

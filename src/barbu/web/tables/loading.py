@@ -54,6 +54,7 @@ def plan_seated(make: Callable[..., H], store: TableStore, state: State, rows: l
     table.pace = setup.pace
     table.seed_chosen = setup.seed is not None
     table.lesson = setup.lesson
+    batch.at = table.wall()
     table.open_pace(setup.own_pace or 0, batch.at, [])  # the first turn begins as the table is stored
     return table, batch
 

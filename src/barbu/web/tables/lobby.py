@@ -69,14 +69,14 @@ class Lobby:
 
     def _load(self, table_id: str) -> Table | None:
         """One stored table, rebuilt (damaged, if its history or its setup cannot be replayed)."""
-        table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds)
+        table = Table.load(self.store, table_id, idle_seconds=self.idle_seconds, wall=self.wall)
         if table is not None:
             self.tables[table_id] = table
         return table
 
     def plan(self, setup: Setup) -> tuple[Table, Batch]:
         """A new table and its batch: :meth:`add` it once the batch is stored."""
-        return Table.plan(self.store, setup, idle_seconds=self.idle_seconds)
+        return Table.plan(self.store, setup, idle_seconds=self.idle_seconds, wall=self.wall)
 
     def add(self, table: Table) -> Table:
         self.tables[table.id] = table
@@ -84,7 +84,7 @@ class Lobby:
         return table
 
     def create(self, setup: Setup) -> Table:
-        table = Table.create(self.store, setup, idle_seconds=self.idle_seconds)
+        table = Table.create(self.store, setup, idle_seconds=self.idle_seconds, wall=self.wall)
         self.tables[table.id] = table
         return table
 
