@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -387,3 +388,41 @@ def test_relayed_requests_are_answered_whatever_fails_and_a_refused_create_leave
         finally:
             await server.close()
     run_within(run())
+
+
+def test_a_table_taken_over_does_not_tell_its_turn_again(store_target: str, bus_url: str) -> None:
+    """The process that drove a table at your own pace told its person's turn when it began: the one that
+    takes the table over (its lease lapsed) does not tell that turn a second time, as a restart does not."""
+    from starlette.testclient import TestClient
+    from tests.test_web_ws import app_for
+
+    from barbu.web.cluster.relay import Cluster
+    from barbu.web.http.config import Config
+    from barbu.web.http.server import Server
+    from barbu.web.http.sockets import serving
+
+    with TestClient(app_for(store_target)) as client:  # a process without the bus drives it to Ann's turn
+        made = client.post("/api/tables", json={
+            "ruleset": "family", "players": 3, "rounds": 3, "own_pace": 24, "name": "Ann",
+            "seats": [{"kind": "you"}, *[{"kind": "bot", "level": "random"}] * 2]}).json()
+        end = time.monotonic() + 20
+        while client.get(f"/api/tables/{made['id']}").json()["table"]["own_pace"]["due"] is None:
+            assert time.monotonic() < end, "Ann's turn did not come"
+            time.sleep(0.05)
+    told: list[str] = []
+
+    async def run() -> None:
+        server = Server(Config(db_path=store_target, bus=bus_url, bot_delay=0, retry_delay=0.05))
+        server.cluster = cluster = Cluster(server, bus_url, serving(server))
+        server.open()
+        server.computers.turn_listeners.append(lambda table_id, seat, due: told.append(table_id))
+        await cluster.start()
+        try:
+            assert await cluster.place(made["id"]) is None  # leased and loaded here: its turn is Ann's
+            table = server.tables.tables[made["id"]]
+            await asyncio.sleep(0.3)  # what kicking the table would do, done
+            assert table.deadlines.deadline() is not None and table.state.current == 0
+        finally:
+            await server.close()
+    run_within(run())
+    assert told == []

@@ -124,7 +124,7 @@ class Leases:
         try:
             table = await self._lease_and_load(table_id)
             if table is not None:
-                self.server.kick(table)
+                self.server.resume(table)
             return table
         finally:
             self.loading.pop(table_id, None)

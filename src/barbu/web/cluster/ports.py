@@ -51,5 +51,9 @@ class Host(Protocol):
     def kick(self, table: Table) -> None:
         """Make sure computer players (and forced passes) get to act at this table."""
 
+    def resume(self, table: Table) -> None:
+        """A table loaded from the store (a start, a takeover): its turn was told by whoever drove it
+        when it began; its computer players get to act."""
+
     def revive(self, table: Table) -> None:
         """Kick a table whose computer players or turn clock stopped while its lease looked lapsed."""

@@ -73,8 +73,7 @@ class Server:
         self.lobby = Lobby(self.store, idle_seconds=c.idle_seconds, limits=c.limits, wall=c.wall)
         self.book = SheetBook(self.store)
         for table in self.lobby.load_all():
-            self.computers.told[table.id] = table.moves  # a turn begun before the restart was told then
-            self.kick(table)
+            self.resume(table)
 
     def open_push(self) -> None:
         """Web Push (a VAPID key) and e-mail (an SMTP server): turns and games' ends told to who is away,
@@ -126,6 +125,12 @@ class Server:
     def kick(self, table: Table) -> None:
         """Make sure computer players (and forced passes) get to act at this table."""
         self.computers.kick(table)
+
+    def resume(self, table: Table) -> None:
+        """A table loaded from the store (a restart, a takeover): a turn begun before was told by whoever
+        drove the table then, not told again here; its computer players get to act."""
+        self.computers.told[table.id] = table.moves
+        self.kick(table)
 
     def revive(self, table: Table) -> None:
         """Kick a table whose computer players or turn clock stopped (see Computers.revive)."""
