@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.script_helpers import SCRIPTS, load_script
 
 import barbu
 
@@ -100,19 +101,11 @@ def test_a_build_missing_one_of_its_modules_is_not_used_at_all(tmp_path: Path) -
     assert "compiled build is incomplete (bots/sampling." in warned
 
 
-def _build_script() -> object:
-    spec = importlib.util.spec_from_file_location("build_native", ROOT / "scripts" / "build-native.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(not barbu.COMPILED, reason="no compiled engine in this run")
 def test_a_wheel_copies_the_working_copys_build_only_while_it_is_current(tmp_path: Path) -> None:
     # setup.py copies scripts/build-native.py's build into a wheel instead of compiling again: only a
     # whole build of today's sources will do.
-    script: Any = _build_script()
+    script: Any = load_script("build-native", SCRIPTS)
     copy = tmp_path / "barbu"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert script.current(copy / "_native")

@@ -15,7 +15,7 @@ from py_vapid import Vapid
 from starlette.testclient import TestClient
 from tests.cluster_helpers import Group, flush_bus, services
 from tests.test_web_cluster import http
-from tests.test_web_notify import Browser, PushService, until
+from tests.test_web_notify import Browser, PushService, profile, until
 from tests.test_web_ws import app_for, server_of
 from tests.web_helpers import fresh_db
 
@@ -42,12 +42,6 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
                   invites_per_minute=LIMIT, profiles_per_minute=100, tables_per_minute=100)
     with TestClient(app) as c:
         yield c
-
-
-def profile(client: TestClient, name: str) -> dict[str, str]:
-    res = client.post("/api/players", json={"name": name})
-    assert res.status_code == 201, res.text
-    return {"X-Barbu-Player": res.json()["credential"]}
 
 
 def table(client: TestClient, creator: dict[str, str]) -> tuple[str, dict[str, str]]:
