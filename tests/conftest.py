@@ -65,20 +65,8 @@ SLOW = frozenset({
 })
 
 
-# The longest files (a minute or two each on two cores), handed to the workers first: the stages give a
-# file to a worker (--dist loadfile) in the collection's order, and one of these started last kept one
-# worker busy alone while the others had finished.
-LONGEST = ("test_web_lighthouse_browser.py", "test_vector.py", "test_web_fuzz.py", "test_properties.py",
-           "test_web_clock_browser.py", "test_web_phone_browser.py", "test_web_table_look_browser.py",
-           "test_web_i18n_browser.py", "test_native.py", "test_web_refuse_browser.py",
-           "test_web_table_round2.py", "test_expert.py", "test_web_table_browser.py")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test by its file's name: the stages of ./test.sh and the quick loop select by marker;
-    the longest files first (the order within a file kept)."""
-    first = {name: rank for rank, name in enumerate(LONGEST)}
-    items.sort(key=lambda item: first.get(Path(str(item.path)).name, len(LONGEST)))
+    """Mark each test by its file's name: the stages of ./test.sh and the quick loop select by marker."""
     for item in items:
         path = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
         name = Path(path).name
