@@ -160,8 +160,9 @@ def test_taking_the_seat_back_from_a_racing_computer_shows_the_hand_the_server_i
     # The seat is Gus's again (or the game ended first): the banner goes, the page is at the
     # server's hand, and nothing it says is refused as being about a hand the table has left.
     page.wait_for_function("$('banner').hidden", timeout=5000)
-    # The plays made meanwhile may still be shown in order first, but never more than a few tricks.
-    page.wait_for_function("T.view === T.latest.view && !Motion.pending", timeout=20000)
+    # The plays made meanwhile may still be shown in order first, but never more than a few tricks
+    # (shown at the page's pace: on two cores busy with three other test files, that took over 20 s).
+    page.wait_for_function("T.view === T.latest.view && !Motion.pending", timeout=60000)
     assert page.evaluate("!$('btn-replay').hidden === T.meta.over")
     assert [r for r in refusals if r.get("code") == "not-this-hand"] == []
     page.screenshot(path=str(ARTIFACTS / "taken-back.png"))
