@@ -54,8 +54,9 @@ def create(page: Any, server: str, name: str, seats: list[str], private: bool = 
         page.check("#create-private")
     page.click("#create-button")
     # With friends to invite the lobby shows their links; with computers only it goes to the table.
-    page.wait_for_function("() => !document.querySelector('#invites').hidden || "
-                           "location.pathname.startsWith('/table/')")
+    # (Asked while the page may be between two documents: the box may not be there at that moment.)
+    page.wait_for_function("() => location.pathname.startsWith('/table/') || "
+                           "(document.querySelector('#invites') || {hidden: true}).hidden === false")
     where = page.url if "/table/" in page.url else page.locator("#invites input.link").first.input_value()
     return str(where.split("/table/")[1].split("#")[0])
 

@@ -128,8 +128,12 @@ def failing(report: dict[str, Any], category: str) -> list[str]:
 
 @pytest.mark.parametrize("page", ["lobby", "table", "score", "leaderboard", "replay", "profile"])
 def test_every_page_scores_at_least_095_in_every_category(pages: dict[str, str], page: str, tmp_path: Path,
-                                                          first_runs: tuple[dict[str, Path], float]) -> None:
+                                                          first_runs: tuple[dict[str, Path], float],
+                                                          request: pytest.FixtureRequest) -> None:
     reports, cpu = first_runs
+    # Under ./test.sh --coverage the server runs traced, several times slower: its pages' speed is not
+    # measured then (the other three categories are).
+    floors = [c for c in CATEGORIES if c != "performance" or not request.config.getoption("cov_source", None)]
     out = reports[page]
     lows = []
     for run in range(1, RUNS + 1):
@@ -142,7 +146,7 @@ def test_every_page_scores_at_least_095_in_every_category(pages: dict[str, str],
         shift = report["audits"]["cumulative-layout-shift"]["numericValue"]
         print(f"lighthouse {page} (run {run}): " + " ".join(f"{c} {got[c]:.2f}" for c in CATEGORIES)
               + f" ({metrics}, CLS {shift:.3f}; cpu x{cpu:.2f})")
-        low = {c: failing(report, c) for c in CATEGORIES if got[c] < FLOOR}
+        low = {c: failing(report, c) for c in floors if got[c] < FLOOR}
         if not low:
             return
         lows.append((got, low))
