@@ -16,7 +16,7 @@ from barbu.web.core.errors import TableError
 from barbu.web.http.assets import Assets
 from barbu.web.http.clientid import CLIENT_HEADER
 from barbu.web.http.guard import parse_json
-from barbu.web.http.limits import Rule, Who, client_id
+from barbu.web.http.limits import Rule, Who, client_id, profile_person
 from barbu.web.http.server import Server
 
 log = logging.getLogger("barbu.web")
@@ -53,7 +53,7 @@ def who_of(server: Server, request: Request) -> Who:
     credential = request.headers.get(PROFILE_HEADER)
     if credential:
         with contextlib.suppress(TableError):  # a wrong profile is refused where it matters, not here
-            person = "p:" + server.profiles.authenticate(credential).id
+            person = profile_person(server.profiles.authenticate(credential).id)
     return Who(client_of(request), person or client_id(request.headers.get(CLIENT_HEADER)))
 
 

@@ -50,6 +50,12 @@ class Rule:
     window: float = 60.0
 
 
+def profile_person(player_id: str) -> str:
+    """The person a proven profile is, for the limits and for "is this person at the table": "p:" and its
+    id, never mistaken for a page's own id (clientid)."""
+    return "p:" + player_id
+
+
 @dataclass(frozen=True)
 class Who:
     """Who acts: the address (as ``client_of`` gives it) and the person, if known."""

@@ -20,6 +20,7 @@ from barbu.web.core.ports import TableStore
 from barbu.web.core.rows import MailRow, PlayerBatch, PlayerRow
 from barbu.web.core.words import Words, words
 from barbu.web.http.config import Config
+from barbu.web.http.limits import profile_person
 from barbu.web.http.mail import Mailer
 from barbu.web.http.mails import ALL, Mail, message, unsubscribe_url
 from barbu.web.http.notify import Pusher, load_key, names
@@ -100,7 +101,7 @@ class Notices:
         """A profile invited to a table by ``by`` (a name): told even when not at the table yet. Where an
         invitation is stored (http/inviteapi.py); not when a page of theirs is at that table already."""
         table = self.tables(table_id)
-        if any(getattr(c, "person", None) == "p:" + player_id for c in table.clients):
+        if any(getattr(c, "person", None) == profile_person(player_id) for c in table.clients):
             return
         if self.pusher is not None:
             self.pusher.tell(player_id, table_id, "notify.invited", name=by, table=names(table))

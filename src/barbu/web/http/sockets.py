@@ -33,7 +33,7 @@ from barbu.web.core.errors import TableError
 from barbu.web.http.clientid import client_key
 from barbu.web.http.endpoints import client_of, server_of
 from barbu.web.http.guard import parse_json, refusal_of
-from barbu.web.http.limits import Rule, Who
+from barbu.web.http.limits import Rule, Who, profile_person
 from barbu.web.http.server import Server
 from barbu.web.tables import coaching
 from barbu.web.tables.parts import Change
@@ -285,7 +285,7 @@ async def _hello(server: Server, table: Table, conn: Connection, msg: dict[str, 
         conn.greeted = conn.greeted or e.code == "name-required"
         raise
     conn.greeted = True
-    conn.person = "p:" + player.id if player is not None else None
+    conn.person = profile_person(player.id) if player is not None else None
     server.kick(table)  # a seat taken on its turn starts its turn clock
 
 
