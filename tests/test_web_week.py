@@ -122,13 +122,19 @@ def serve(where: Path, port: int, clock: Clock, name: str = "week.db") -> TestCl
                               reads_per_minute=1000, invites_per_minute=100, profiles_per_minute=100))
 
 
+def looked_at(client: TestClient, table_id: str) -> None:
+    """The table's computers and forced passes have acted, and its new turn (if any) was looked at."""
+    server = server_of(client)
+    table = server.tables.get(table_id)
+    until(lambda: table.auto_seat() is None and (server.computers.told.get(table_id) == table.moves
+                                                 or table.deadlines.deadline() is None))
+
+
 def settle(client: TestClient, table_id: str | None = None) -> None:
     """Every push and mail handed over is sent (after the table's new turn, if any, was looked at)."""
     server = server_of(client)
     if table_id is not None:
-        table = server.tables.get(table_id)
-        until(lambda: table.auto_seat() is None and (server.computers.told.get(table_id) == table.moves
-                                                     or table.deadlines.deadline() is None))
+        looked_at(client, table_id)
     notices = server.notices
     assert notices is not None
     until(lambda: not any(s is not None and s.tasks for s in (notices.pusher, notices.mailer)))
@@ -154,6 +160,9 @@ def act(client: TestClient, week: Week, token: str, table_id: str) -> None:
         while (msg := ws.receive_json())["type"] not in ("state", "error"):
             pass
         assert msg["type"] == "state", msg
+        # The page stays until the server has looked at the turn its move began (a turn of the same
+        # person's, told or not, depends on it: on a busy machine the socket closed first, now and then).
+        looked_at(client, table_id)
 
 
 def to_act(client: TestClient, table_id: str) -> str:
