@@ -179,8 +179,9 @@ const Drills = (() => {
       : t("drills.wrong", { choice: actionText(res.choice), key: actionText(res.key), cost: res.cost });
     const why = res.right ? t("drills.why-right", { alternative: actionText(res.against) }) : t("drills.why-wrong");
     const reasons = res.reasons.filter((r) => r.key !== "coach.value").map((r) => node("li", {}, reasonText(r)));
+    // (replaceChildren writes a null as the text "null": a verdict without reasons showed "nullnull".)
     $("dr-answer").replaceChildren(node("p", { class: `dr-verdict ${res.right ? "right" : "wrong"}` }, head),
-      reasons.length ? node("p", {}, why) : null, reasons.length ? node("ul", { class: "dr-reasons" }, reasons) : null);
+      ...(reasons.length ? [node("p", {}, why), node("ul", { class: "dr-reasons" }, reasons)] : []));
     $("dr-next").hidden = false;
     $("dr-next").focus();
   }
