@@ -178,7 +178,10 @@ const Drills = (() => {
     const head = res.right ? t("drills.right", { choice: actionText(res.key) })
       : t("drills.wrong", { choice: actionText(res.choice), key: actionText(res.key), cost: res.cost });
     const why = res.right ? t("drills.why-right", { alternative: actionText(res.against) }) : t("drills.why-wrong");
-    const reasons = res.reasons.filter((r) => r.key !== "coach.value").map((r) => node("li", {}, reasonText(r)));
+    // The estimate repeats the verdict's cost, so it is left out, unless the coach finds no other reason:
+    // then the two estimates are the only why there is (about one wrong choice in five).
+    const told = res.reasons.filter((r) => r.key !== "coach.value");
+    const reasons = (told.length ? told : res.reasons).map((r) => node("li", {}, reasonText(r)));
     // (replaceChildren writes a null as the text "null": a verdict without reasons showed "nullnull".)
     $("dr-answer").replaceChildren(node("p", { class: `dr-verdict ${res.right ? "right" : "wrong"}` }, head),
       ...(reasons.length ? [node("p", {}, why), node("ul", { class: "dr-reasons" }, reasons)] : []));
