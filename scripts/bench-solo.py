@@ -5,8 +5,9 @@
 It builds the static folder (`barbu static`), serves it with a static file server that counts the bytes
 it sends, and prints:
 - the cold start (a browser never there: from opening /play/ to the table drawn) and the bytes of that
-  first visit (the service worker keeping the site included); the warm starts (the same browser again,
-  everything from its cache: Chromium keeps Pyodide's compiled code after a few runs) and their bytes;
+  first visit (the service worker keeping the site included), and the size of the interpreter's
+  snapshot the worker keeps; the warm starts (the same browser again, everything from its cache, the
+  interpreter from its snapshot) and their bytes;
 - a computer's decision in the worker (Pyodide): p50, p95 and the slowest, at `strong` and at `expert`
   with each budget asked (seconds of work a decision, barbu.bots.expert).
 Figures of one run on a shared machine: run it twice and compare, nothing here is asserted.
@@ -73,11 +74,17 @@ def start(context: Any, url: str, keep: bool) -> tuple[float, int]:
     drawn(page)
     seconds = time.perf_counter() - began
     opened = page.evaluate("Solo.opened()")
-    print(f"   (the worker opened in {opened['seconds']:.2f} s, Pyodide's share {opened['pyodide']:.2f} s)")
+    print(f"   (the worker opened in {opened['seconds']:.2f} s, Python ready after "
+          f"{opened['pyodide']:.2f} s, started from {opened.get('from', '?')})")
     if keep:
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120000)
         page.wait_for_function("""async () => { const c = await caches.open((await caches.keys())[0]);
             return (await c.keys()).some((r) => r.url.endsWith('.wasm')); }""", timeout=120000)
+        size = page.wait_for_function("""async () => {
+            const r = await (await caches.open('barbu-solo-snapshot')).match('/solo-snapshot');
+            return r ? (await r.arrayBuffer()).byteLength : 0; }""", timeout=120000).json_value()
+        print(f"   (the interpreter kept with the engine imported: a snapshot of {size / 1e6:.1f} MB, "
+              "written in the browser, never sent)")
     page.close()
     return seconds, SENT[0] - before
 

@@ -39,13 +39,14 @@ DRIVE = """async (setup) => {
   const config = await (await fetch("/solo.json")).json();
   return await new Promise((resolve, reject) => {
     let readyFor = -1;
+    let from = null;
     const decided = [];
     worker.onerror = (e) => reject(new Error(e.message));
     worker.onmessage = ({ data }) => {
       if (data.type === "failed") reject(new Error(data.message));
-      if (data.type === "opened") worker.postMessage({ type: "hello" });
+      if (data.type === "opened") { from = data.from; worker.postMessage({ type: "hello" }); }
       if (data.type === "decided") decided.push(data.ms);
-      if (data.type === "record") { worker.terminate(); resolve({ record: data.text, decided }); }
+      if (data.type === "record") { worker.terminate(); resolve({ record: data.text, decided, from }); }
       if (data.type !== "events") return;
       const state = data.events.filter((e) => e.type === "state").pop();
       if (!state) return;
@@ -61,6 +62,9 @@ DRIVE = """async (setup) => {
     worker.postMessage({ type: "open", pyodide: config.pyodide, engine: config.engine, setup, delay: 0 });
   });
 }"""
+
+KEPT_SNAPSHOT = ("async () => Boolean(await (await caches.open('barbu-solo-snapshot'))"
+                 ".match('/solo-snapshot'))")
 
 
 @pytest.fixture(scope="module")
@@ -115,9 +119,14 @@ def test_the_browser_and_cpython_play_the_same_seeded_game_byte_for_byte(site: s
     page = context.new_page()
     page.goto(f"{site}/rules/classic")
     played = page.evaluate(DRIVE, SETUP)
-    page.close()
-    assert played["record"] == cpython_record(SETUP)
+    assert played["from"] == "scratch" and played["record"] == cpython_record(SETUP)
     assert len(played["decided"]) >= 39  # every computer's card (and more) was the worker's
+    # The interpreter was kept with the engine imported (a memory snapshot): the next start is from it,
+    # and plays the same.
+    page.wait_for_function(KEPT_SNAPSHOT, timeout=30000)
+    again = page.evaluate(DRIVE, SETUP)
+    page.close()
+    assert again["from"] == "snapshot" and again["record"] == played["record"]
     record = tmp_path / "solo.json"
     record.write_text(played["record"] + "\n", encoding="utf-8")
     replayed = replay_json(record)
@@ -209,8 +218,10 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     assert page.locator("#offline").is_hidden()  # offline, and not said: nothing here needs the network
     play_on(page, moves=4)
     before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
+    page.wait_for_function(KEPT_SNAPSHOT, timeout=30000)
     page.reload()
-    opened(page)  # the kept game, rebuilt by the worker from its actions
+    opened(page)  # the kept game, rebuilt by the worker from its actions, in the kept interpreter
+    assert page.evaluate("Solo.opened().from") == "snapshot"
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
     play_on(page)
     page.wait_for_selector("#end-dialog[open] #end-record")

@@ -12,10 +12,12 @@ let table = null;
 let delay = 0; // milliseconds before each computer's move, so that the person can follow it
 let stepping = null;
 
+// Imported before the snapshot is made, so that a restored interpreter has every level ready.
 const PROGRAM = `
 import json
 from barbu.engine.game import Game
 from barbu.solo.table import SoloTable
+import barbu.bots.basic, barbu.bots.pimc, barbu.bots.strong, barbu.bots.expert
 
 def open_table(setup_json, kept_json):
     if kept_json:
@@ -34,22 +36,78 @@ def kept(table):
     return json.dumps(table.snapshot())
 `;
 
+// The interpreter as it stands once the engine is imported (Pyodide's memory snapshot), kept in this
+// browser: a later visit starts from it instead of starting Python and importing barbu again, which is
+// most of a warm start. One snapshot is kept, under the engine's and Pyodide's addresses: another
+// engine or Pyodide makes a new one. Cache Storage only exists where service workers do (https or
+// localhost); elsewhere every start is a cold one.
+const SNAPSHOTS = "barbu-solo-snapshot"; // the service worker's update clears it with its other caches
+const SNAPSHOT = new URL("/solo-snapshot", location.href).href; // a name in the cache, never fetched
+
+function snapshotKey(msg) { return `${msg.pyodide} ${msg.engine}`; }
+
+async function keptSnapshot(msg) {
+  if (!self.caches) return null;
+  try {
+    const found = await (await caches.open(SNAPSHOTS)).match(SNAPSHOT);
+    if (!found || found.headers.get("x-barbu-snapshot") !== snapshotKey(msg)) return null;
+    return new Uint8Array(await found.arrayBuffer());
+  } catch (e) {
+    return null; // storage refused (private mode, quota): start from scratch
+  }
+}
+
+async function keepSnapshot(msg, bytes) {
+  if (!self.caches) return;
+  try {
+    const headers = { "content-type": "application/octet-stream", "x-barbu-snapshot": snapshotKey(msg) };
+    await (await caches.open(SNAPSHOTS)).put(SNAPSHOT, new Response(bytes, { headers }));
+  } catch (e) { /* not kept: the next visit starts from scratch again */ }
+}
+
+async function forgetSnapshot() {
+  try { if (self.caches) await caches.delete(SNAPSHOTS); } catch (e) { /* nothing kept */ }
+}
+
+// Pyodide, from the kept snapshot when there is one that loads; else started and filled with the
+// engine, and its snapshot kept for the next visit.
+async function startPython(msg, loadPyodide, engine) {
+  const indexURL = new URL(msg.pyodide, location.href).href;
+  const snapshot = await keptSnapshot(msg);
+  if (snapshot) {
+    try {
+      const restored = await loadPyodide({ indexURL, _loadSnapshot: snapshot });
+      restored.unpackArchive(engine, "zip", { extractDir: "/solo" }); // for what imports itself later
+      // The snapshot's random generator is the same at every visit: seed it afresh.
+      restored.runPython("import random; random.seed()");
+      return { py: restored, from: "snapshot" };
+    } catch (e) {
+      await forgetSnapshot(); // unreadable by this Pyodide: started from scratch below, and kept anew
+    }
+  }
+  const fresh = await loadPyodide({ indexURL, _makeSnapshot: Boolean(self.caches) });
+  fresh.unpackArchive(engine, "zip", { extractDir: "/solo" });
+  fresh.runPython("import sys; sys.path.insert(0, '/solo')");
+  fresh.runPython(PROGRAM);
+  if (self.caches) keepSnapshot(msg, fresh.makeMemorySnapshot()); // written while the game starts
+  return { py: fresh, from: "scratch" };
+}
+
 async function open(msg) {
   const started = performance.now();
-  const { loadPyodide } = await import(new URL(`${msg.pyodide}pyodide.mjs`, location.href).href);
-  py = await loadPyodide({ indexURL: new URL(msg.pyodide, location.href).href });
-  const loaded = performance.now();
-  const zip = await fetch(msg.engine);
+  const [{ loadPyodide }, zip] = await Promise.all([
+    import(new URL(`${msg.pyodide}pyodide.mjs`, location.href).href), fetch(msg.engine)]);
   if (!zip.ok) throw new Error(`the engine (${msg.engine}) could not be loaded: ${zip.status}`);
-  py.unpackArchive(await zip.arrayBuffer(), "zip", { extractDir: "/solo" });
-  py.runPython("import sys; sys.path.insert(0, '/solo')");
-  py.runPython(PROGRAM);
+  const started_ = await startPython(msg, loadPyodide, await zip.arrayBuffer());
+  py = started_.py;
+  const loaded = performance.now();
   const openTable = py.globals.get("open_table");
   table = openTable(JSON.stringify(msg.setup || null), msg.kept ? JSON.stringify(msg.kept) : "");
   openTable.destroy();
   delay = Number(msg.delay) || 0;
-  // The seconds it took, Pyodide's share first (the figures of scripts/bench-solo.py).
-  postMessage({ type: "opened", seconds: (performance.now() - started) / 1000, pyodide: (loaded - started) / 1000 });
+  // The seconds it took, Python's share first (the figures of scripts/bench-solo.py).
+  postMessage({ type: "opened", seconds: (performance.now() - started) / 1000, pyodide: (loaded - started) / 1000,
+                from: started_.from });
 }
 
 function call(name, ...args) {
