@@ -133,6 +133,36 @@ def test_the_browser_and_cpython_play_the_same_seeded_game_byte_for_byte(site: s
     assert replayed["complete"] and len(replayed["hands"]) == 1 and replayed["hands"][0]["declarer"] == 0
 
 
+# A snapshot this Pyodide cannot read (another build's, a truncated write) in place of the kept one.
+SPOIL_THEN_OPEN = """async () => {
+  const config = await (await fetch("/solo.json")).json();
+  const key = `${config.pyodide} ${config.engine}`;
+  const cache = await caches.open("barbu-solo-snapshot");
+  const headers = { "x-barbu-snapshot": key };
+  await cache.put("/solo-snapshot", new Response(new Uint8Array(1 << 20), { headers }));
+  const worker = new Worker("/static/solo-worker.mjs", { type: "module" });
+  const setup = { ruleset: "classic", players: 4, rounds: 1, seed: 5, levels: ["basic", "basic", "basic"] };
+  return await new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === "failed") reject(new Error(data.message));
+      if (data.type === "opened") resolve(data.from); // the worker lives on: it is writing the snapshot
+    };
+    worker.postMessage({ type: "open", pyodide: config.pyodide, engine: config.engine, setup, delay: 0 });
+  });
+}"""
+KEPT_SIZE = """async () => {
+  const r = await (await caches.open("barbu-solo-snapshot")).match("/solo-snapshot");
+  return r ? (await r.arrayBuffer()).byteLength : 0; }"""
+
+
+def test_a_snapshot_pyodide_cannot_read_is_forgotten_and_made_anew(site: str, context: Any) -> None:
+    page = context.new_page()
+    page.goto(f"{site}/rules/classic")
+    assert page.evaluate(SPOIL_THEN_OPEN) == "scratch"  # the table opened all the same
+    page.wait_for_function(f"async () => ({KEPT_SIZE})() > (1 << 20)", timeout=30000)  # a real one now
+    page.close()
+
+
 def replay_json(record: Path) -> dict[str, Any]:
     """What `barbu replay --json` says of a record file (it fails the test when the file is refused)."""
     barbu = "import sys; from barbu.cli import main; sys.exit(main())"
