@@ -255,7 +255,7 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
     play_on(page)
     page.wait_for_selector("#end-dialog[open] #end-record")
-    assert "Ann" in page.inner_text("#end-body")
+    assert "Ann" in page.inner_text("#end-body") and page.locator("#end-again").is_visible()
     with page.expect_download() as download:
         page.click("#end-record")
     record = tmp_path / "solo.json"
@@ -294,3 +294,23 @@ def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tm
         assert page.evaluate("() => T.meta.seats[0].name") == "Ben"
         context.set_offline(False)
         page.close()
+
+
+def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) -> None:
+    context.set_offline(False)
+    page = context.new_page()
+    page.goto(f"{site}/play/?delay=0")
+    opened(page)
+    setup = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Cy", "levels": ["basic", "pimc"],
+             "seed": 5}
+    page.evaluate("(s) => Solo.start(s)", setup)
+    with page.expect_navigation():
+        page.evaluate("Solo.again()")  # what the end dialog's "Play again" does
+    opened(page)
+    page.wait_for_function("() => localStorage.getItem('barbu.solo.kept') !== null")
+    kept = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.kept'))")
+    assert {k: kept[k] for k in ("ruleset", "players", "rounds", "name", "levels")} == {
+        k: setup[k] for k in ("ruleset", "players", "rounds", "name", "levels")}
+    assert kept["seed"] != 5  # new deals
+    page.close()
+

@@ -73,9 +73,11 @@ const GameEnd = (() => {
 
   function tools() {
     const mine = T.you !== null && T.token;
-    // A solo game (solo.js) has no replay page without a server: its record is downloaded instead.
+    // A solo game (solo.js) has no replay page without a server: its record is downloaded instead; "Play
+    // again" deals a new game of the same setup.
     if (T.solo) {
-      return [h("button", { type: "button", id: "end-record", onclick: () => Solo.download() }, t("table.record")),
+      return [h("button", { type: "button", id: "end-again", onclick: () => Solo.again() }, t("solo.again")),
+        h("button", { type: "button", id: "end-record", onclick: () => Solo.download() }, t("table.record")),
         h("button", { type: "button", id: "end-sheet", onclick: () => { $("end-dialog").close(); openSheet(); } }, t("table.sheet"))];
     }
     return [

@@ -9,6 +9,7 @@ const Solo = (() => {
   const SETUP = "barbu.solo.setup"; // the game the lobby asked for (solo-lobby.js)
   const KEPT = "barbu.solo.kept"; // the game as it stands: its setup and every action so far
   const DELAY = 600; // milliseconds before each computer's move (the server's default pace)
+  const FIRST = { ruleset: "classic", players: 4, rounds: 0, levels: ["basic", "basic", "basic"] }; // no lobby visited
   let current = null;
   let asked = null; // the record asked of the worker: its promise's resolve
   let opened = null; // the worker's "opened": how long loading took
@@ -30,7 +31,7 @@ const Solo = (() => {
     const params = new URLSearchParams(location.search);
     const delay = params.has("delay") ? Number(params.get("delay")) : DELAY;
     const kept = read(KEPT);
-    const setup = read(SETUP) || { ruleset: "classic", players: 4, rounds: 0, levels: ["basic", "basic", "basic"] };
+    const setup = read(SETUP) || { ...FIRST };
     if (setup.seed === undefined) setup.seed = Math.floor(Math.random() * 2 ** 48);
     if (!config.pyodide) throw new Error("this server has no Pyodide: solo play needs it (python -m barbu.solo.pyodide)");
     return { type: "open", pyodide: config.pyodide, engine: config.engine, delay, kept, setup: kept ? null : setup };
@@ -123,7 +124,15 @@ const Solo = (() => {
     try { localStorage.removeItem(KEPT); } catch (e) { /* nothing kept */ }
   }
 
+  // The end of a game: the same setup again with new deals (opening() draws the seed), on this page.
+  function again() {
+    const setup = { ...(read(SETUP) || FIRST) };
+    delete setup.seed;
+    start(setup);
+    location.reload();
+  }
+
   if (here()) early = new WorkerSocket();
 
-  return { here, lobby, socket, record, download, start, kept: () => read(KEPT), opened: () => opened };
+  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), opened: () => opened };
 })();
