@@ -1,12 +1,14 @@
 """Barbu without a server, in Chromium: the static build (`barbu static`) served by `python -m http.server`;
 the engine in a Web Worker under Pyodide plays the same seeded game byte for byte as CPython; a solo game
 played on the table page from the static lobby with the network cut once the site was visited, kept over
-a reload, exported as a record `barbu replay` accepts; and solo play served by `barbu serve`."""
+a reload, exported as a record `barbu replay` accepts, listed once in the lobby's "Your games" (downloaded
+from there, deleted); and solo play served by `barbu serve`."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -253,6 +255,10 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     opened(page)  # the kept game, rebuilt by the worker from its actions, in the kept interpreter
     assert page.evaluate("Solo.opened().from") == "snapshot"
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
+    # A full storage: the game goes on (it is not kept over a reload meanwhile).
+    page.evaluate(FULL_STORAGE)
+    assert play_on(page, moves=2) == 2
+    page.evaluate("() => { Storage.prototype.setItem = window.unfull; }")
     play_on(page)
     page.wait_for_selector("#end-dialog[open] #end-record")
     assert "Ann" in page.inner_text("#end-body") and page.locator("#end-again").is_visible()
@@ -263,12 +269,88 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     replayed = replay_json(record)
     assert replayed["complete"] and len(replayed["hands"]) == 1
     assert replayed["totals"] == page.evaluate("() => T.view.totals")
-    page.goto(f"{site}/")
-    page.wait_for_selector("#solo-rounds option", state="attached")
-    assert page.locator("#solo-resume-line").is_visible()  # the game is kept: its end can be seen again
+    # The record asked after the game's own (the worker answers in order): the game is in the list by then.
+    assert page.evaluate(KEPT_GAMES) == 1
+    places = page.evaluate("() => T.meta.places")
+    page.reload()  # the finished game again: not kept twice
+    page.wait_for_function("() => T.meta !== null && T.meta.over", timeout=30000)
+    assert page.evaluate(KEPT_GAMES) == 1
+    your_games(page, site, record.read_text(encoding="utf-8"), replayed["totals"], places, tmp_path)
     context.set_offline(False)
     assert errors == []
     page.close()
+
+
+# localStorage full: every write refused as a full storage refuses it (the original kept in window.unfull).
+FULL_STORAGE = """() => {
+  window.unfull = Storage.prototype.setItem;
+  Storage.prototype.setItem = () => { throw new DOMException("full", "QuotaExceededError"); };
+}"""
+KEPT_GAMES = "async () => { await Solo.record(); return Solo.games().length; }"
+# 31 games kept one after the other (fabricated from the real one, told apart by their records).
+THIRTY_ONE = """() => {
+  const real = Solo.games()[0];
+  for (let k = 1; k <= 31; k++) Solo.keep({ ...real, ended: real.ended + k, record: `{"k": ${k}}` });
+  Solo.keep({ ...real, ended: real.ended + 99, record: '{"k": 31}' }); // the 31st again: not kept twice
+  const list = Solo.games().map((g) => JSON.parse(g.record).k);
+  return { n: list.length, newest: list[0], oldest: list[list.length - 1], real: list.includes(undefined) };
+}"""
+# A storage with room for about ten such games: the next game keeps what fits, newest first.
+CROWDED = """() => {
+  const one = JSON.stringify(Solo.games()[0]).length;
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (String(value).length > one * 10.5) throw new DOMException("full", "QuotaExceededError");
+    return setItem.call(this, key, value);
+  };
+  try {
+    const kept = Solo.keep({ ...Solo.games()[0], record: '{"k": 32}' }).length;
+    const stored = Solo.games();
+    return { kept, stored: stored.length, newest: JSON.parse(stored[0].record).k, crowded: Solo.crowded() };
+  } finally {
+    Storage.prototype.setItem = setItem;
+  }
+}"""
+
+
+def your_games(page: Any, site: str, record: str, totals: list[int], places: list[int],
+               tmp_path: Path) -> None:
+    """The lobby's "Your games" after the one-hand family game: that game listed with the person's place,
+    its record downloaded from there, then deleted; the 31st game drops the oldest; a full storage keeps
+    what fits."""
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    assert page.locator("#solo-resume-line").is_visible()  # the game is kept: its end can be seen again
+    rows = page.locator("#solo-games-list li.solo-game")
+    assert rows.count() == 1
+    place = {1: "1st", 2: "2nd", 3: "3rd"}[places[0]] + ("=" if totals.count(totals[0]) > 1 else "")
+    total = f"\u2212{-totals[0]}" if totals[0] < 0 else str(totals[0])
+    assert f"Family, 3 players · You: {place} · {total}" in rows.inner_text()
+    assert serious(page) == []  # the lobby with its list, by axe
+    with page.expect_download() as download:
+        page.click("#solo-games-list .solo-game-download")
+    assert re.fullmatch(r"barbu-solo-\d{4}-\d\d-\d\d-\d{4}\.json", download.value.suggested_filename)
+    again = tmp_path / download.value.suggested_filename
+    download.value.save_as(again)
+    assert again.read_text(encoding="utf-8") == record  # the same bytes as the table's own download
+    assert replay_json(again)["totals"] == totals
+    # Deleting asks first (the focus on "Keep it"), by keyboard.
+    page.focus("#solo-games-list .solo-game-delete")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.className") == "solo-game-keep"
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    assert page.locator("#solo-games").is_hidden() and page.evaluate("Solo.games().length") == 0
+    assert page.inner_text("#solo-games-said") == "The game was deleted."
+    game = {"ended": 1e9, "ruleset": "family", "players": 3, "names": [], "totals": totals, "places": places,
+            "you": 0, "record": record[:-1]}
+    page.evaluate("(g) => Solo.keep(g)", game)
+    assert page.evaluate(THIRTY_ONE) == {"n": 30, "newest": 31, "oldest": 2, "real": False}
+    crowded = page.evaluate(CROWDED)
+    assert crowded == {"kept": 10, "stored": 10, "newest": 32, "crowded": True}
+    page.reload()
+    page.wait_for_selector("#solo-games-list li.solo-game")
+    assert rows.count() == 10 and page.locator("#solo-games-full").is_visible()
 
 
 def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tmp_path: Path) -> None:
@@ -305,7 +387,7 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
              "seed": 5}
     page.evaluate("(s) => Solo.start(s)", setup)
     with page.expect_navigation():
-        page.evaluate("Solo.again()")  # what the end dialog's "Play again" does
+        page.evaluate("() => { Solo.again(); }")  # what the end dialog's "Play again" does
     opened(page)
     page.wait_for_function("() => localStorage.getItem('barbu.solo.kept') !== null")
     kept = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.kept'))")

@@ -112,5 +112,5 @@ const GameEnd = (() => {
     $("btn-end").addEventListener("click", open);
   }
 
-  return { places, open, setup };
+  return { places, placeText, open, setup };
 })();

@@ -1,9 +1,20 @@
 // The lobby of the static build (barbu static): a solo game's setup, kept for the table page (/play/,
-// solo.js), the way back to a game kept in this browser, and what needs a server.
+// solo.js), the way back to a game kept in this browser, the finished games kept there ("Your games",
+// each record to download or delete), and what needs a server.
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
+
+  function h(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "onclick") e.addEventListener("click", v);
+      else if (v !== null && v !== undefined) e.setAttribute(k, v);
+    }
+    for (const c of kids.flat()) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+    return e;
+  }
 
   function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
   function players() { return ruleset() === "classic" ? 4 : Number($("solo-players").value); }
@@ -38,6 +49,66 @@
     location.href = `${location.pathname === "/" ? "/play/" : "/play"}${location.search}`;
   }
 
+  // -- "Your games": the finished games kept in this browser (solo.js), newest first ------------------
+
+  // "2nd · −35": the person's place as the table's end dialog says it (gameend.js), and their total.
+  function result(game) {
+    const mine = GameEnd.places(game.totals, game.places).find((r) => r.seat === game.you);
+    const total = I18N.points(mine.total, game.ruleset === "classic");
+    return t("solo.games.result", { place: GameEnd.placeText(mine), total });
+  }
+
+  function gameRow(game, i) {
+    const id = `solo-game-${i}`;
+    const rules = game.ruleset === "classic" ? t("table.classic") : t("table.family", { n: game.players });
+    const when = new Date(game.ended * 1000);
+    const tools = h("div", { class: "solo-game-tools" });
+    const li = h("li", { class: "solo-game" },
+      h("div", { class: "solo-game-facts" },
+        h("h3", { id }, h("time", { datetime: when.toISOString() }, I18N.date(game.ended, { year: true, time: true }))),
+        h("p", {}, `${rules} · `, h("strong", {}, result(game)))),
+      tools);
+    const buttons = () => [
+      h("button", { type: "button", class: "solo-game-download", "aria-describedby": id, onclick: () => Solo.exported(game) },
+        t("solo.games.download")),
+      h("button", { type: "button", class: "solo-game-delete", "aria-describedby": id, onclick: () => ask() },
+        t("solo.games.delete"))];
+    // Deleting asks first, in the row itself; "Keep it" puts the buttons back.
+    function ask() {
+      li.classList.add("asking");
+      tools.replaceChildren(h("div", { class: "solo-game-ask", role: "group", "aria-labelledby": `${id}-ask` },
+        h("p", { id: `${id}-ask` }, t("solo.games.delete-ask")),
+        h("button", { type: "button", class: "danger solo-game-yes", onclick: () => forget(game, i) }, t("solo.games.delete-yes")),
+        h("button", { type: "button", class: "solo-game-keep", onclick: keep }, t("solo.games.delete-keep"))));
+      tools.querySelector(".solo-game-keep").focus();
+    }
+    function keep() {
+      li.classList.remove("asking");
+      tools.replaceChildren(...buttons());
+      tools.querySelector(".solo-game-delete").focus();
+    }
+    tools.append(...buttons());
+    return li;
+  }
+
+  function renderGames() {
+    const games = Solo.games();
+    $("solo-games").hidden = !games.length;
+    $("solo-games-help").textContent = t("solo.games.help", { n: Solo.MOST });
+    $("solo-games-full").hidden = !Solo.crowded();
+    $("solo-games-list").replaceChildren(...games.map(gameRow));
+    return games;
+  }
+
+  // The focus goes to the row that took the deleted one's place, else to the new game's button.
+  function forget(game, i) {
+    Solo.forget(game);
+    const games = renderGames();
+    $("solo-games-said").textContent = t("solo.games.deleted");
+    const rows = document.querySelectorAll("#solo-games-list .solo-game-download");
+    (rows[Math.min(i, games.length - 1)] || document.querySelector("#solo-form button[type=submit]")).focus();
+  }
+
   async function main() {
     try { await I18N.load(); } catch (e) { console.error(e); }
     $("lang-slot").append(I18N.switcher());
@@ -48,6 +119,7 @@
     $("solo-players").addEventListener("change", renderRounds);
     renderRounds();
     $("solo-form").addEventListener("submit", start);
+    try { renderGames(); } catch (e) { console.error(e); } // a list it cannot draw must not stop a new game
     try {
       const config = await (await fetch("/solo.json", { cache: "no-cache" })).json();
       if (config.server) {

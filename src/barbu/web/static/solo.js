@@ -2,16 +2,20 @@
 // differs. Instead of the server's WebSocket it gets a socket-like object whose other end is a Web
 // Worker (solo-worker.mjs) running barbu's own Python under Pyodide; the worker answers with the
 // messages the server sends. The game is kept in this browser after every move (it survives a
-// reload) and its record is exported as the server's is.
+// reload) and its record is exported as the server's is; a finished game joins this browser's list of
+// finished games (the lobby's "Your games", solo-lobby.js), whose records can be downloaded later.
 "use strict";
 
 const Solo = (() => {
   const SETUP = "barbu.solo.setup"; // the game the lobby asked for (solo-lobby.js)
   const KEPT = "barbu.solo.kept"; // the game as it stands: its setup and every action so far
+  const GAMES = "barbu.solo.games"; // the finished games, newest first: [{ended, ruleset, ..., record}]
+  const CROWDED = "barbu.solo.games.full"; // "1" once older games were dropped because the storage was full
+  const MOST = 30; // finished games kept; the oldest goes first
+  const YOU = 0; // the person's seat at a solo table (barbu.solo.table.YOU)
   const DELAY = 600; // milliseconds before each computer's move (the server's default pace)
   const FIRST = { ruleset: "classic", players: 4, rounds: 0, levels: ["basic", "basic", "basic"] }; // no lobby visited
   let current = null;
-  let asked = null; // the record asked of the worker: its promise's resolve
   let opened = null; // the worker's "opened": how long loading took
 
   function here() { return /^\/play\/?$/.test(location.pathname); }
@@ -45,6 +49,9 @@ const Solo = (() => {
       this.readyState = WebSocket.CONNECTING;
       this.openFn = this.closeFn = this.onmessage = null;
       this.closedWith = null;
+      this.asked = []; // the records asked of the worker, in order: their promises' resolves
+      this.filed = false; // the game's end was kept among the finished games (once a page)
+      this.filing = null; // that keeping, until the worker has sent the record
       this.worker = new Worker("/static/solo-worker.mjs", { type: "module" });
       this.worker.onmessage = (ev) => this.received(ev.data);
       this.worker.onerror = (ev) => this.failed(ev.message || "the worker stopped");
@@ -58,14 +65,31 @@ const Solo = (() => {
         if (this.onopen) this.onopen();
       } else if (msg.type === "events") {
         for (const event of msg.events) if (this.onmessage) this.onmessage({ data: JSON.stringify(event) });
+        this.file(msg.events);
       } else if (msg.type === "kept") {
         write(KEPT, msg.kept);
-      } else if (msg.type === "record" && asked) {
-        asked(msg.text);
-        asked = null;
+      } else if (msg.type === "record" && this.asked.length) {
+        this.asked.shift()(msg.text);
       } else if (msg.type === "failed") {
         this.failed(msg.message);
       }
+    }
+
+    // The game's record (barbu-record/1): the worker answers in the order it was asked.
+    ask() {
+      return new Promise((resolve) => {
+        this.asked.push(resolve);
+        this.worker.postMessage({ type: "record" });
+      });
+    }
+
+    // The game over: its record asked once and kept among the finished games (a reload of it finds it
+    // there already: the same record is not kept twice).
+    file(events) {
+      const end = events.find((e) => e.type === "state" && e.table && e.table.over);
+      if (!end || this.filed) return;
+      this.filed = true;
+      this.filing = this.ask().then((text) => keep(finished(end, text)));
     }
 
     failed(why) {
@@ -103,20 +127,83 @@ const Solo = (() => {
   // The game's record (barbu-record/1), from the worker.
   function record() {
     if (!current) return Promise.reject(new Error("no game"));
-    return new Promise((resolve) => {
-      asked = resolve;
-      current.worker.postMessage({ type: "record" });
-    });
+    return current.ask();
   }
 
-  async function download() {
-    const text = await record();
+  // A record as a file named by its game's end in local time: barbu-solo-2026-12-06-1432.json.
+  function save(text, when) {
+    const two = (n) => String(n).padStart(2, "0");
+    const stamp = `${when.getFullYear()}-${two(when.getMonth() + 1)}-${two(when.getDate())}-${two(when.getHours())}${two(when.getMinutes())}`;
     const link = document.createElement("a");
     link.href = URL.createObjectURL(new Blob([text + "\n"], { type: "application/json" }));
-    link.download = "barbu-solo.json";
+    link.download = `barbu-solo-${stamp}.json`;
     link.click();
     URL.revokeObjectURL(link.href);
   }
+
+  async function download() { save(await record(), new Date()); }
+
+  // -- the finished games ------------------------------------------------------------------------
+
+  // What the lobby's list shows of a game that ended, from the table's last state, and its record.
+  function finished(state, text) {
+    const table = state.table;
+    return { ended: Math.round(Date.now() / 1000), ruleset: table.ruleset, players: table.players,
+      names: table.seats.map((s) => s.name), totals: state.view.totals, places: table.places, you: YOU, record: text };
+  }
+
+  // The finished games kept in this browser, newest first (an entry not of this shape is passed over).
+  function games() {
+    const list = read(GAMES);
+    const whole = (g) => g && typeof g.record === "string" && Number.isFinite(g.ended) && Array.isArray(g.totals)
+      && Array.isArray(g.places) && typeof g.totals[g.you] === "number";
+    return Array.isArray(list) ? list.filter(whole) : [];
+  }
+
+  function quota(e) { return e && (e.name === "QuotaExceededError" || e.name === "NS_ERROR_DOM_QUOTA_REACHED"); }
+
+  // Writes the list, dropping its oldest games until it fits (a full storage must not stop a game);
+  // returns how many were kept.
+  function store(list) {
+    for (let n = list.length; n > 0; n--) {
+      try {
+        localStorage.setItem(GAMES, JSON.stringify(list.slice(0, n)));
+        return n;
+      } catch (e) {
+        if (!quota(e)) return 0; // no storage at all (private mode): nothing kept
+      }
+    }
+    try { localStorage.removeItem(GAMES); } catch (e) { /* no storage */ }
+    return 0;
+  }
+
+  function crowded(yes) {
+    try {
+      if (yes) localStorage.setItem(CROWDED, "1");
+      else localStorage.removeItem(CROWDED);
+    } catch (e) { /* not said: the list is what it is */ }
+  }
+
+  // A finished game at the head of the list (the list unchanged when its record is there already);
+  // returns the list as kept.
+  function keep(game) {
+    const before = games();
+    if (before.some((g) => g.record === game.record)) return before;
+    const list = [game, ...before].slice(0, MOST);
+    const kept = store(list);
+    crowded(kept < list.length);
+    return list.slice(0, kept);
+  }
+
+  // A game deleted from the list (the one with this record); returns the list as kept.
+  function forget(game) {
+    const list = games().filter((g) => g.record !== game.record);
+    const kept = store(list);
+    crowded(false);
+    return list.slice(0, kept);
+  }
+
+  function exported(game) { save(game.record, new Date(game.ended * 1000)); }
 
   // A new game from the lobby: its setup kept, the game before it forgotten.
   function start(setup) {
@@ -124,8 +211,10 @@ const Solo = (() => {
     try { localStorage.removeItem(KEPT); } catch (e) { /* nothing kept */ }
   }
 
-  // The end of a game: the same setup again with new deals (opening() draws the seed), on this page.
-  function again() {
+  // The end of a game: the same setup again with new deals (opening() draws the seed), on this page,
+  // once the game that ended is among the finished games (a click at once would lose it).
+  async function again() {
+    if (current && current.filing) await current.filing;
     const setup = { ...(read(SETUP) || FIRST) };
     delete setup.seed;
     start(setup);
@@ -134,5 +223,6 @@ const Solo = (() => {
 
   if (here()) early = new WorkerSocket();
 
-  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), opened: () => opened };
+  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), opened: () => opened,
+    games, keep, forget, exported, crowded: () => read(CROWDED) === 1, MOST };
 })();
