@@ -7,7 +7,8 @@ it sends, and prints:
 - the cold start (a browser never there: from opening /play/ to the table drawn) and the bytes of that
   first visit (the service worker keeping the site included), and the size of the interpreter's
   snapshot the worker keeps; the warm starts (the same browser again, everything from its cache, the
-  interpreter from its snapshot) and their bytes;
+  interpreter from its snapshot) and their bytes, then as many without the snapshot (the reference:
+  Python started and the engine imported at every start, as before the snapshot was kept);
 - a computer's decision in the worker (Pyodide): p50, p95 and the slowest, at `strong` and at `expert`
   with each budget asked (seconds of work a decision, barbu.bots.expert).
 Figures of one run on a shared machine: run it twice and compare, nothing here is asserted.
@@ -64,13 +65,13 @@ def drawn(page: Any) -> None:
     page.wait_for_function("() => typeof T !== 'undefined' && T.view !== null", timeout=120000)
 
 
-def start(context: Any, url: str, keep: bool) -> tuple[float, int]:
+def start(context: Any, url: str, keep: bool, snapshot: bool = True) -> tuple[float, int]:
     """Seconds from opening the table page to its first state drawn, and the bytes sent meanwhile (with
     ``keep``: until the service worker kept the whole site, as a first visit does)."""
     before = SENT[0]
     page = context.new_page()
     began = time.perf_counter()
-    page.goto(f"{url}/play/?delay=0")
+    page.goto(f"{url}/play/?delay=0" + ("" if snapshot else "&snapshot=0"))
     drawn(page)
     seconds = time.perf_counter() - began
     opened = page.evaluate("Solo.opened()")
@@ -152,6 +153,10 @@ def main() -> int:
             for visit in range(2, 2 + args.warm):
                 warm, later = start(context, url, keep=False)
                 print(f"warm start {warm:5.2f} s (visit {visit}), {later / 1e6:6.3f} MB sent")
+            # The reference, in the same browser: Python started and the engine imported at each start.
+            for visit in range(2 + args.warm, 2 + 2 * args.warm):
+                warm, later = start(context, url, keep=False, snapshot=False)
+                print(f"warm start {warm:5.2f} s (visit {visit}) without the snapshot (the reference)")
             print(line("strong", decisions(context, url, "strong", args.hands)))
             for budget in args.expert.split(","):
                 print(line(f"expert:{budget}", decisions(context, url, f"expert:{budget}", args.hands)))

@@ -2,7 +2,7 @@
 // makes of the engine, the bots and barbu.solo), which answers the page with the very messages
 // `barbu serve` sends over its socket. No rule of the game is written here.
 //
-// From the page: {type: "open", pyodide: URL, engine: URL, setup | kept, delay} once, then the socket's messages
+// From the page: {type: "open", pyodide: URL, engine: URL, setup | kept, delay, snapshot} once, then the socket's messages
 // (hello, act, ready, sync, ping) and {type: "record"}. To the page: {type: "events", events},
 // {type: "kept", kept} after every change (the page stores it: the game survives a reload),
 // {type: "record", text}, {type: "opened", seconds, pyodide}, {type: "decided", ms, seat} after each computer's
@@ -73,7 +73,8 @@ async function forgetSnapshot() {
 // engine, and its snapshot kept for the next visit.
 async function startPython(msg, loadPyodide, engine) {
   const indexURL = new URL(msg.pyodide, location.href).href;
-  const snapshot = await keptSnapshot(msg);
+  const keeping = Boolean(self.caches) && msg.snapshot !== false;
+  const snapshot = keeping ? await keptSnapshot(msg) : null;
   if (snapshot) {
     try {
       const restored = await loadPyodide({ indexURL, _loadSnapshot: snapshot });
@@ -85,11 +86,11 @@ async function startPython(msg, loadPyodide, engine) {
       await forgetSnapshot(); // unreadable by this Pyodide: started from scratch below, and kept anew
     }
   }
-  const fresh = await loadPyodide({ indexURL, _makeSnapshot: Boolean(self.caches) });
+  const fresh = await loadPyodide({ indexURL, _makeSnapshot: keeping });
   fresh.unpackArchive(engine, "zip", { extractDir: "/solo" });
   fresh.runPython("import sys; sys.path.insert(0, '/solo')");
   fresh.runPython(PROGRAM);
-  if (self.caches) keepSnapshot(msg, fresh.makeMemorySnapshot()); // written while the game starts
+  if (keeping) keepSnapshot(msg, fresh.makeMemorySnapshot()); // written while the game starts
   return { py: fresh, from: "scratch" };
 }
 

@@ -38,7 +38,10 @@ const Solo = (() => {
     const setup = read(SETUP) || { ...FIRST };
     if (setup.seed === undefined) setup.seed = Math.floor(Math.random() * 2 ** 48);
     if (!config.pyodide) throw new Error("this server has no Pyodide: solo play needs it (python -m barbu.solo.pyodide)");
-    return { type: "open", pyodide: config.pyodide, engine: config.engine, delay, kept, setup: kept ? null : setup };
+    // "?snapshot=0": Python started afresh, as before a snapshot was kept (scripts/bench-solo.py's reference).
+    const snapshot = params.get("snapshot") !== "0";
+    return { type: "open", pyodide: config.pyodide, engine: config.engine, delay, kept, setup: kept ? null : setup,
+      snapshot };
   }
 
   // The socket the table page talks to (readyState, send, close, onopen, onmessage, onclose).
