@@ -101,6 +101,28 @@ def test_responses_are_gzipped_when_the_client_takes_gzip_and_not_otherwise(clie
     assert gzip.decompress(body) == script and len(body) < len(script) / 2
 
 
+def test_a_large_file_is_compressed_once_not_at_every_request(client: TestClient) -> None:
+    """The compression middleware compressed the card faces (825 KB: 80 ms) and Pyodide's WebAssembly
+    (9.6 MB: 0.45 s of a core) again at every request: anyone could keep a server busy asking for them."""
+    from barbu.web.http.assets import _gzipped
+
+    url = "/static/cards/cards.svg"
+    sprite = (STATIC / "cards" / "cards.svg").read_bytes()
+    _gzipped.cache_clear()
+    bodies = []
+    for _ in range(3):
+        with client.stream("GET", url, headers=GZIP) as res:
+            bodies.append(b"".join(res.iter_raw()))
+            assert res.headers["content-encoding"] == "gzip" and res.headers["etag"].startswith('W/"')
+    assert _gzipped.cache_info().misses == 1 and _gzipped.cache_info().hits == 2  # made once
+    assert bodies[0] == bodies[1] == bodies[2] and gzip.decompress(bodies[0]) == sprite
+    assert client.get(url, headers=PLAIN).content == sprite  # asked without gzip: the file itself
+    part = client.get(url, headers={**GZIP, "Range": "bytes=0-9"})
+    assert part.status_code == 206 and part.content == sprite[:10]  # a range is of the file itself
+    etag = client.get(url, headers=GZIP).headers["etag"]
+    assert client.get(url, headers={**GZIP, "If-None-Match": etag}).status_code == 304
+
+
 def test_the_service_worker_and_pdfs_are_served_as_before(client: TestClient) -> None:
     sw = client.get("/sw.js", headers=GZIP)
     assert sw.headers["content-type"].startswith("text/javascript")

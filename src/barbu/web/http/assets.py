@@ -11,13 +11,16 @@ name, so that the app opens without a connection.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
+import os
 import re
 from pathlib import Path
 
-from starlette.datastructures import QueryParams
+from starlette.datastructures import Headers, QueryParams
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -90,6 +93,38 @@ class Assets:
         return stamp is not None and self.stamp(path) == stamp
 
 
+BIG = 64 * 1024  # a file past this size is compressed once per process, not at every request
+GAIN = 0.9  # ...and sent compressed only when that saves a tenth at least (a zip is compressed already)
+
+
+@functools.lru_cache(maxsize=32)
+def _gzipped(path: Path, size: int, mtime_ns: int) -> bytes | None:
+    """A large file's gzip, made once for a given version of the file (size and time name it); None
+    when it would not gain enough."""
+    data = path.read_bytes()
+    packed = gzip.compress(data, compresslevel=6, mtime=0)
+    return packed if len(packed) <= GAIN * len(data) else None
+
+
+def compressed_once(request: Headers, response: Response) -> Response:
+    """A large file's response, compressed from the copy made once when the client accepts gzip (the
+    compression middleware would compress it again at every request: 0.45 s of a core for Pyodide's
+    9.6 MB, which anyone could ask for in a loop); any other response as it is."""
+    if not isinstance(response, FileResponse) or response.status_code != 200 or "range" in request:
+        return response
+    if "gzip" not in request.get("accept-encoding", ""):
+        return response
+    st = os.stat(response.path)
+    packed = _gzipped(Path(response.path), st.st_size, st.st_mtime_ns) if st.st_size > BIG else None
+    if packed is None:
+        return response
+    headers = {k: v for k, v in response.headers.items() if k not in ("content-length", "accept-ranges")}
+    headers |= {"content-encoding": "gzip", "vary": "Accept-Encoding"}
+    if "etag" in headers:  # another representation of the same file: a weak tag (a 304 still matches it)
+        headers["etag"] = "W/" + headers["etag"].removeprefix("W/")
+    return Response(packed, status_code=200, headers=headers)
+
+
 class StampedFiles(StaticFiles):
     """The static folder, kept a year by the browser when asked by its current stamp (?v=)."""
 
@@ -98,7 +133,7 @@ class StampedFiles(StaticFiles):
         self.assets = assets
 
     async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
+        response = compressed_once(Headers(scope=scope), await super().get_response(path, scope))
         if response.status_code in (200, 304):
             stamp = QueryParams(scope.get("query_string", b"")).get("v")
             current = self.assets.is_current(path.replace("\\", "/"), stamp)

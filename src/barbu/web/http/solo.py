@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from barbu.solo import bundle, pyodide
 from barbu.web.core.errors import TableError
-from barbu.web.http.assets import LONG
+from barbu.web.http.assets import LONG, compressed_once
 from barbu.web.http.endpoints import refusals, static_page
 
 ENGINE = "/solo/{name}"  # the engine's zip, named by its hash: never changes at its address
@@ -60,9 +60,9 @@ async def runtime(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in pyodide.FILES or not pyodide.present():
         raise TableError("not-found", "no such file: Pyodide is not installed on this server", 404)
-    data = (pyodide.folder() / name).read_bytes()
     suffix = name[name.rindex("."):]
-    return Response(data, media_type=TYPES[suffix], headers={"Cache-Control": LONG})
+    sent = FileResponse(pyodide.folder() / name, media_type=TYPES[suffix], headers={"Cache-Control": LONG})
+    return compressed_once(request.headers, sent)
 
 
 def routes() -> list[BaseRoute]:
