@@ -84,7 +84,7 @@ def test_every_page_names_the_manifest_its_colour_icons_and_registers_the_worker
         assert href and client.get(href[1]).status_code == 200, (path, rel)
     touch = re.search(r'<link rel="apple-touch-icon" href="([^"]+)"', html)
     assert touch and png_size(client.get(touch[1]).content) == (180, 180)
-    assert re.search(r'<script src="/static/sw-register\.js\?v=\w+"></script>\n</body>', html)
+    assert re.search(r'<script src="/static/sw-register\.js\?v=\w+"( data-keep-solo)?></script>\n</body>', html)
 
 
 def test_the_worker_is_a_script_at_the_root_never_kept_stale(client: TestClient) -> None:
@@ -99,7 +99,8 @@ def test_the_worker_is_a_script_at_the_root_never_kept_stale(client: TestClient)
 
 def test_the_app_shell_is_the_offline_page_the_keepers_and_what_the_pages_name(client: TestClient) -> None:
     shell = shell_of(client)
-    assert shell[:6] == ["/offline", "/score", "/solo", "/play", "/solo.json", "/static/solo-worker.mjs"]
+    assert shell[:7] == ["/offline", "/score", "/solo", "/play", "/solo.json", "/static/solo-worker.mjs",
+                         "/manifest.webmanifest"]  # the manifest too: a page offline asked for it in vain
     assert len(shell) == len(set(shell))
     for url in shell:
         res = client.get(url)
@@ -108,7 +109,7 @@ def test_the_app_shell_is_the_offline_page_the_keepers_and_what_the_pages_name(c
     named = set()
     for page in PAGES:
         named |= set(re.findall(r'(?:src|href)="(/static/[^"]+)"', client.get(page).text))
-    assert named == set(shell[6:])  # every file of every page, at its stamped address, and no other
+    assert named == set(shell[7:])  # every file of every page, at its stamped address, and no other
 
 
 def test_a_changed_file_makes_a_new_worker_whose_cache_has_a_new_name(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from tests.test_web_ws import app_for
 from tests.web_helpers import fresh_db
 
 from barbu.solo import bundle, pyodide
+from barbu.web.http.endpoints import ASSETS
 
 YEAR = "public, max-age=31536000, immutable"
 
@@ -89,6 +90,10 @@ def test_the_static_build_writes_the_pages_the_data_the_engine_and_a_worker_keep
     worker = (site / "sw.js").read_text(encoding="utf-8")
     shell = json.loads(re.search(r"^const SHELL = (\[.*\]);$", worker, re.M).group(1))  # type: ignore[union-attr]
     assert {"/", "/play/", "/score/", config["engine"], f"{pyodide.PATH}pyodide.asm.wasm"} <= set(shell)
+    # The card faces and every language's words too (a game offline had blank cards), each once: an
+    # address listed twice fails the worker's install (the catalogue of English was, and nothing was kept).
+    assert set(config["offline"]) <= set(shell) and len(shell) == len(set(shell))
+    assert ASSETS.url("cards/cards.svg") in shell and ASSETS.url("i18n/my.json") in shell
     for url in shell:  # every address the worker keeps is a file of the folder
         path = url.split("?")[0].lstrip("/")
         assert (site / path).is_file() or (site / path / "index.html").is_file(), url

@@ -89,6 +89,10 @@ class Assets:
         """The page, ``no-cache``: the browser asks again each time, so that a release is seen at once."""
         return Response(self.page(name), media_type="text/html", headers={"Cache-Control": FRESH})
 
+    def catalogue_urls(self) -> list[str]:
+        """Every language's words, at the stamped address i18n.js fetches them from."""
+        return [self.url(path) for path in self.stamps if path.startswith(CATALOGUES + "/")]
+
     def is_current(self, path: str, stamp: str | None) -> bool:
         return stamp is not None and self.stamp(path) == stamp
 

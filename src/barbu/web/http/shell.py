@@ -50,8 +50,10 @@ def manifest() -> dict[str, Any]:
 
 def app_shell() -> list[str]:
     """What the worker keeps at install: the offline page, the pages that work offline, the pages' files
-    (Pyodide and the engine are kept once a solo game loaded them: sw.js)."""
-    return [OFFLINE, KEEPER, SOLO, PLAY, SOLO_FILES[0], SOLO_FILES[1], *ASSETS.named()]
+    and the manifest they name (Pyodide and the engine are kept once a solo game or its lobby loaded
+    them: sw.js, sw-register.js)."""
+    # An address listed twice would fail the worker's install (Cache.addAll refuses duplicates).
+    return list(dict.fromkeys([OFFLINE, KEEPER, SOLO, PLAY, *SOLO_FILES, MANIFEST, *ASSETS.named()]))
 
 
 @functools.cache

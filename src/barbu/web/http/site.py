@@ -18,8 +18,8 @@ from typing import Any
 from barbu.solo import bundle, pyodide
 from barbu.web.http.assets import stamp_of
 from barbu.web.http.endpoints import ASSETS, STATIC
-from barbu.web.http.shell import KEEPER, OFFLINE, app_shell, manifest, worker_script
-from barbu.web.http.solo import ENGINE
+from barbu.web.http.shell import KEEPER, MANIFEST, OFFLINE, app_shell, manifest, worker_script
+from barbu.web.http.solo import ENGINE, offline_files
 from barbu.web.tables.rules import rules_info
 
 # Each page: its file in the static folder and where the built folder serves it.
@@ -71,13 +71,16 @@ def build(target: Path, server: str | None = None) -> dict[str, Any]:
     target.mkdir(parents=True, exist_ok=True)
     shell = pages(target)
     files = engine(target)
-    config: dict[str, Any] = {"engine": files[-1], "pyodide": pyodide.PATH}
+    config: dict[str, Any] = {"engine": files[-1], "pyodide": pyodide.PATH,
+                              "offline": offline_files(files[-1])}
     if server:
         config["server"] = server
     write(target, "solo.json", json.dumps(config).encode())
     write(target, "manifest.webmanifest", json.dumps(manifest()).encode())
-    kept = [*shell, "/solo.json", "/static/solo-worker.mjs", *(f"/api/rules/{r}" for r in RULESETS), *files]
-    write(target, "sw.js", worker([*kept, *ASSETS.named()]))
+    # Everything, at the first visit: the card faces and every language's words with Pyodide and the zip.
+    kept = [*shell, "/solo.json", "/static/solo-worker.mjs", MANIFEST, *(f"/api/rules/{r}" for r in RULESETS),
+            *dict.fromkeys([*files, *config["offline"]])]
+    write(target, "sw.js", worker(list(dict.fromkeys([*kept, *ASSETS.named()]))))  # twice fails an install
     return config
 
 

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 from barbu.solo import bundle, pyodide
 from barbu.web.core.errors import TableError
 from barbu.web.http.assets import LONG, compressed_once
-from barbu.web.http.endpoints import refusals, static_page
+from barbu.web.http.endpoints import ASSETS, refusals, static_page
 
 ENGINE = "/solo/{name}"  # the engine's zip, named by its hash: never changes at its address
 TYPES = {".mjs": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip",
@@ -30,9 +30,21 @@ def engine() -> tuple[str, bytes]:
     return bundle.name(data), data
 
 
+def offline_files(engine_path: str) -> list[str]:
+    """What a solo game needs from the network besides its pages, which the solo lobby asks the service
+    worker to keep, so that a game starts offline after the lobby alone was visited: Pyodide, the
+    engine's zip, the card faces and every language's words (to switch language offline too)."""
+    return [*(f"{pyodide.PATH}{name}" for name in pyodide.FILES), engine_path, ASSETS.url("cards/cards.svg"),
+            *ASSETS.catalogue_urls()]
+
+
 def config() -> dict[str, object]:
-    """What /solo.json tells the solo pages: where the engine is, and whether Pyodide is here."""
-    return {"engine": ENGINE.format(name=engine()[0]), "pyodide": pyodide.PATH if pyodide.present() else None}
+    """What /solo.json tells the solo pages: where the engine is, whether Pyodide is here, and what to
+    keep for a game offline."""
+    path = ENGINE.format(name=engine()[0])
+    here = pyodide.present()
+    return {"engine": path, "pyodide": pyodide.PATH if here else None,
+            "offline": offline_files(path) if here else []}
 
 
 async def lobby(request: Request) -> Response:

@@ -11,6 +11,17 @@
     const lang = typeof I18N !== "undefined" ? I18N.lang : "en";
     return `/static/i18n/${lang}.json${tag ? `?v=${tag.dataset.catalogues}` : ""}`;
   }
+  // The solo lobby (its tag says data-keep-solo) has what a game needs offline kept as well: opening the
+  // lobby once is enough to play without a connection (/solo.json lists the files).
+  async function forSolo() {
+    if (!document.querySelector("script[data-keep-solo]")) return [];
+    try {
+      const config = await (await fetch("/solo.json")).json();
+      return Array.isArray(config.offline) ? config.offline : [];
+    } catch (e) {
+      return []; // offline already: what is kept is what there is
+    }
+  }
   window.addEventListener("load", () => {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => { /* e.g. not https */ });
     // The score keeper's own worker of before (scope /score) steps aside for this one.
@@ -18,7 +29,7 @@
       .then(all => all.filter(r => new URL(r.scope).pathname !== "/").forEach(r => r.unregister()))
       .catch(() => {});
     navigator.serviceWorker.ready
-      .then(reg => reg.active?.postMessage({ keep: [catalogue()] }))
+      .then(async (reg) => reg.active?.postMessage({ keep: [catalogue(), ...await forSolo()] }))
       .catch(() => {});
   });
 })();

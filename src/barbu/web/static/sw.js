@@ -35,13 +35,24 @@ function stamped(url) {
   return url.origin === self.location.origin && STATIC.test(url.pathname) && url.searchParams.has("v");
 }
 
-// A page asks to keep the files it fetched before this worker controlled it (its reader's catalogue).
+// A page asks to keep the files it fetched before this worker controlled it (its reader's catalogue), or
+// will need offline (the solo lobby: Pyodide, the engine, the card faces). Only files that never change
+// at their address: a stamped one, Pyodide's, the engine's.
 self.addEventListener("message", event => {
-  const asked = event.data && Array.isArray(event.data.keep) ? event.data.keep : [];
+  const asked = event.data && Array.isArray(event.data.keep) ? event.data.keep.slice(0, 64) : [];
+  const lasting = u => stamped(u) || (u.origin === self.location.origin && IMMUTABLE.test(u.pathname));
   const urls = asked.filter(u => typeof u === "string").map(u => new URL(u, self.location.origin))
-    .filter(stamped).map(u => u.href);
-  if (urls.length) event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(urls)).catch(() => {}));
+    .filter(lasting).map(u => u.href);
+  if (urls.length) event.waitUntil(keepMissing(urls).catch(() => {}));
 });
+
+// Only what is not kept yet is fetched (a lobby's visit must not fetch Pyodide's 13 MB again).
+async function keepMissing(urls) {
+  const cache = await caches.open(CACHE);
+  const missing = [];
+  for (const url of urls) if (!(await cache.match(url))) missing.push(url);
+  if (missing.length) await cache.addAll(missing);
+}
 
 async function page(request, keeper) {
   const cache = await caches.open(CACHE);
