@@ -405,7 +405,7 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
     page = context.new_page()
     page.goto(f"{site}/play/?delay=0")
     opened(page)
-    setup = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Cy", "levels": ["basic", "pimc"],
+    setup = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Cy", "levels": ["basic", "expert:0.1"],
              "seed": 5}
     page.evaluate("(s) => Solo.start(s)", setup)
     with page.expect_navigation():
@@ -416,5 +416,8 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
     assert {k: kept[k] for k in ("ruleset", "players", "rounds", "name", "levels")} == {
         k: setup[k] for k in ("ruleset", "players", "rounds", "name", "levels")}
     assert kept["seed"] != 5  # new deals
+    # The browser's expert is said "expert", not by its budget (a tester saw "computer (expert:0.1)").
+    page.wait_for_function("() => document.body.innerText.includes('(expert)')")
+    assert "expert:" not in page.inner_text("body") and page.locator("[aria-label*='expert:']").count() == 0
     page.close()
 

@@ -139,10 +139,15 @@ async function showLobby() {
 
 function ruleset() { return document.querySelector("input[name=ruleset]:checked").value; }
 
-function levelName(level) { return I18N.has(`level.${level}.name`) ? t(`level.${level}.name`) : level; }
+// A level's words: "expert:0.1" (a solo game's expert with its budget) is said as "expert".
+function levelKey(level) { return String(level).split(":")[0]; }
+function levelName(level) { const k = levelKey(level); return I18N.has(`level.${k}.name`) ? t(`level.${k}.name`) : level; }
 // The short name said inside a sentence ("the computer (hard) plays"), the full one in menus.
-function levelShort(level) { return I18N.has(`table.level.${level}`) ? t(`table.level.${level}`) : level; }
-function levelLine(level) { return I18N.has(`level.${level}.line`) ? t(`level.${level}.line`) : ""; }
+function levelShort(level) {
+  const k = levelKey(level);
+  return I18N.has(`table.level.${k}`) ? t(`table.level.${k}`) : level;
+}
+function levelLine(level) { const k = levelKey(level); return I18N.has(`level.${k}.line`) ? t(`level.${k}.line`) : ""; }
 
 // The chosen rule set's rules page and, for family Barbu, who wins: said where the rules are chosen.
 function renderRulesetNotes(family) {
