@@ -99,6 +99,19 @@ def test_same_keys_slots_and_plurals_as_english(code: str) -> None:
             assert isinstance(theirs, str) and theirs.strip(), f"{code}.json {key} is empty"
 
 
+def test_no_words_name_an_option_by_its_code() -> None:
+    """A reader is shown an option's name, never its code: the score keeper said "heart-lead,
+    king-first, overtrump" in every language (a tester saw them in Chinese)."""
+    from barbu.engine.contracts import CLASSIC_OPTIONS
+
+    for code in languages():
+        for key, value in catalogue(code).items():
+            texts = value.values() if isinstance(value, dict) else [value]
+            for text in texts:
+                said = [o for o in CLASSIC_OPTIONS if re.search(rf"(?<![\w{{-]){o}(?![\w}}-])", str(text))]
+                assert not said, f"{code}.json {key} names {said} by their codes: {text}"
+
+
 @pytest.mark.parametrize("code", languages())
 def test_catalogue_file_is_sorted_one_key_a_line(code: str) -> None:
     lines = (CATALOGUES / f"{code}.json").read_text(encoding="utf-8").splitlines()
