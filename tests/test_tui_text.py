@@ -54,6 +54,15 @@ def test_sheet_numbers_hands_from_1_and_names_the_doublers() -> None:
     assert "(A Ann, B Ben, C Cleo, D Dan)" in legend and "Ben doubled Ann" in legend
 
 
+def test_the_sheet_names_its_declarers_as_its_columns_do() -> None:
+    """`barbu replay` said "Computer" for computers 2 to 4 (the declarer's column cut names at 8)."""
+    hands = [HandRecord(k, k, (), 0, "no-queens", None, None, (), (), (0, 0, 0, 0), (0, 0, 0, 0))
+             for k in range(4)]
+    names = ["Léa", "Computer 2", "Computer 3", "Computer 4"]
+    rows = format_sheet(Game.classic(), hands, names, []).splitlines()[1:5]
+    assert [row.split("  ")[1].strip() for row in rows] == names
+
+
 def test_long_lines_wrap_at_word_boundaries_on_a_terminal() -> None:
     out = io.StringIO()
     console = Console(file=out, width=40, force_terminal=True, color_system=None)

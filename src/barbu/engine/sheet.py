@@ -196,9 +196,11 @@ def format_sheet(game: Game, hands: Sequence[SheetHand], names: Sequence[str],
     dlabels = [doubles_label(h, marks) for h in hands] if game.is_classic else []
     dwidth = max([7, *(display_width(x) for x in dlabels)])
     who = "declarer" if game.is_classic else "chooser"
+    # Wide enough for the names as the columns' heads show them ("Computer 2", not "Computer").
+    pwidth = max(8, *(display_width(h) for h in heads))
 
     def row(no: str, person: str, label: str, dbl: str, values: Sequence[str]) -> str:
-        text = f"{no:>2}  {pad(fit(person, 8), 8)}  {pad(label, cwidth)}"
+        text = f"{no:>2}  {pad(fit(person, pwidth), pwidth)}  {pad(label, cwidth)}"
         if game.is_classic:
             text += f"  {pad(dbl, dwidth)}"
         return text + "".join(pad(v, col, right=True) for v in values)
