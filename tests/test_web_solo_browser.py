@@ -419,5 +419,14 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
     # The browser's expert is said "expert", not by its budget (a tester saw "computer (expert:0.1)").
     page.wait_for_function("() => document.body.innerText.includes('(expert)')")
     assert "expert:" not in page.inner_text("body") and page.locator("[aria-label*='expert:']").count() == 0
+    # The table as a hand's last card left it counts that last trick for its taker, as its points do (a
+    # tester's seat said "4 tricks · −10 pts" beside the summary's five tricks).
+    closing = page.evaluate("""() => {
+      T.finalView = { trick: [[0, "2C"], [1, "AC"], [2, "3C"], [3, "TS"]], lines: [] };
+      const old = { tricks_won: [3, 4, 2, 3], trump: null, hand_sizes: [1, 1, 1, 1], hand: [],
+                    points: [0, 0, 0, 0], hand_no: 0, lines: [] };
+      return closingView(old, null, { totals: [0, 0, 0, 0] }).tricks_won;
+    }""")
+    assert closing == [3, 5, 2, 3]
     page.close()
 

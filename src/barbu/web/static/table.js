@@ -824,8 +824,12 @@ function closingView(old, last, next) {
   const hand = old.hand.filter((c) => !last || c !== last.action);
   const r = T.results && T.results.length ? T.results[T.results.length - 1] : null;
   const points = r && r.hand_no === old.hand_no ? r.contract_scores : old.points;
+  // The last trick counted for its taker, as the points already are (a seat said "4 tricks · −10").
+  const final = T.finalView.trick;
+  const tricks = old.tricks_won.slice();
+  if (final.length === old.tricks_won.length) tricks[trickWinner(final, old.trump)] += 1;
   return { ...old, closing: true, current: -1, legal: [], trick: [], hand, hand_sizes: sizes, lines: T.finalView.lines,
-    totals: next.totals, points };
+    totals: next.totals, points, tricks_won: tricks };
 }
 
 // Only watching (or a computer plays your seat): the short pause; playing: your own.
