@@ -1,8 +1,9 @@
 """Barbu without a server, in Chromium: the static build (`barbu static`) served by `python -m http.server`;
 the engine in a Web Worker under Pyodide plays the same seeded game byte for byte as CPython; a solo game
 played on the table page from the static lobby with the network cut once the site was visited, kept over
-a reload, exported as a record `barbu replay` accepts, listed once in the lobby's "Your games" (downloaded
-from there, deleted); and solo play served by `barbu serve`."""
+a reload (the lobby names it and asks before a new game replaces it), exported as a record `barbu replay`
+accepts, listed once in the lobby's "Your games" (downloaded from there, deleted); the lobby's form is the
+last game's setup; and solo play served by `barbu serve`."""
 
 from __future__ import annotations
 
@@ -249,10 +250,11 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
         assert page.locator(shown_by_a_server).is_hidden(), shown_by_a_server
     assert page.locator("#offline").is_hidden()  # offline, and not said: nothing here needs the network
     play_on(page, moves=4)
-    before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
     page.wait_for_function(KEPT_SNAPSHOT, timeout=30000)
-    page.reload()
+    the_lobby_names_and_keeps_the_game(page, site)
+    page.goto(f"{site}/play/?delay=0")
     opened(page)  # the kept game, rebuilt by the worker from its actions, in the kept interpreter
+    before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
     assert page.evaluate("Solo.opened().from") == "snapshot"
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
     # A full storage: the game goes on (it is not kept over a reload meanwhile).
@@ -279,6 +281,38 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     context.set_offline(False)
     assert errors == []
     page.close()
+
+
+KEPT = "JSON.parse(localStorage.getItem('barbu.solo.kept'))"
+FOCUSED = "document.activeElement.id"
+REPLACE_OPEN = "document.getElementById('solo-replace').open"
+
+
+def the_lobby_names_and_keeps_the_game(page: Any, site: str) -> None:
+    """The lobby while the one-hand family game is in progress: its form is that game's setup, its
+    "Resume" line says which game it is, and "Start a new game" asks first, in the page: Escape and
+    "Keep my game" keep the game, by keyboard, the focus back on the button."""
+    kept = page.evaluate(KEPT)
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    assert page.inner_text("#solo-resume-which") == "Family, 3 players, hand 1 of 1"
+    assert page.is_checked("input[value=family]") and page.input_value("#solo-players") == "3"
+    assert page.input_value("#solo-name") == "Ann"
+    assert page.inner_text("#solo-rounds option:nth-child(2)") == "Shorter: 1 round each, 3 in all"
+    page.focus("#solo-form button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_function(REPLACE_OPEN)
+    said = page.inner_text("#solo-replace-said")
+    assert said == "Your game in progress (Family, 3 players, hand 1 of 1) will be lost."
+    assert page.evaluate(FOCUSED) == "solo-replace-keep"
+    assert serious(page) == []  # the question, by axe
+    page.keyboard.press("Escape")
+    assert not page.evaluate(REPLACE_OPEN)
+    assert page.evaluate("document.activeElement.type") == "submit"
+    page.keyboard.press("Enter")
+    page.wait_for_function(REPLACE_OPEN)
+    page.keyboard.press("Enter")  # "Keep my game"
+    assert not page.evaluate(REPLACE_OPEN) and page.evaluate(KEPT) == kept and page.url == f"{site}/"
 
 
 # localStorage full: every write refused as a full storage refuses it (the original kept in window.unfull).
@@ -351,6 +385,13 @@ def your_games(page: Any, site: str, record: str, totals: list[int], places: lis
     page.reload()
     page.wait_for_selector("#solo-games-list li.solo-game")
     assert rows.count() == 10 and page.locator("#solo-games-full").is_visible()
+    # The game kept is over (among "Your games"): a new one needs no question. No name typed: the person
+    # is "Player", and no name is remembered for the next game.
+    page.fill("#solo-name", "")
+    page.click("#solo-form button[type=submit]")
+    page.wait_for_url(f"{site}/play/")
+    setup = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.setup'))")
+    assert setup["name"] == "Player" and page.evaluate("localStorage.getItem('barbu.name')") is None
 
 
 def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tmp_path: Path) -> None:
@@ -378,21 +419,29 @@ def test_solo_play_on_barbu_serve_from_its_lobby_to_a_kept_move(context: Any, tm
         page.close()
 
 
-def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) -> None:
+def test_play_again_deals_a_new_game_of_the_same_setup_which_the_lobby_offers_next(site: str,
+                                                                                   context: Any) -> None:
     context.set_offline(False)
     page = context.new_page()
     page.goto(f"{site}/play/?delay=0")
     opened(page)
-    setup = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Cy", "levels": ["basic", "pimc"],
-             "seed": 5}
+    # No name (the table page opened without the lobby): the worker's "You" is "Player" at the table.
+    setup = {"ruleset": "family", "players": 3, "rounds": 3, "levels": ["strong", "pimc"], "seed": 5}
     page.evaluate("(s) => Solo.start(s)", setup)
     with page.expect_navigation():
         page.evaluate("() => { Solo.again(); }")  # what the end dialog's "Play again" does
     opened(page)
     page.wait_for_function("() => localStorage.getItem('barbu.solo.kept') !== null")
     kept = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.kept'))")
-    assert {k: kept[k] for k in ("ruleset", "players", "rounds", "name", "levels")} == {
-        k: setup[k] for k in ("ruleset", "players", "rounds", "name", "levels")}
+    assert {k: kept[k] for k in ("ruleset", "players", "rounds", "levels")} == {
+        k: setup[k] for k in ("ruleset", "players", "rounds", "levels")}
     assert kept["seed"] != 5  # new deals
+    assert page.inner_text(".seat.mine .who-name") == "Player (you)"
+    # The lobby's form is this setup: the rules, the players, the length, the computers.
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    form = page.evaluate("""() => [document.querySelector("input[name=ruleset]:checked").value,
+      ...["solo-players", "solo-rounds", "solo-level"].map((id) => document.getElementById(id).value)]""")
+    assert form == ["family", "3", "3", "strong"]
     page.close()
 

@@ -8,7 +8,7 @@
 
 const Solo = (() => {
   const SETUP = "barbu.solo.setup"; // the game the lobby asked for (solo-lobby.js)
-  const KEPT = "barbu.solo.kept"; // the game as it stands: its setup and every action so far
+  const KEPT = "barbu.solo.kept"; // the game as it stands: its setup, every action so far, and where it is
   const GAMES = "barbu.solo.games"; // the finished games, newest first: [{ended, ruleset, ..., record}]
   const CROWDED = "barbu.solo.games.full"; // "1" once older games were dropped because the storage was full
   const MOST = 30; // finished games kept; the oldest goes first
@@ -55,6 +55,7 @@ const Solo = (() => {
       this.asked = []; // the records asked of the worker, in order: their promises' resolves
       this.filed = false; // the game's end was kept among the finished games (once a page)
       this.filing = null; // that keeping, until the worker has sent the record
+      this.where = null; // the hand the last state showed, kept with the game for the lobby
       this.worker = new Worker("/static/solo-worker.mjs", { type: "module" });
       this.worker.onmessage = (ev) => this.received(ev.data);
       this.worker.onerror = (ev) => this.failed(ev.message || "the worker stopped");
@@ -68,14 +69,22 @@ const Solo = (() => {
         if (this.onopen) this.onopen();
       } else if (msg.type === "events") {
         for (const event of msg.events) if (this.onmessage) this.onmessage({ data: JSON.stringify(event) });
+        this.mark(msg.events);
         this.file(msg.events);
       } else if (msg.type === "kept") {
-        write(KEPT, msg.kept);
+        write(KEPT, this.where ? { ...msg.kept, where: this.where } : msg.kept);
       } else if (msg.type === "record" && this.asked.length) {
         this.asked.shift()(msg.text);
       } else if (msg.type === "failed") {
         this.failed(msg.message);
       }
+    }
+
+    // Where the game is, for the lobby's "Resume" line and its question before a new game: the hand
+    // the newest state shows (from 0) of how many, and whether the game is over.
+    mark(events) {
+      const state = events.filter((e) => e.type === "state").pop();
+      if (state) this.where = { hand: state.table.hand_no, hands: state.table.num_hands, over: state.table.over };
     }
 
     // The game's record (barbu-record/1): the worker answers in the order it was asked.
@@ -226,6 +235,7 @@ const Solo = (() => {
 
   if (here()) early = new WorkerSocket();
 
-  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), opened: () => opened,
+  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), setup: () => read(SETUP),
+    opened: () => opened,
     games, keep, forget, exported, crowded: () => read(CROWDED) === 1, MOST };
 })();
