@@ -1,9 +1,10 @@
 """Barbu without a server, in Chromium: the static build (`barbu static`) served by `python -m http.server`;
 the engine in a Web Worker under Pyodide plays the same seeded game byte for byte as CPython; a solo game
 played on the table page from the static lobby with the network cut once the site was visited, kept over
-a reload (the lobby names it and asks before a new game replaces it), exported as a record `barbu replay`
-accepts, listed once in the lobby's "Your games" (downloaded from there, deleted); the lobby's form is the
-last game's setup; and solo play served by `barbu serve`."""
+a reload (the lobby names it and asks before a new game replaces it; a second tab waits until it takes the
+game over, and the first one stops), exported as a record `barbu replay` accepts, listed once in the
+lobby's "Your games" (downloaded from there, deleted); the lobby's form is the last game's setup; and solo
+play served by `barbu serve`."""
 
 from __future__ import annotations
 
@@ -255,6 +256,7 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     page.goto(f"{site}/play/?delay=0")
     opened(page)  # the kept game, rebuilt by the worker from its actions, in the kept interpreter
     before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
+    page = a_second_tab_takes_the_game_over(page, site, errors)
     assert page.evaluate("Solo.opened().from") == "snapshot"
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
     # A full storage: the game goes on (it is not kept over a reload meanwhile).
@@ -313,6 +315,44 @@ def the_lobby_names_and_keeps_the_game(page: Any, site: str) -> None:
     page.wait_for_function(REPLACE_OPEN)
     page.keyboard.press("Enter")  # "Keep my game"
     assert not page.evaluate(REPLACE_OPEN) and page.evaluate(KEPT) == kept and page.url == f"{site}/"
+
+
+# The writes of the page's storage, from now on, in window.writes.
+COUNT_WRITES = """() => {
+  window.writes = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    window.writes.push(key);
+    return setItem.call(this, key, value);
+  };
+}"""
+
+
+def a_second_tab_takes_the_game_over(page: Any, site: str, errors: list[str]) -> Any:
+    """A second tab of the game in progress: it does not start the game, and says so; its "Play it here"
+    takes the game over, and the first tab stops (its socket closed, said, and nothing more written).
+    Returns the second tab, where the game goes on."""
+    second = page.context.new_page()
+    second.on("pageerror", lambda e: errors.append(str(e)))
+    second.goto(f"{site}/play/?delay=0")
+    second.wait_for_selector("#solo-elsewhere-open", timeout=10000)
+    assert second.inner_text("#solo-elsewhere-open") == "This game is open in another tab or window."
+    assert second.evaluate(FOCUSED) == "solo-here" and second.locator("#table").is_hidden()
+    second.wait_for_function("() => T.ws !== null")  # the table asked for its socket: no worker behind it
+    assert second.evaluate("T.ws.worker") is None and second.evaluate("Solo.opened()") is None
+    assert serious(second) == []  # the word of it, by axe
+    page.evaluate(COUNT_WRITES)
+    second.keyboard.press("Enter")  # "Play it here"
+    opened(second)
+    page.wait_for_selector("#solo-elsewhere-moved", timeout=10000)
+    assert page.evaluate("T.ws.readyState") == 3 and page.locator("#table").is_hidden()
+    page.evaluate("() => T.ws.send(JSON.stringify({ type: 'sync' }))")  # the stopped tab's worker: gone
+    actions = second.evaluate(KEPT)["actions"]
+    assert play_on(second, moves=2) == 2
+    second.wait_for_function(f"() => {KEPT}.actions.length > {len(actions) + 1}")
+    assert page.evaluate("window.writes") == []
+    page.close()
+    return second
 
 
 # localStorage full: every write refused as a full storage refuses it (the original kept in window.unfull).
