@@ -422,3 +422,25 @@ def test_the_servers_words_are_the_catalogues() -> None:
     assert words("be").t("sheet.winners.classic", n=2, names="A, B") == two  # "few" in Belarusian
     assert words("xx").lang == words(None).lang == "en"  # a language the server has no words for
     assert words("../en").lang == "en"
+
+
+def test_french_says_familial_for_the_family_rules_everywhere() -> None:
+    """A tester read "Familial" in the lobby and "Famille" at the table: the lobby, the table, the rules and
+    the errors name the family rules with one word."""
+    fr = catalogue("fr")
+    named = [str(fr[k]) for k in ("lobby.family", "table.family", "ruleset.family", "error.no-such-rules")]
+    assert all("familial" in text.lower() for text in named), named
+
+
+def test_the_burmese_solo_lobby_writes_its_numbers_as_the_pages_fill_them() -> None:
+    """The pages fill a number into a sentence with Latin digits (I18N has no Burmese locale to write them
+    with): the solo lobby's own words write theirs so too, not "ကစားသမား ၄ ဦး" beside "4 ဦး"."""
+    lobby: set[str] = set()
+    for name in ("solo.html", "solo-lobby.js"):
+        text = (STATIC / name).read_text(encoding="utf-8")
+        lobby |= set(re.findall(r"""\bt\(\s*["']([\w.:-]+)["']""", text))
+        lobby |= set(re.findall(r"""data-i18n(?:-[\w-]+)?=["']([\w.:-]+)["']""", text))
+    my = catalogue("my")
+    assert {"lobby.classic", "lobby.family"} <= lobby
+    burmese_digits = {k for k in lobby if re.search("[\u1040-\u1049]", json.dumps(my[k], ensure_ascii=False))}
+    assert burmese_digits == set()

@@ -1,8 +1,10 @@
 """Barbu without a server, in Chromium: the static build (`barbu static`) served by `python -m http.server`;
 the engine in a Web Worker under Pyodide plays the same seeded game byte for byte as CPython; a solo game
 played on the table page from the static lobby with the network cut once the site was visited, kept over
-a reload, exported as a record `barbu replay` accepts, listed once in the lobby's "Your games" (downloaded
-from there, deleted); and solo play served by `barbu serve`."""
+a reload (the lobby names it and asks before a new game replaces it; a second tab waits until it takes the
+game over, and the first one stops), exported as a record `barbu replay` accepts, listed once in the
+lobby's "Your games" (downloaded from there, deleted); the lobby's form is the last game's setup; and solo
+play served by `barbu serve`."""
 
 from __future__ import annotations
 
@@ -251,10 +253,12 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
         assert page.locator(shown_by_a_server).is_hidden(), shown_by_a_server
     assert page.locator("#offline").is_hidden()  # offline, and not said: nothing here needs the network
     play_on(page, moves=4)
-    before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
     page.wait_for_function(KEPT_SNAPSHOT, timeout=30000)
-    page.reload()
+    the_lobby_names_and_keeps_the_game(page, site)
+    page.goto(f"{site}/play/?delay=0")
     opened(page)  # the kept game, rebuilt by the worker from its actions, in the kept interpreter
+    before = page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length")
+    page = a_second_tab_takes_the_game_over(page, site, errors)
     assert page.evaluate("Solo.opened().from") == "snapshot"
     assert page.evaluate("() => JSON.parse(localStorage.getItem('barbu.solo.kept')).actions.length") >= before
     # A full storage: the game goes on (it is not kept over a reload meanwhile).
@@ -281,6 +285,76 @@ def test_a_solo_game_from_the_static_lobby_to_its_record_offline_and_over_a_relo
     context.set_offline(False)
     assert errors == []
     page.close()
+
+
+KEPT = "JSON.parse(localStorage.getItem('barbu.solo.kept'))"
+FOCUSED = "document.activeElement.id"
+REPLACE_OPEN = "document.getElementById('solo-replace').open"
+
+
+def the_lobby_names_and_keeps_the_game(page: Any, site: str) -> None:
+    """The lobby while the one-hand family game is in progress: its form is that game's setup, its
+    "Resume" line says which game it is, and "Start a new game" asks first, in the page: Escape and
+    "Keep my game" keep the game, by keyboard, the focus back on the button."""
+    kept = page.evaluate(KEPT)
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    assert page.inner_text("#solo-resume-which") == "Family, 3 players, hand 1 of 1"
+    assert page.is_checked("input[value=family]") and page.input_value("#solo-players") == "3"
+    assert page.input_value("#solo-name") == "Ann"
+    assert page.inner_text("#solo-rounds option:nth-child(2)") == "Shorter: 1 round each, 3 in all"
+    page.focus("#solo-form button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_function(REPLACE_OPEN)
+    said = page.inner_text("#solo-replace-said")
+    assert said == "Your game in progress (Family, 3 players, hand 1 of 1) will be lost."
+    assert page.evaluate(FOCUSED) == "solo-replace-keep"
+    assert serious(page) == []  # the question, by axe
+    page.keyboard.press("Escape")
+    assert not page.evaluate(REPLACE_OPEN)
+    assert page.evaluate("document.activeElement.type") == "submit"
+    page.keyboard.press("Enter")
+    page.wait_for_function(REPLACE_OPEN)
+    page.keyboard.press("Enter")  # "Keep my game"
+    assert not page.evaluate(REPLACE_OPEN) and page.evaluate(KEPT) == kept and page.url == f"{site}/"
+
+
+# The writes of the page's storage, from now on, in window.writes.
+COUNT_WRITES = """() => {
+  window.writes = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    window.writes.push(key);
+    return setItem.call(this, key, value);
+  };
+}"""
+
+
+def a_second_tab_takes_the_game_over(page: Any, site: str, errors: list[str]) -> Any:
+    """A second tab of the game in progress: it does not start the game, and says so; its "Play it here"
+    takes the game over, and the first tab stops (its socket closed, said, and nothing more written).
+    Returns the second tab, where the game goes on."""
+    second = page.context.new_page()
+    second.on("pageerror", lambda e: errors.append(str(e)))
+    second.goto(f"{site}/play/?delay=0")
+    second.wait_for_selector("#solo-elsewhere-open", timeout=10000)
+    assert second.inner_text("#solo-elsewhere-open") == "This game is open in another tab or window."
+    assert second.evaluate(FOCUSED) == "solo-here" and second.locator("#table").is_hidden()
+    second.wait_for_function("() => T.ws !== null")  # the table asked for its socket: no worker behind it
+    assert second.evaluate("T.ws.worker") is None and second.evaluate("Solo.opened()") is None
+    assert serious(second) == []  # the word of it, by axe
+    page.evaluate(COUNT_WRITES)
+    second.keyboard.press("Enter")  # "Play it here"
+    opened(second)
+    page.wait_for_selector("#solo-elsewhere-moved", timeout=10000)
+    assert page.evaluate("T.ws.readyState") == 3 and page.locator("#table").is_hidden()
+    page.evaluate("() => T.ws.send(JSON.stringify({ type: 'sync' }))")  # the stopped tab's worker: gone
+    actions = second.evaluate(KEPT)["actions"]
+    assert play_on(second, moves=2) == 2
+    second.wait_for_function(f"() => {KEPT}.actions.length > {len(actions) + 1}")
+    assert page.evaluate("window.writes") == []
+    page.close()
+    return second
 
 
 # localStorage full: every write refused as a full storage refuses it (the original kept in window.unfull).
@@ -353,6 +427,13 @@ def your_games(page: Any, site: str, record: str, totals: list[int], places: lis
     page.reload()
     page.wait_for_selector("#solo-games-list li.solo-game")
     assert rows.count() == 10 and page.locator("#solo-games-full").is_visible()
+    # The game kept is over (among "Your games"): a new one needs no question. No name typed: the person
+    # is "Player", and no name is remembered for the next game.
+    page.fill("#solo-name", "")
+    page.click("#solo-form button[type=submit]")
+    page.wait_for_url(f"{site}/play/")
+    setup = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.setup'))")
+    assert setup["name"] == "Player" and page.evaluate("localStorage.getItem('barbu.name')") is None
 
 
 KEPT_URLS = """async () => {
@@ -400,12 +481,14 @@ def test_solo_play_on_barbu_serve_offline_after_a_visit_of_its_lobby_alone(conte
         assert failed == [], failed  # the card faces among them
 
 
-def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) -> None:
+def test_play_again_deals_a_new_game_of_the_same_setup_which_the_lobby_offers_next(site: str,
+                                                                                   context: Any) -> None:
     context.set_offline(False)
     page = context.new_page()
     page.goto(f"{site}/play/?delay=0")
     opened(page)
-    setup = {"ruleset": "family", "players": 3, "rounds": 3, "name": "Cy", "levels": ["basic", "expert:0.1"],
+    # No name (the table page opened without the lobby): the worker's "You" is "Player" at the table.
+    setup = {"ruleset": "family", "players": 3, "rounds": 3, "levels": ["expert:0.1", "expert:0.1"],
              "seed": 5}
     page.evaluate("(s) => Solo.start(s)", setup)
     with page.expect_navigation():
@@ -413,8 +496,8 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
     opened(page)
     page.wait_for_function("() => localStorage.getItem('barbu.solo.kept') !== null")
     kept = page.evaluate("JSON.parse(localStorage.getItem('barbu.solo.kept'))")
-    assert {k: kept[k] for k in ("ruleset", "players", "rounds", "name", "levels")} == {
-        k: setup[k] for k in ("ruleset", "players", "rounds", "name", "levels")}
+    assert {k: kept[k] for k in ("ruleset", "players", "rounds", "levels")} == {
+        k: setup[k] for k in ("ruleset", "players", "rounds", "levels")}
     assert kept["seed"] != 5  # new deals
     # The browser's expert is said "expert", not by its budget (a tester saw "computer (expert:0.1)").
     page.wait_for_function("() => document.body.innerText.includes('(expert)')")
@@ -428,5 +511,12 @@ def test_play_again_deals_a_new_game_of_the_same_setup(site: str, context: Any) 
       return closingView(old, null, { totals: [0, 0, 0, 0] }).tricks_won;
     }""")
     assert closing == [3, 5, 2, 3]
+    assert page.inner_text(".seat.mine .who-name") == "Player (you)"
+    # The lobby's form is this setup: the rules, the players, the length, the computers.
+    page.goto(f"{site}/")
+    page.wait_for_selector("#solo-rounds option", state="attached")
+    form = page.evaluate("""() => [document.querySelector("input[name=ruleset]:checked").value,
+      ...["solo-players", "solo-rounds", "solo-level"].map((id) => document.getElementById(id).value)]""")
+    assert form == ["family", "3", "3", "expert:0.1"]
     page.close()
 

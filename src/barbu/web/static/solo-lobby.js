@@ -1,6 +1,7 @@
-// The lobby of the static build (barbu static): a solo game's setup, kept for the table page (/play/,
-// solo.js), the way back to a game kept in this browser, the finished games kept there ("Your games",
-// each record to download or delete), and what needs a server.
+// The lobby of the static build (barbu static): a solo game's setup (the last one's at first), kept for
+// the table page (/play/, solo.js), the way back to a game kept in this browser (which one it is, and a
+// question before a new game replaces it), the finished games kept there ("Your games", each record to
+// download or delete), and what needs a server.
 "use strict";
 
 (() => {
@@ -34,11 +35,62 @@
     $("solo-players-label").hidden = ruleset() === "classic";
   }
 
+  // The form as the last game was set up (barbu.solo.setup): rules, players, length and level; the
+  // name is the one last typed (barbu.name, the server's lobby's too).
+  function prefill() {
+    const setup = Solo.setup();
+    if (!setup) return;
+    const rules = document.querySelector(`input[name=ruleset][value="${setup.ruleset === "family" ? "family" : "classic"}"]`);
+    rules.checked = true;
+    const choose = (sel, value) => {
+      const i = [...sel.options].findIndex((o) => o.value === String(value));
+      if (i >= 0) sel.selectedIndex = i;
+    };
+    choose($("solo-players"), setup.players);
+    if (Array.isArray(setup.levels)) choose($("solo-level"), setup.levels[0]);
+    renderRounds();
+    choose($("solo-rounds"), setup.rounds);
+  }
+
+  // The name last typed; not the word "You" the lobby once put there when no name was typed.
+  function lastName() {
+    try {
+      const name = JSON.parse(localStorage.getItem("barbu.name") || "null");
+      return typeof name === "string" && name !== t("solo.you") ? name : "";
+    } catch (e) { return ""; }
+  }
+
+  // Which game is kept: "Family, 4 players, hand 3 of 4" (the hand its table last showed; a game kept
+  // before the hand was noted says its moves so far).
+  function which(kept) {
+    const rules = kept.ruleset === "family" ? t("table.family", { n: kept.players }) : t("table.classic");
+    const where = kept.where;
+    if (where && where.over) return t("solo.kept.over", { rules });
+    if (where) return t("solo.kept.hand", { rules, hand: Math.min(where.hand + 1, where.hands), hands: where.hands });
+    return t("solo.kept.moves", { rules, n: Array.isArray(kept.actions) ? kept.actions.length : 0 });
+  }
+
+  // A game in progress is not thrown away unasked: the page asks first ("Keep my game" has the focus;
+  // Escape keeps it too); a game that is over is among "Your games" already.
   function start(ev) {
     ev.preventDefault();
+    const kept = Solo.kept();
+    if (!kept || (kept.where && kept.where.over)) {
+      begin();
+      return;
+    }
+    $("solo-replace-said").textContent = t("solo.replace.ask", { game: which(kept) });
+    $("solo-replace").showModal();
+  }
+
+  function begin() {
     const n = players();
-    const name = $("solo-name").value.trim() || t("solo.you");
-    try { localStorage.setItem("barbu.name", JSON.stringify(name)); } catch (e) { /* private mode */ }
+    const typed = $("solo-name").value.trim();
+    const name = typed || t("solo.player");
+    try {
+      if (typed) localStorage.setItem("barbu.name", JSON.stringify(typed));
+      else localStorage.removeItem("barbu.name");
+    } catch (e) { /* private mode */ }
     const seed = new URLSearchParams(location.search).get("seed"); // "/?seed=7": the same deals again
     Solo.start({
       ruleset: ruleset(), players: n, rounds: Number($("solo-rounds").value), name,
@@ -112,13 +164,17 @@
   async function main() {
     try { await I18N.load(); } catch (e) { console.error(e); }
     $("lang-slot").append(I18N.switcher());
-    try { $("solo-name").value = JSON.parse(localStorage.getItem("barbu.name") || "null") || ""; } catch (e) { /* none */ }
+    $("solo-name").value = lastName();
     const kept = Solo.kept();
     $("solo-resume-line").hidden = !kept;
+    if (kept) $("solo-resume-which").textContent = which(kept);
     for (const el of document.querySelectorAll("input[name=ruleset]")) el.addEventListener("change", renderRounds);
     $("solo-players").addEventListener("change", renderRounds);
     renderRounds();
+    try { prefill(); } catch (e) { console.error(e); } // a setup it cannot read leaves the form as it is
     $("solo-form").addEventListener("submit", start);
+    $("solo-replace-keep").addEventListener("click", () => $("solo-replace").close());
+    $("solo-replace-yes").addEventListener("click", begin);
     try { renderGames(); } catch (e) { console.error(e); } // a list it cannot draw must not stop a new game
     try {
       const config = await (await fetch("/solo.json", { cache: "no-cache" })).json();

@@ -4,17 +4,20 @@
 // messages the server sends. The game is kept in this browser after every move (it survives a
 // reload) and its record is exported as the server's is; a finished game joins this browser's list of
 // finished games (the lobby's "Your games", solo-lobby.js), whose records can be downloaded later.
+// One page plays the kept game at a time: two would overwrite each other's moves (see claim()).
 "use strict";
 
 const Solo = (() => {
   const SETUP = "barbu.solo.setup"; // the game the lobby asked for (solo-lobby.js)
-  const KEPT = "barbu.solo.kept"; // the game as it stands: its setup and every action so far
+  const KEPT = "barbu.solo.kept"; // the game as it stands: its setup, every action so far, and where it is
   const GAMES = "barbu.solo.games"; // the finished games, newest first: [{ended, ruleset, ..., record}]
   const CROWDED = "barbu.solo.games.full"; // "1" once older games were dropped because the storage was full
   const MOST = 30; // finished games kept; the oldest goes first
   const YOU = 0; // the person's seat at a solo table (barbu.solo.table.YOU)
   const DELAY = 600; // milliseconds before each computer's move (the server's default pace)
   const FIRST = { ruleset: "classic", players: 4, rounds: 0, levels: ["basic", "basic", "basic"] }; // no lobby visited
+  const LOCK = "barbu.solo.game"; // a Web Lock, held by the one page playing the kept game
+  const TAKE = "barbu.solo.take"; // (sessionStorage) "1": this tab reloads to take the game back
   let current = null;
   let opened = null; // the worker's "opened": how long loading took
 
@@ -55,22 +58,42 @@ const Solo = (() => {
       this.asked = []; // the records asked of the worker, in order: their promises' resolves
       this.filed = false; // the game's end was kept among the finished games (once a page)
       this.filing = null; // that keeping, until the worker has sent the record
+      this.where = null; // the hand the last state showed, kept with the game for the lobby
+      this.worker = null; // started once this page holds the game (claim)
+      this.gone = false; // the game was taken over by another page: this one stopped
+      claim(this);
+    }
+
+    start() {
       this.worker = new Worker("/static/solo-worker.mjs", { type: "module" });
       this.worker.onmessage = (ev) => this.received(ev.data);
       this.worker.onerror = (ev) => this.failed(ev.message || "the worker stopped");
       opening().then((msg) => this.worker.postMessage(msg)).catch((e) => this.failed(String(e.message || e)));
     }
 
+    // Another page took the game: this one stops at once, and writes nothing more.
+    lose() {
+      this.gone = true;
+      if (this.worker) this.worker.terminate();
+      elsewhere("moved", () => {
+        try { sessionStorage.setItem(TAKE, "1"); } catch (e) { /* asked again after the reload */ }
+        location.reload();
+      });
+      this.failed("the game moved to another page");
+    }
+
     received(msg) {
+      if (this.gone) return;
       if (msg.type === "opened") {
         this.readyState = WebSocket.OPEN;
         opened = msg;
         if (this.onopen) this.onopen();
       } else if (msg.type === "events") {
         for (const event of msg.events) if (this.onmessage) this.onmessage({ data: JSON.stringify(event) });
+        this.mark(msg.events);
         this.file(msg.events);
       } else if (msg.type === "kept") {
-        write(KEPT, msg.kept);
+        write(KEPT, this.where ? { ...msg.kept, where: this.where } : msg.kept);
       } else if (msg.type === "record" && this.asked.length) {
         this.asked.shift()(msg.text);
       } else if (msg.type === "failed") {
@@ -78,8 +101,16 @@ const Solo = (() => {
       }
     }
 
+    // Where the game is, for the lobby's "Resume" line and its question before a new game: the hand
+    // the newest state shows (from 0) of how many, and whether the game is over.
+    mark(events) {
+      const state = events.filter((e) => e.type === "state").pop();
+      if (state) this.where = { hand: state.table.hand_no, hands: state.table.num_hands, over: state.table.over };
+    }
+
     // The game's record (barbu-record/1): the worker answers in the order it was asked.
     ask() {
+      if (!this.worker || this.gone) return Promise.reject(new Error("the game is not played in this page"));
       return new Promise((resolve) => {
         this.asked.push(resolve);
         this.worker.postMessage({ type: "record" });
@@ -114,9 +145,64 @@ const Solo = (() => {
       if (fn && this.closedWith) fn(this.closedWith);
     }
 
-    send(text) { this.worker.postMessage(JSON.parse(text)); }
+    send(text) { if (this.worker && !this.gone) this.worker.postMessage(JSON.parse(text)); }
 
     close() { /* the game lives in this page: nothing to close */ }
+  }
+
+  // -- one page at a time ---------------------------------------------------------------------------
+
+  // The page holds the lock named LOCK for its life (the browser lets it go with the page). A second
+  // page finds it held: it does not start the game, and says so, with "Play it here", which takes the
+  // lock over (steal); the page that held it is told (its request fails) and stops. A tab that lost the
+  // game takes it back by reloading with TAKE set. Without Web Locks (an insecure origin, an old
+  // browser) every page plays, as before.
+  function hold(socket, steal) {
+    return new Promise((resolve) => {
+      let held = false;
+      navigator.locks.request(LOCK, steal ? { steal: true } : { ifAvailable: true }, (lock) => {
+        held = lock !== null;
+        resolve(held);
+        return held ? new Promise(() => {}) : null; // never let go: the page's life
+      }).catch(() => {
+        if (held) socket.lose(); // AbortError: another page took the lock over
+        else resolve(true); // no lock to be had in this page (a sandbox): it plays, as without Web Locks
+      });
+    });
+  }
+
+  function taking() {
+    try {
+      const take = sessionStorage.getItem(TAKE) === "1";
+      sessionStorage.removeItem(TAKE);
+      return take;
+    } catch (e) { return false; }
+  }
+
+  async function claim(socket) {
+    if (!navigator.locks) { socket.start(); return; }
+    if (await hold(socket, taking())) { socket.start(); return; }
+    elsewhere("open", async () => {
+      await hold(socket, true);
+      $("solo-elsewhere").hidden = true;
+      document.body.classList.remove("solo-away");
+      socket.start();
+    });
+  }
+
+  function $(id) { return document.getElementById(id); }
+
+  // The page's word that the game is elsewhere ("open": in another page; "moved": taken from this one),
+  // with its "Play it here"; the table is hidden meanwhile (the page's words fill it: I18N.apply).
+  function elsewhere(why, here) {
+    document.body.classList.add("solo-away");
+    $("solo-elsewhere-open").hidden = why !== "open";
+    $("solo-elsewhere-moved").hidden = why !== "moved";
+    $("solo-elsewhere").hidden = false;
+    const button = $("solo-here");
+    button.disabled = false;
+    button.onclick = () => { button.disabled = true; here(); };
+    button.focus();
   }
 
   let early = null; // the worker started when this script ran, for the first socket()
@@ -226,6 +312,7 @@ const Solo = (() => {
 
   if (here()) early = new WorkerSocket();
 
-  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), opened: () => opened,
+  return { here, lobby, socket, record, download, start, again, kept: () => read(KEPT), setup: () => read(SETUP),
+    opened: () => opened,
     games, keep, forget, exported, crowded: () => read(CROWDED) === 1, MOST };
 })();

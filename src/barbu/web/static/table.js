@@ -33,9 +33,11 @@ function fill(el, ...children) {
 
 function rankText(r) { return r === "T" ? "10" : r; }
 
-// The server names the seats it fills itself "Computer 2" and "Seat 3": shown in the reader's words.
+// The server names the seats it fills itself "Computer 2" and "Seat 3", and a solo game's worker the
+// person who gave no name "You": shown in the reader's words.
 function localName(name, i) {
   if (name === `Computer ${i + 1}`) return t("table.computer-n", { n: i + 1 });
+  if (T.solo && i === 0 && name === "You") return t("solo.player");
   if (name === `Seat ${i + 1}`) return t("table.seat-n", { n: i + 1 });
   return name;
 }
