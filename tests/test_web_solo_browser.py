@@ -499,6 +499,10 @@ def test_play_again_deals_a_new_game_of_the_same_setup_which_the_lobby_offers_ne
     assert {k: kept[k] for k in ("ruleset", "players", "rounds", "levels")} == {
         k: setup[k] for k in ("ruleset", "players", "rounds", "levels")}
     assert kept["seed"] != 5  # new deals
+    # The keyboard starts on the first decision, not ten tabs above it (a tester's report).
+    page.wait_for_function("() => T.view && T.view.current === T.you", timeout=30000)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'#decision button, #hand button.card.legal')", timeout=15000)
     # The browser's expert is said "expert", not by its budget (a tester saw "computer (expert:0.1)").
     page.wait_for_function("() => document.body.innerText.includes('(expert)')")
     assert "expert:" not in page.inner_text("body") and page.locator("[aria-label*='expert:']").count() == 0

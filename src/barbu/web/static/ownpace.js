@@ -154,5 +154,8 @@ const OwnPace = (() => {
     }
   }
 
-  return { createChoice, chosen, render, landOnDecision, profilePart };
+  // A page opened to play at once (a solo game: no one else to wait for) lands on its first decision too.
+  function landOnFirstDecision() { landing = true; }
+
+  return { createChoice, chosen, render, landOnDecision, landOnFirstDecision, profilePart };
 })();

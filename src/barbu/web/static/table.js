@@ -1635,6 +1635,7 @@ async function main() {
   else if (Solo.here()) {
     T.solo = true;
     for (const id of ["profile-link", "ladder-link", "chat"]) $(id).hidden = true; // they need a server
+    OwnPace.landOnFirstDecision(); // the keyboard starts on the game, not ten tabs above it
     showTable("solo");
   }
   else if (location.pathname === "/profile") Friends.showProfile();
