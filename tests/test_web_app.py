@@ -84,7 +84,8 @@ def test_every_page_names_the_manifest_its_colour_icons_and_registers_the_worker
         assert href and client.get(href[1]).status_code == 200, (path, rel)
     touch = re.search(r'<link rel="apple-touch-icon" href="([^"]+)"', html)
     assert touch and png_size(client.get(touch[1]).content) == (180, 180)
-    assert re.search(r'<script src="/static/sw-register\.js\?v=\w+"( data-keep-solo)?></script>\n</body>', html)
+    registers = r'<script src="/static/sw-register\.js\?v=\w+"( data-keep-solo)?></script>\n</body>'
+    assert re.search(registers, html)
 
 
 def test_the_worker_is_a_script_at_the_root_never_kept_stale(client: TestClient) -> None:
