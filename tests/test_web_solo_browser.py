@@ -516,6 +516,13 @@ def test_play_again_deals_a_new_game_of_the_same_setup_which_the_lobby_offers_ne
     }""")
     assert closing == [3, 5, 2, 3]
     assert page.inner_text(".seat.mine .who-name") == "Player (you)"
+    # Another tab chose a classic game that this page then took back (a retester's race): the game
+    # played here is the setup again as soon as it moves on, for the lobby and for "Play again".
+    page.evaluate("""() => localStorage.setItem('barbu.solo.setup', JSON.stringify({ruleset: 'classic',
+      players: 4, rounds: 8, levels: ['basic', 'basic', 'basic']}))""")
+    page.reload()
+    opened(page)
+    page.wait_for_function("() => JSON.parse(localStorage.getItem('barbu.solo.setup')).ruleset === 'family'")
     # The lobby's form is this setup: the rules, the players, the length, the computers.
     page.goto(f"{site}/")
     page.wait_for_selector("#solo-rounds option", state="attached")

@@ -94,6 +94,10 @@ const Solo = (() => {
         this.file(msg.events);
       } else if (msg.type === "kept") {
         write(KEPT, this.where ? { ...msg.kept, where: this.where } : msg.kept);
+        // The setup is the game played here (another tab may have chosen one that this page took back
+        // from it): what the lobby's form and "Play again" start from.
+        const { ruleset, players, rounds, name, levels, seed } = msg.kept;
+        write(SETUP, { ruleset, players, rounds, name, levels, seed });
       } else if (msg.type === "record" && this.asked.length) {
         this.asked.shift()(msg.text);
       } else if (msg.type === "failed") {
@@ -127,7 +131,8 @@ const Solo = (() => {
     }
 
     failed(why) {
-      console.error("solo:", why);
+      if (this.gone) console.info("solo:", why); // the person's own doing in another tab: no error
+      else console.error("solo:", why);
       this.readyState = WebSocket.CLOSED;
       this.closedWith = { code: 4404 }; // said "closed"; the page does not retry
       if (this.onclose) this.onclose(this.closedWith);
