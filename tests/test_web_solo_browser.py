@@ -68,8 +68,10 @@ DRIVE = """async (setup) => {
   });
 }"""
 
-KEPT_SNAPSHOT = ("async () => Boolean(await (await caches.open('barbu-solo-snapshot'))"
-                 ".match('/solo-snapshot'))")
+KEPT_SIZE = """async () => {
+  const r = await (await caches.open("barbu-solo-snapshot")).match("/solo-snapshot");
+  return r ? (await r.arrayBuffer()).byteLength : 0; }"""
+KEPT_SNAPSHOT = f"async () => ({KEPT_SIZE})() > 0"
 
 
 @pytest.fixture(scope="module")
@@ -155,9 +157,6 @@ SPOIL_THEN_OPEN = """async () => {
     worker.postMessage({ type: "open", pyodide: config.pyodide, engine: config.engine, setup, delay: 0 });
   });
 }"""
-KEPT_SIZE = """async () => {
-  const r = await (await caches.open("barbu-solo-snapshot")).match("/solo-snapshot");
-  return r ? (await r.arrayBuffer()).byteLength : 0; }"""
 
 
 def test_a_snapshot_pyodide_cannot_read_is_forgotten_and_made_anew(site: str, context: Any) -> None:

@@ -77,10 +77,11 @@ def build(target: Path, server: str | None = None) -> dict[str, Any]:
         config["server"] = server
     write(target, "solo.json", json.dumps(config).encode())
     write(target, "manifest.webmanifest", json.dumps(manifest()).encode())
-    # Everything, at the first visit: the card faces and every language's words with Pyodide and the zip.
+    # Everything, at the first visit: what a game needs offline (Pyodide, the zip, the card faces, every
+    # language's words) with the pages and their files; each address once (twice fails an install).
     kept = [*shell, "/solo.json", "/static/solo-worker.mjs", MANIFEST, *(f"/api/rules/{r}" for r in RULESETS),
-            *dict.fromkeys([*files, *config["offline"]])]
-    write(target, "sw.js", worker(list(dict.fromkeys([*kept, *ASSETS.named()]))))  # twice fails an install
+            *config["offline"], *ASSETS.named()]
+    write(target, "sw.js", worker(list(dict.fromkeys(kept))))
     return config
 
 

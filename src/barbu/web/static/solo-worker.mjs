@@ -46,8 +46,8 @@ const SNAPSHOT = new URL("/solo-snapshot", location.href).href; // a name in the
 
 function snapshotKey(msg) { return `${msg.pyodide} ${msg.engine}`; }
 
+// Called only where Cache Storage exists (startPython's "keeping").
 async function keptSnapshot(msg) {
-  if (!self.caches) return null;
   try {
     const found = await (await caches.open(SNAPSHOTS)).match(SNAPSHOT);
     if (!found || found.headers.get("x-barbu-snapshot") !== snapshotKey(msg)) return null;
@@ -58,7 +58,6 @@ async function keptSnapshot(msg) {
 }
 
 async function keepSnapshot(msg, bytes) {
-  if (!self.caches) return;
   try {
     const headers = { "content-type": "application/octet-stream", "x-barbu-snapshot": snapshotKey(msg) };
     await (await caches.open(SNAPSHOTS)).put(SNAPSHOT, new Response(bytes, { headers }));
@@ -66,7 +65,7 @@ async function keepSnapshot(msg, bytes) {
 }
 
 async function forgetSnapshot() {
-  try { if (self.caches) await caches.delete(SNAPSHOTS); } catch (e) { /* nothing kept */ }
+  try { await caches.delete(SNAPSHOTS); } catch (e) { /* nothing kept */ }
 }
 
 // Pyodide, from the kept snapshot when there is one that loads; else started and filled with the
